@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs heapfs's build and test dependencies from Debian's packages.
+# Run as root (CI and these dev machines are); a no-op when all are present.
+set -euo pipefail
+pkgs=(build-essential pkg-config fuse3 libfuse3-dev libglib2.0-dev libcmocka-dev
+      libdw-dev libelf-dev openjdk-17-jdk-headless google-perftools
+      libgoogle-perftools-dev python3 clang libclang-rt-14-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+[ -e /dev/fuse ] || { echo "install-deps: /dev/fuse is missing: FUSE mounts cannot work here" >&2; exit 1; }

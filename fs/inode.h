@@ -1,0 +1,78 @@
+/*
+ * inode.h - what a node of the mounted tree is, and its inode number.
+ *
+ * Inode numbers are computed from what a node is, never handed out in
+ * lookup order, so the same dump always gives the same numbers and any
+ * number can be answered at any time (after the kernel forgets an inode,
+ * after a restart of the daemon): that is what NFS export needs.
+ *
+ * Layout of a 64-bit inode number (bit 63 is always 0; fs/views.c relies on
+ * that to keep cache keys of its own apart):
+ *
+ *     62..58  kind   (hf_node_kind, 5 bits)
+ *     57..46  snap   snapshot index (12 bits: 4096 snapshots)
+ *     45..15  a      class, object, trace, thread or file index (31 bits)
+ *     14..0   b      file of a node, or ref slot (15 bits: 32768 refs/ entries)
+ *
+ * The root is FUSE_ROOT_ID (1), which no other node can encode to since
+ * every other kind is >= 1.  Limits that follow: 2^31 objects per
+ * snapshot, 4096 snapshots, refs/ lists the first 32768 slots of an object
+ * (every element still shows in `fields`).
+ *
+ * Pure functions; thread-safe.  No FUSE header.
+ */
+#ifndef HF_INODE_H
+#define HF_INODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum {
+    HF_N_ROOT = 0,
+    HF_N_README,
+    HF_N_INFO,
+    HF_N_ERRORS,
+    HF_N_STATS, /* .stats: the cache counters (not listed, not cached) */
+    HF_N_SNAPSHOTS,
+    HF_N_LATEST, /* symlink */
+    HF_N_TRACES,
+    HF_N_TRACE, /* a = trace */
+    HF_N_THREADS,
+    HF_N_THREAD,      /* a = thread */
+    HF_N_THREAD_FILE, /* a = thread, b = HF_THREAD_* */
+    HF_N_SNAP,        /* snap */
+    HF_N_SNAP_FILE,   /* a = index into snap_files() */
+    HF_N_SNAP_SUBDIR, /* a = first snap_files() index under that directory */
+    HF_N_CLASSES,
+    HF_N_CLASS,       /* a = class */
+    HF_N_CLASS_FILE,  /* a = class, b = HF_CLASS_* */
+    HF_N_CLASS_SUPER, /* symlink */
+    HF_N_OBJECTS,
+    HF_N_OBJECT,     /* a = object */
+    HF_N_OBJ_FILE,   /* a = object, b = HF_OBJ_* */
+    HF_N_OBJ_CLASS,  /* symlink */
+    HF_N_OBJ_SCOPE,  /* symlink */
+    HF_N_REFS,       /* a = object */
+    HF_N_REF,        /* a = object, b = slot; symlink */
+    HF_N_KINDS
+} hf_node_kind;
+
+#define HF_SNAP_MAX (1u << 12)
+#define HF_A_MAX (1ull << 31)
+#define HF_B_MAX (1u << 15)
+
+typedef struct {
+    hf_node_kind kind;
+    uint32_t snap;
+    uint64_t a;
+    uint32_t b;
+} hf_node;
+
+uint64_t hf_ino_encode(const hf_node *n);
+/* False when ino cannot be any node's number. */
+bool hf_ino_decode(uint64_t ino, hf_node *n);
+hf_node hf_node_make(hf_node_kind kind, uint32_t snap, uint64_t a, uint32_t b);
+/* Field-wise equality (the struct has padding: never memcmp it). */
+bool hf_node_equal(const hf_node *x, const hf_node *y);
+
+#endif

@@ -1,0 +1,240 @@
+/*
+ * main.c - the heapfs command: parse options, index the dump, mount.
+ *
+ *   heapfs [options] DUMP [DUMP...] MOUNTPOINT
+ *   heapfs --check DUMP [DUMP...]
+ *
+ * The dump is indexed before anything is mounted, so a file that cannot be
+ * decoded gives one line on stderr and a non-zero exit, and never leaves a
+ * mount behind.  --check runs exactly the same decoding code as a mount.
+ */
+#include "fs/fuse_ops.h"
+
+#include "cache/cache.h"
+#include "decoders/model.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define HEAPFS_VERSION "0.1.0"
+#define DEFAULT_CACHE_SIZE (256u << 20)
+
+typedef struct {
+    char *cache_size;
+    int check;
+    int help;
+    int version;
+    GPtrArray *positional; /* dump files, then the mount point */
+} options;
+
+enum { KEY_HELP, KEY_VERSION };
+
+static const struct fuse_opt option_spec[] = {
+    {"cache_size=%s", offsetof(options, cache_size), 0},
+    {"--check", offsetof(options, check), 1},
+    FUSE_OPT_KEY("-h", KEY_HELP),
+    FUSE_OPT_KEY("--help", KEY_HELP),
+    FUSE_OPT_KEY("-V", KEY_VERSION),
+    FUSE_OPT_KEY("--version", KEY_VERSION),
+    FUSE_OPT_END,
+};
+
+static int option_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
+{
+    options *o = data;
+    switch (key) {
+    case FUSE_OPT_KEY_NONOPT:
+        g_ptr_array_add(o->positional, g_strdup(arg));
+        return 0;
+    case KEY_HELP:
+        o->help = 1;
+        return 0;
+    case KEY_VERSION:
+        o->version = 1;
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+static void usage(const char *prog)
+{
+    printf("usage: %s [options] DUMP [DUMP...] MOUNTPOINT\n"
+           "       %s --check DUMP [DUMP...]\n"
+           "\n"
+           "Mounts a heap dump or memory profile read-only as files: HPROF binary\n"
+           "(JVM, Android), HPROF agent text, BMD, OpenEdge .oemp, gperftools heap\n"
+           "profiles (several files of one run become snapshots 1, 2, ...).\n"
+           "Unmount with: fusermount3 -u MOUNTPOINT\n"
+           "\n"
+           "heapfs options:\n"
+           "    --check                decode without mounting; print info and problems\n"
+           "    -o cache_size=BYTES    bound of the view cache (K, M, G suffixes; default 256M)\n"
+           "\n",
+           prog, prog);
+    fuse_cmdline_help();
+    fuse_lowlevel_help();
+}
+
+/* "256M" -> bytes; false on garbage. */
+static bool parse_size(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    guint64 v = g_ascii_strtoull(s, &end, 10);
+    if (errno || end == s)
+        return false;
+    switch (g_ascii_toupper(*end)) {
+    case 'G': v <<= 10; /* fall through */
+    case 'M': v <<= 10; /* fall through */
+    case 'K': v <<= 10; end++; break;
+    case '\0': break;
+    default: return false;
+    }
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end)
+        return false;
+    *out = v;
+    return true;
+}
+
+static hf_dump *open_dumps(char **paths, int n)
+{
+    GError *err = NULL;
+    hf_dump *d = hf_open_series((const char *const *)paths, n, &err);
+    if (!d) {
+        fprintf(stderr, "heapfs: %s\n", err ? err->message : "cannot decode");
+        g_clear_error(&err);
+    }
+    return d;
+}
+
+/* --check: print info and the problem list. */
+static int run_check(hf_dump *d)
+{
+    GString *s = g_string_new(NULL);
+    hf_view v = {.kind = HF_V_INFO};
+    for (uint64_t item = 0; item != HF_DONE;)
+        item = d->ops->render(d, &v, item, s, 1 << 20);
+    fputs(s->str, stdout);
+    g_string_free(s, TRUE);
+    if (d->problems->len) {
+        printf("problems:\n");
+        for (guint i = 0; i < d->problems->len; i++)
+            printf("  %s\n", (char *)g_ptr_array_index(d->problems, i));
+    }
+    return 0;
+}
+
+/* Mount options every heapfs mount gets. */
+static void add_mount_options(struct fuse_args *args, const char *dump)
+{
+    fuse_opt_add_arg(args, "-oro,default_permissions,subtype=heapfs");
+    char *fsname = NULL;
+    char *opt = g_strdup_printf("fsname=%s", dump);
+    fuse_opt_add_opt_escaped(&fsname, opt);
+    char *arg = g_strdup_printf("-o%s", fsname);
+    fuse_opt_add_arg(args, arg);
+    g_free(arg);
+    g_free(opt);
+    free(fsname);
+}
+
+static int run_mount(hf_dump *d, struct fuse_args *args, uint64_t cache_size)
+{
+    struct fuse_cmdline_opts cl;
+    if (fuse_parse_cmdline(args, &cl) != 0)
+        return 2;
+    int rc = 1;
+    hf_cache *cache = hf_cache_new(cache_size);
+    hf_fs fs = {.tree = hf_tree_new(d, cache), .timeout = 86400.0};
+    stat(d->path, &fs.dump_st);
+    /* The generation changes when the dump file does, so NFS handles to a
+     * replaced dump go stale instead of naming other contents. */
+    fs.generation = (uint32_t)(fs.dump_st.st_size ^ fs.dump_st.st_mtim.tv_sec ^
+                               (fs.dump_st.st_mtim.tv_nsec << 8)) | 1;
+
+    struct fuse_session *se = fuse_session_new(args, &hf_fuse_ops, sizeof hf_fuse_ops, &fs);
+    if (!se)
+        goto out;
+    if (fuse_set_signal_handlers(se) != 0)
+        goto out_session;
+    if (fuse_session_mount(se, cl.mountpoint) != 0)
+        goto out_signals;
+    fuse_daemonize(cl.foreground);
+    if (cl.singlethread) {
+        rc = fuse_session_loop(se);
+    } else {
+        struct fuse_loop_config *lc = fuse_loop_cfg_create();
+        fuse_loop_cfg_set_clone_fd(lc, cl.clone_fd);
+        fuse_loop_cfg_set_max_threads(lc, cl.max_threads ? cl.max_threads : 8);
+        fuse_loop_cfg_set_idle_threads(lc, cl.max_idle_threads);
+        rc = fuse_session_loop_mt(se, lc);
+        fuse_loop_cfg_destroy(lc);
+    }
+    rc = rc ? 1 : 0;
+    fuse_session_unmount(se);
+out_signals:
+    fuse_remove_signal_handlers(se);
+out_session:
+    fuse_session_destroy(se);
+out:
+    hf_tree_free(fs.tree);
+    hf_cache_free(cache);
+    free(cl.mountpoint);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+    options o = {.positional = g_ptr_array_new_with_free_func(g_free)};
+    int rc = 2;
+    if (fuse_opt_parse(&args, &o, option_spec, option_proc) != 0)
+        goto out;
+    if (o.help) {
+        usage(argv[0]);
+        rc = 0;
+        goto out;
+    }
+    if (o.version) {
+        printf("heapfs %s (libfuse %s)\n", HEAPFS_VERSION, fuse_pkgversion());
+        rc = 0;
+        goto out;
+    }
+    uint64_t cache_size = DEFAULT_CACHE_SIZE;
+    if (o.cache_size && !parse_size(o.cache_size, &cache_size)) {
+        fprintf(stderr, "heapfs: bad cache_size '%s' (bytes, or with K, M, G)\n", o.cache_size);
+        goto out;
+    }
+    int npos = (int)o.positional->len;
+    int ndumps = o.check ? npos : npos - 1;
+    if (ndumps < 1) {
+        fprintf(stderr, "heapfs: %s (see heapfs --help)\n",
+                o.check ? "no dump file given" : "need a dump file and a mount point");
+        goto out;
+    }
+    hf_dump *d = open_dumps((char **)o.positional->pdata, ndumps);
+    if (!d) {
+        rc = 1;
+        goto out;
+    }
+    if (o.check) {
+        rc = run_check(d);
+    } else {
+        add_mount_options(&args, (char *)o.positional->pdata[0]);
+        fuse_opt_add_arg(&args, (char *)o.positional->pdata[npos - 1]);
+        rc = run_mount(d, &args, cache_size);
+    }
+    hf_dump_close(d);
+out:
+    fuse_opt_free_args(&args);
+    g_ptr_array_free(o.positional, TRUE);
+    g_free(o.cache_size);
+    return rc;
+}

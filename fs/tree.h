@@ -1,0 +1,56 @@
+/*
+ * tree.h - the tree of DESIGN.md, computed from the model.
+ *
+ * Every question the FUSE front end asks (what is this node, what is in
+ * this directory, where does this link point, what bytes are in this file)
+ * is answered here from a node (inode.h) and the dump's model ops.  Nothing
+ * is stored per node: a node is its inode number, so any inode can be
+ * answered at any time, in any order.
+ *
+ * Ownership: the tree borrows the dump and the cache; the caller frees
+ * them after hf_tree_free.  Thread-safe: all functions may run on several
+ * threads at once.  No FUSE header, so tests drive it without a mount.
+ */
+#ifndef HF_TREE_H
+#define HF_TREE_H
+
+#include "cache/cache.h"
+#include "decoders/model.h"
+#include "fs/inode.h"
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum { HF_T_DIR, HF_T_FILE, HF_T_LINK } hf_type;
+
+typedef struct hf_tree hf_tree;
+
+hf_tree *hf_tree_new(hf_dump *d, hf_cache *cache);
+void hf_tree_free(hf_tree *t);
+hf_dump *hf_tree_dump(hf_tree *t);
+
+hf_type hf_tree_type(const hf_node *n);
+/* True when n names a node that exists in this dump. */
+bool hf_tree_valid(hf_tree *t, const hf_node *n);
+/* The directory holding n (the root for the root). */
+hf_node hf_tree_parent(const hf_node *n);
+/* Child `name` of dir (also "." and ".."); 0 or -ENOENT / -ENOTDIR. */
+int hf_tree_lookup(hf_tree *t, const hf_node *dir, const char *name, hf_node *out);
+
+/* Called for each entry; return false to stop (buffer full).  `next` is the
+ * offset to resume after this entry. */
+typedef bool (*hf_dir_emit)(void *ctx, const char *name, const hf_node *n, uint64_t next);
+/* Emit the entries of dir from offset `off` (0 = start, with "." and "..").
+ * Streams: big directories are listed without building a list. */
+int hf_tree_readdir(hf_tree *t, const hf_node *dir, uint64_t off, hf_dir_emit emit, void *ctx);
+
+/* Target of a symlink node, appended to out; 0 or -EINVAL. */
+int hf_tree_readlink(hf_tree *t, const hf_node *n, GString *out);
+/* Exact size of a file (rendered once to learn it) or link. */
+uint64_t hf_tree_size(hf_tree *t, const hf_node *n);
+size_t hf_tree_read(hf_tree *t, const hf_node *n, char *buf, size_t size, uint64_t off);
+/* Files whose contents change while mounted (.stats): never cached. */
+bool hf_tree_volatile(const hf_node *n);
+
+#endif

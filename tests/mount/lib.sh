@@ -1,0 +1,58 @@
+# lib.sh - shared helpers for mount tests (source it).
+#
+#   hf_mount DUMP [heapfs options...]   mounts in a fresh directory; sets MNT
+#   hf_umount                           unmounts the last mount
+#   check "what" CMD...                 runs CMD; prints "ok - what" or "not ok - what"
+#   check_eq "what" EXPECTED ACTUAL     compares two strings
+#
+# Every mount made here is unmounted when the script exits, pass or fail.
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+HEAPFS=${HEAPFS:-$ROOT/heapfs}
+CORPUS=${CORPUS:-$ROOT/../shared/corpus}
+TESTTMP=$(mktemp -d "${TMPDIR:-/tmp}/heapfs-test.XXXXXX")
+HF_MOUNTS=()
+HF_PIDS=()
+
+hf_cleanup() {
+  local m
+  for m in "${HF_MOUNTS[@]}"; do
+    mountpoint -q "$m" 2>/dev/null && { fusermount3 -u "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null; }
+  done
+  local p
+  for p in "${HF_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  rm -rf "$TESTTMP"
+}
+trap hf_cleanup EXIT
+
+# hf_mount DUMP [options...]: mount in the foreground (backgrounded here),
+# wait until the mount is live.  Returns non-zero when it never came up.
+hf_mount() {
+  local dump=$1; shift
+  MNT=$(mktemp -d "$TESTTMP/mnt.XXXXXX")
+  "$HEAPFS" -f "$@" "$dump" "$MNT" 2>"$MNT.log" &
+  local pid=$!
+  HF_MOUNTS+=("$MNT"); HF_PIDS+=("$pid")
+  local i
+  for i in $(seq 1 600); do
+    if mountpoint -q "$MNT"; then return 0; fi
+    kill -0 "$pid" 2>/dev/null || { cat "$MNT.log" >&2; return 1; }
+    sleep 0.1
+  done
+  echo "mount of $dump timed out" >&2
+  return 1
+}
+
+hf_umount() {
+  fusermount3 -u "$MNT"
+}
+
+check() {
+  local what=$1; shift
+  if "$@" >/dev/null 2>&1; then echo "ok - $what"; else echo "not ok - $what"; fi
+}
+
+check_eq() {
+  if [ "$2" = "$3" ]; then echo "ok - $1"; else echo "not ok - $1 (expected '$2', got '$3')"; fi
+}

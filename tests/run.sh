@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs every test and prints one closing line "N passed, N failed".
+# Arguments: the cmocka unit test binaries.  Then every tests/mount/*.sh
+# (each prints TAP-style "ok - ..." / "not ok - ..." lines) is run.
+# A test binary or script that dies without reporting counts as failed.
+set -u
+cd "$(dirname "$0")/.."
+pass=0; fail=0
+log=$(mktemp -d)
+trap 'rm -rf "$log"; tests/mount/cleanup.sh 2>/dev/null' EXIT
+
+for t in "$@"; do
+  name=$(basename "$t")
+  "$t" >"$log/$name.out" 2>&1; rc=$?
+  p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log/$name.out" | awk '{s+=$1} END {print s+0}')
+  f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log/$name.out" | awk '{s+=$1} END {print s+0}')
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+  if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+  if [ "$f" -ne 0 ]; then cat "$log/$name.out"; fi
+  echo "unit $name: $p passed, $f failed"
+  pass=$((pass + p)); fail=$((fail + f))
+done
+
+for s in tests/mount/t_*.sh; do
+  [ -e "$s" ] || continue
+  name=$(basename "$s" .sh)
+  timeout 900 bash "$s" >"$log/$name.out" 2>&1; rc=$?
+  p=$(grep -c '^ok ' "$log/$name.out")
+  f=$(grep -c '^not ok ' "$log/$name.out")
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "not ok - $name exited $rc" >>"$log/$name.out"; fi
+  if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; echo "not ok - $name ran no test" >>"$log/$name.out"; fi
+  grep -E '^(not ok|#)' "$log/$name.out" | head -50
+  [ "$rc" -ne 0 ] && tail -20 "$log/$name.out"
+  echo "mount $name: $p passed, $f failed"
+  pass=$((pass + p)); fail=$((fail + f))
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
