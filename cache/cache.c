@@ -119,7 +119,8 @@ void hf_cache_put(hf_cache *c, uint64_t key, GBytes *value)
 {
     g_return_if_fail(c != NULL && value != NULL);
     size_t size = g_bytes_get_size(value);
-    /* Compared this way round so a huge size cannot overflow the sum. */
+    /* max_bytes never changes after hf_cache_new, so it is safe to read
+     * unlocked.  Compared this way round so a huge size cannot overflow. */
     int fits = c->st.max_bytes >= HF_CACHE_ENTRY_OVERHEAD &&
                size <= c->st.max_bytes - HF_CACHE_ENTRY_OVERHEAD;
     uint64_t cost = (uint64_t)size + HF_CACHE_ENTRY_OVERHEAD;
