@@ -21,7 +21,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
 FS_OBJ   := $(FS_SRC:%.c=$(B)/%.o)
 TESTS    := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/test_*.c))
 
-.PHONY: all check unit demo bench clean heapfs
+.PHONY: all check unit demo bench clean heapfs fuzz
 all: heapfs
 
 heapfs: $(B)/heapfs
@@ -46,8 +46,15 @@ unit: $(TESTS)
 check: heapfs $(TESTS)
 	@B=$(B) bash tests/run.sh $(TESTS)
 
-demo: heapfs
+# demo installs what it needs first, so it works on a fresh machine.
+demo:
+	bash contrib/install-deps.sh
+	$(MAKE) heapfs
 	bash contrib/demo.sh
+
+# libFuzzer targets (clang): see tests/fuzz/fuzz.mk.  FUZZ_SECONDS per target.
+fuzz:
+	$(MAKE) -f tests/fuzz/fuzz.mk run
 
 bench: heapfs
 	bash bench/bench.sh

@@ -6,15 +6,25 @@
  * file, a directory, a missing or unreadable file all give one clear line.
  */
 #include "decoders/model.h"
+#include "decoders/registry.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
+extern const hf_decoder hf_decoder_hprof;
+
+
 /* One line per decoder.  Order matters only where two could claim a file. */
 static const hf_decoder *const decoders[] = {
+    &hf_decoder_hprof,
     NULL,
 };
+
+const hf_decoder *const *hf_decoders(void)
+{
+    return decoders;
+}
 
 #define HEAD_LEN 4096
 

@@ -1,6 +1,8 @@
 /* fuse_ops.c - see fuse_ops.h. */
 #include "fs/fuse_ops.h"
 
+#include "fs/guard.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +125,23 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
     g_string_free(s, TRUE);
 }
 
+/*
+ * True when the dump is no longer what was indexed: truncated under the
+ * mapping (the guard tripped), or overwritten or replaced (size, mtime or
+ * inode differ).  A deleted dump is fine: the mapping keeps its pages.
+ */
+static bool dump_changed(hf_fs *fs)
+{
+    if (hf_guard_tripped())
+        return true;
+    struct stat st;
+    if (stat(fs->path, &st) != 0)
+        return false;
+    return st.st_ino != fs->dump_st.st_ino || st.st_size != fs->dump_st.st_size ||
+           st.st_mtim.tv_sec != fs->dump_st.st_mtim.tv_sec ||
+           st.st_mtim.tv_nsec != fs->dump_st.st_mtim.tv_nsec;
+}
+
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     hf_fs *fs = fs_of(req);
@@ -137,6 +156,10 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     }
     if (hf_tree_type(&n) == HF_T_DIR) {
         fuse_reply_err(req, EISDIR);
+        return;
+    }
+    if (!hf_tree_volatile(&n) && dump_changed(fs)) {
+        fuse_reply_err(req, EIO);
         return;
     }
     if (hf_tree_volatile(&n))
@@ -157,7 +180,11 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     }
     char *buf = g_malloc(size ? size : 1);
     size_t got = hf_tree_read(fs->tree, &n, buf, size, (uint64_t)off);
-    fuse_reply_buf(req, buf, got);
+    /* Checked after the read: a fault during it trips the guard. */
+    if (hf_guard_tripped() && !hf_tree_volatile(&n))
+        fuse_reply_err(req, EIO);
+    else
+        fuse_reply_buf(req, buf, got);
     g_free(buf);
 }
 

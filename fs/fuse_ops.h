@@ -24,6 +24,7 @@ typedef struct {
     struct stat dump_st; /* modes, owner and times of the dump file */
     uint64_t generation; /* same for every node; changes when the dump does */
     double timeout;      /* entry and attribute timeout, seconds */
+    const char *path;    /* the dump file, re-checked at each open */
 } hf_fs;
 
 extern const struct fuse_lowlevel_ops hf_fuse_ops;

@@ -9,11 +9,13 @@
  * mount behind.  --check runs exactly the same decoding code as a mount.
  */
 #include "fs/fuse_ops.h"
+#include "fs/guard.h"
 
 #include "cache/cache.h"
 #include "decoders/model.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,8 +154,9 @@ static int run_mount(hf_dump *d, struct fuse_args *args, uint64_t cache_size)
         return 2;
     int rc = 1;
     hf_cache *cache = hf_cache_new(cache_size);
-    hf_fs fs = {.tree = hf_tree_new(d, cache), .timeout = 86400.0};
+    hf_fs fs = {.tree = hf_tree_new(d, cache), .timeout = 86400.0, .path = d->path};
     stat(d->path, &fs.dump_st);
+    hf_guard_add(d->data, d->size);
     /* The generation changes when the dump file does, so NFS handles to a
      * replaced dump go stale instead of naming other contents. */
     fs.generation = (uint32_t)(fs.dump_st.st_size ^ fs.dump_st.st_mtim.tv_sec ^
@@ -177,7 +180,9 @@ static int run_mount(hf_dump *d, struct fuse_args *args, uint64_t cache_size)
         rc = fuse_session_loop_mt(se, lc);
         fuse_loop_cfg_destroy(lc);
     }
-    rc = rc ? 1 : 0;
+    /* libfuse reports the signal that ended the loop; SIGINT, SIGTERM and
+     * SIGHUP are how users stop a mount, so they are a clean exit. */
+    rc = (rc == 0 || rc == SIGINT || rc == SIGTERM || rc == SIGHUP) ? 0 : 1;
     fuse_session_unmount(se);
 out_signals:
     fuse_remove_signal_handlers(se);

@@ -432,12 +432,14 @@ static int big_lookup(hf_tree *t, const hf_node *dir, const char *name, hf_node 
 
 int hf_tree_lookup(hf_tree *t, const hf_node *dir, const char *name, hf_node *out)
 {
-    if (hf_tree_type(dir) != HF_T_DIR)
-        return -ENOTDIR;
+    /* "." of any node, files and links included: the kernel resolves an NFS
+     * file handle whose inode it has forgotten with LOOKUP(nodeid, "."). */
     if (strcmp(name, ".") == 0) {
         *out = *dir;
         return 0;
     }
+    if (hf_tree_type(dir) != HF_T_DIR)
+        return -ENOTDIR;
     if (strcmp(name, "..") == 0) {
         *out = hf_tree_parent(dir);
         return 0;

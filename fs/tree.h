@@ -35,7 +35,9 @@ hf_type hf_tree_type(const hf_node *n);
 bool hf_tree_valid(hf_tree *t, const hf_node *n);
 /* The directory holding n (the root for the root). */
 hf_node hf_tree_parent(const hf_node *n);
-/* Child `name` of dir (also "." and ".."); 0 or -ENOENT / -ENOTDIR. */
+/* Child `name` of dir ("." of any node is the node itself: NFS handles of
+ * files come back as LOOKUP(node, "."); ".." of a directory is its parent);
+ * 0 or -ENOENT / -ENOTDIR. */
 int hf_tree_lookup(hf_tree *t, const hf_node *dir, const char *name, hf_node *out);
 
 /* Called for each entry; return false to stop (buffer full).  `next` is the

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Filesystem properties users rely on, checked on real corpus dumps through
+# a real mount: every HPROF file mounts; read-only everywhere (EROFS); exact
+# st_size; stable inode numbers across remounts; bad input refused with one
+# line and no mount left behind; truncated dumps mount with the problem in
+# `errors`; SIGTERM unmounts cleanly; the dump changing underneath never
+# kills the daemon.
+source "$(dirname "$0")/lib.sh"
+
+hprofs=("$CORPUS"/hprof/*.hprof "$CORPUS"/hprof/*.bin)
+
+# --- every corpus HPROF mounts and its tree is coherent ---
+for f in "${hprofs[@]}"; do
+  b=$(basename "$f")
+  if ! hf_mount "$f"; then echo "not ok - $b mounts"; continue; fi
+  echo "ok - $b mounts"
+  check "$b: root lists README info errors snapshots latest" \
+    bash -c "ls '$MNT' | tr '\n' ' ' | grep -q 'README errors info latest snapshots'"
+  check_eq "$b: info says format hprof" "format: hprof" "$(grep '^format:' "$MNT/info")"
+  objs=$(sed -n 's/^objects: *//p' "$MNT/info")
+  n=0; for s in "$MNT"/snapshots/*; do n=$((n + $(ls "$s/objects" | wc -l))); done
+  check_eq "$b: objects listed = objects in info" "$objs" "$n"
+  # exact sizes: stat before reading equals bytes read, on a sample of files
+  bad=0
+  while read -r p; do
+    [ "$(stat -c %s "$p")" = "$(cat "$p" | wc -c)" ] || { bad=1; echo "# size mismatch: $p"; }
+  done < <( { ls -d "$MNT"/info "$MNT"/errors "$MNT"/README "$MNT"/latest/*;
+              find "$MNT/latest/classes" -maxdepth 2 -type f | head -40;
+              find "$MNT/latest/objects" -maxdepth 2 -type f | head -60; } | grep -v '/classes$\|/objects$')
+  check_eq "$b: st_size is exact for every sampled file" 0 "$bad"
+  check "$b: latest is a symlink into snapshots" bash -c "readlink '$MNT/latest' | grep -q '^snapshots/[0-9]*$'"
+  hf_umount
+done
+
+f="$CORPUS/hprof/slurp_hprof-64.bin"
+
+# --- read-only everywhere ---
+hf_mount "$f"
+obj=$(ls "$MNT/latest/objects" | head -1)
+file="$MNT/latest/objects/$obj/info"
+erofs() { local out; out=$("$@" 2>&1); [[ "$out" == *"Read-only file system"* ]]; }
+check "write to a view fails with EROFS" erofs bash -c "echo x >> '$file'"
+check "truncate via open fails with EROFS" erofs bash -c "echo x > '$file'"
+check "create fails with EROFS" erofs touch "$MNT/latest/new"
+check "mkdir fails with EROFS" erofs mkdir "$MNT/latest/d"
+check "unlink fails with EROFS" erofs rm -f "$file"
+check "rmdir fails with EROFS" erofs rmdir "$MNT/latest/objects/$obj"
+check "rename fails with EROFS" erofs mv "$MNT/info" "$MNT/info2"
+check "symlink fails with EROFS" erofs ln -s x "$MNT/l"
+check "link fails with EROFS" erofs ln "$MNT/info" "$MNT/h"
+check "chmod fails with EROFS" erofs chmod 600 "$MNT/info"
+check "setxattr fails with EROFS" erofs python3 -c "import os; os.setxattr('$MNT/info', 'user.x', b'1')"
+check "truncate(2) fails with EROFS" erofs truncate -s 0 "$MNT/info"
+
+# --- modes follow the dump; .stats shows the cache counters ---
+want_mode=$(printf '%o' $(( 0$(stat -c %a "$f") & 0444 )))
+check_eq "file modes are the dump's read bits" "$want_mode" "$(stat -c %a "$MNT/info")"
+cat "$MNT/latest/histogram" > /dev/null; cat "$MNT/latest/histogram" > /dev/null
+check ".stats shows hits, misses and evictions" bash -c "grep -q '^hits: ' '$MNT/.stats' && grep -q '^misses: ' '$MNT/.stats' && grep -q '^evictions: ' '$MNT/.stats'"
+check ".stats is not listed" bash -c "! ls -a '$MNT' | grep -q stats"
+
+# --- stable inode numbers across a remount ---
+inos() { (cd "$MNT" && stat -c '%i %n' latest/objects/$obj/info latest/objects/$obj latest/classes info latest/histogram); }
+ino1=$(inos)
+hf_umount
+hf_mount "$f"
+ino2=$(inos)
+check_eq "inode numbers are the same after a remount" "$ino1" "$ino2"
+first=$MNT
+hf_mount "$f"
+check "two mounts of one dump diff clean (diff -r over classes)" diff -r "$first/latest/classes" "$MNT/latest/classes"
+
+# --- SIGTERM unmounts cleanly ---
+pid=${HF_PIDS[-1]}
+kill -TERM "$pid"
+for i in $(seq 50); do mountpoint -q "$MNT" || break; sleep 0.1; done
+check "SIGTERM unmounts" bash -c "! mountpoint -q '$MNT'"
+wait "$pid" 2>/dev/null; rc=$?
+check_eq "SIGTERM exits with status 0" 0 "$rc"
+
+# --- bad input: one clear line, non-zero exit, no mount left behind ---
+bad_input() {  # what file expected-message-substring
+  local what=$1 path=$2 want=$3 m out rc
+  m=$(mktemp -d "$TESTTMP/bad.XXXXXX")
+  out=$(timeout 20 "$HEAPFS" -f "$path" "$m" 2>&1); rc=$?
+  if [ "$rc" -ne 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] && [[ "$out" == *"$want"* ]] && ! mountpoint -q "$m"; then
+    echo "ok - $what is refused with one line"
+  else
+    echo "not ok - $what is refused with one line (rc=$rc, out=$out)"
+    mountpoint -q "$m" && fusermount3 -u "$m"
+  fi
+}
+head -c 5000 /dev/urandom > "$TESTTMP/random.bin"
+: > "$TESTTMP/empty"
+printf 'hello world\n' > "$TESTTMP/text"
+bad_input "a file that is not a dump" "$TESTTMP/random.bin" "not a format heapfs knows"
+bad_input "a text file" "$TESTTMP/text" "not a format heapfs knows"
+bad_input "an empty file" "$TESTTMP/empty" "empty file"
+bad_input "a directory" "$TESTTMP" "is a directory"
+bad_input "a missing file" "$TESTTMP/nope" "No such file"
+if id nobody >/dev/null 2>&1 && command -v runuser >/dev/null; then
+  cp "$f" "$TESTTMP/private.hprof"; chmod 600 "$TESTTMP/private.hprof"; chmod 755 "$TESTTMP"
+  out=$(runuser -u nobody -- "$HEAPFS" --check "$TESTTMP/private.hprof" 2>&1); rc=$?
+  if [ "$rc" -ne 0 ] && [[ "$out" == *"Permission denied"* ]]; then echo "ok - an unreadable file is refused"; else echo "not ok - an unreadable file is refused ($rc: $out)"; fi
+fi
+out=$("$HEAPFS" --check "$TESTTMP/random.bin" 2>&1); rc=$?
+check_eq "--check on garbage exits 1" 1 "$rc"
+check "--check on a good dump exits 0 and prints info" bash -c "'$HEAPFS' --check '$f' | grep -q '^format: hprof'"
+check "--help works" bash -c "'$HEAPFS' --help | grep -q cache_size"
+check "--version works" bash -c "'$HEAPFS' --version | grep -q heapfs"
+check "mounting on a missing mount point fails without a mount" bash -c "! timeout 20 '$HEAPFS' -f '$f' '$TESTTMP/no/such/dir' 2>/dev/null"
+
+# --- a truncated dump mounts what could be decoded, with the offset in errors ---
+size=$(stat -c %s "$f")
+head -c $((size * 2 / 3)) "$f" > "$TESTTMP/cut.hprof"
+if hf_mount "$TESTTMP/cut.hprof"; then
+  echo "ok - a dump cut at 2/3 mounts"
+  check "its errors name an offset" grep -q 'offset 0x' "$MNT/errors"
+  check "its objects can still be listed" bash -c "ls '$MNT/latest/objects' | head -1 | grep -q 0x"
+else
+  echo "not ok - a dump cut at 2/3 mounts"
+fi
+
+# --- the dump changes while mounted: the daemon stays up ---
+cp "$f" "$TESTTMP/changing.hprof"
+hf_mount "$TESTTMP/changing.hprof"
+cat "$MNT/info" > /dev/null
+truncate -s 4096 "$TESTTMP/changing.hprof"
+out=$(cat "$MNT/latest/strings" 2>&1)
+check "reads after the dump shrank fail with EIO" bash -c "[[ '$(echo "$out" | head -1 | tr -d "'")' == *'Input/output error'* ]]"
+cat "$MNT/latest/objects"/*/info > /dev/null 2>&1
+check "the daemon is still up after the dump shrank" mountpoint -q "$MNT"
+check "every later open fails with EIO, even of views read before" bash -c "! cat '$MNT/info' 2>&1 >/dev/null | grep -qv 'Input/output error'; ! cat '$MNT/info' >/dev/null 2>&1"
+hf_umount
+cp "$f" "$TESTTMP/deleted.hprof"
+hf_mount "$TESTTMP/deleted.hprof"
+rm "$TESTTMP/deleted.hprof"
+check "a deleted dump is still served from its mapping" bash -c "cat '$MNT/latest/histogram' | grep -q java.lang.String"
+hf_umount
