@@ -175,11 +175,12 @@ static int run_mount(hf_dump *d, struct fuse_args *args, uint64_t cache_size)
     } else {
         struct fuse_loop_config *lc = fuse_loop_cfg_create();
         fuse_loop_cfg_set_clone_fd(lc, cl.clone_fd);
-        /* libfuse leaves max_threads at UINT_MAX unless -o max_threads= was
-         * given; only pass a value the user chose. */
+        /* libfuse leaves these at UINT_MAX unless -o max_threads= or
+         * max_idle_threads= was given; only pass values the user chose. */
         if (cl.max_threads >= 1 && cl.max_threads <= 100000)
             fuse_loop_cfg_set_max_threads(lc, cl.max_threads);
-        fuse_loop_cfg_set_idle_threads(lc, cl.max_idle_threads);
+        if (cl.max_idle_threads <= 100000)
+            fuse_loop_cfg_set_idle_threads(lc, cl.max_idle_threads);
         rc = fuse_session_loop_mt(se, lc);
         fuse_loop_cfg_destroy(lc);
     }
