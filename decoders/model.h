@@ -133,6 +133,17 @@ struct hf_dump {
     GPtrArray *problems; /* char *, "offset 0x1a2b: what" lines */
 };
 
+/* Options for opening a dump (heapfs -o ...).  Zero-initialize, set what
+ * is wanted; a decoder ignores the options that do not apply to its
+ * format.  Strings belong to the caller and need only live during the
+ * open call. */
+typedef struct hf_open_opts {
+    /* BMD: a file of candidate names, one per line, to resolve names the
+     * dump keeps only as a hash (-o names=FILE).  NULL: none.  A file that
+     * cannot be read makes the open fail. */
+    const char *names_file;
+} hf_open_opts;
+
 /* Decoder registry (registry.c). */
 typedef struct {
     const char *format;
@@ -144,6 +155,10 @@ typedef struct {
     hf_dump *(*open)(const char *path, GMappedFile *map, GError **err);
     /* Several files as successive snapshots (NULL: one file only). */
     hf_dump *(*open_series)(const char *const *paths, int n, GError **err);
+    /* open() with options (hf_open_opts; NULL means none).  NULL for a
+     * decoder that takes no options: hf_open_with then calls open(). */
+    hf_dump *(*open_opts)(const char *path, GMappedFile *map, const hf_open_opts *opts,
+                          GError **err);
 } hf_decoder;
 
 #define HF_ERROR hf_error_quark()
@@ -155,6 +170,11 @@ enum { HF_ERROR_OPEN, HF_ERROR_FORMAT, HF_ERROR_CORRUPT };
 hf_dump *hf_open(const char *path, GError **err);
 /* Several files of one series (gperftools prefix.0001.heap ...). */
 hf_dump *hf_open_series(const char *const *paths, int n, GError **err);
+/* The same with options (NULL: none, as the two above).  Decoders that open
+ * series take no options yet: for n > 1 opts are not passed on. */
+hf_dump *hf_open_with(const char *path, const hf_open_opts *opts, GError **err);
+hf_dump *hf_open_series_with(const char *const *paths, int n, const hf_open_opts *opts,
+                             GError **err);
 void hf_dump_close(hf_dump *d);
 
 /* Helpers for decoders. */

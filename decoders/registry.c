@@ -15,9 +15,13 @@
 extern const hf_decoder hf_decoder_hprof;
 
 
+extern const hf_decoder hf_oemp_decoder;
+
+
 /* One line per decoder.  Order matters only where two could claim a file. */
 static const hf_decoder *const decoders[] = {
     &hf_decoder_hprof,
+    &hf_oemp_decoder,
     NULL,
 };
 
@@ -78,7 +82,7 @@ static const hf_decoder *detect_mapped(const char *path, GMappedFile *map, GErro
     return dec;
 }
 
-hf_dump *hf_open(const char *path, GError **err)
+hf_dump *hf_open_with(const char *path, const hf_open_opts *opts, GError **err)
 {
     GMappedFile *map = map_file(path, err);
     if (!map)
@@ -86,15 +90,27 @@ hf_dump *hf_open(const char *path, GError **err)
     hf_dump *d = NULL;
     const hf_decoder *dec = detect_mapped(path, map, err);
     if (dec)
-        d = dec->open(path, map, err);
+        d = opts && dec->open_opts ? dec->open_opts(path, map, opts, err)
+                                   : dec->open(path, map, err);
     g_mapped_file_unref(map);
     return d;
 }
 
+hf_dump *hf_open(const char *path, GError **err)
+{
+    return hf_open_with(path, NULL, err);
+}
+
 hf_dump *hf_open_series(const char *const *paths, int n, GError **err)
 {
+    return hf_open_series_with(paths, n, NULL, err);
+}
+
+hf_dump *hf_open_series_with(const char *const *paths, int n, const hf_open_opts *opts,
+                             GError **err)
+{
     if (n == 1)
-        return hf_open(paths[0], err);
+        return hf_open_with(paths[0], opts, err);
     const hf_decoder *first = NULL;
     for (int i = 0; i < n; i++) {
         GMappedFile *map = map_file(paths[i], err);

@@ -27,6 +27,7 @@
 
 typedef struct {
     char *cache_size;
+    char *names; /* -o names=FILE: candidate names for hashed ones (BMD) */
     int check;
     int help;
     int version;
@@ -37,6 +38,7 @@ enum { KEY_HELP, KEY_VERSION };
 
 static const struct fuse_opt option_spec[] = {
     {"cache_size=%s", offsetof(options, cache_size), 0},
+    {"names=%s", offsetof(options, names), 0},
     {"--check", offsetof(options, check), 1},
     FUSE_OPT_KEY("-h", KEY_HELP),
     FUSE_OPT_KEY("--help", KEY_HELP),
@@ -76,6 +78,9 @@ static void usage(const char *prog)
            "heapfs options:\n"
            "    --check                decode without mounting; print info and problems\n"
            "    -o cache_size=BYTES    bound of the view cache (K, M, G suffixes; default 256M)\n"
+           "    -o names=FILE          BMD: candidate names, one per line (a jar listing, a\n"
+           "                           heapfs histogram, field names), to resolve the names\n"
+           "                           the dump keeps only as a hash\n"
            "\n",
            prog, prog);
     fuse_cmdline_help();
@@ -105,10 +110,10 @@ static bool parse_size(const char *s, uint64_t *out)
     return true;
 }
 
-static hf_dump *open_dumps(char **paths, int n)
+static hf_dump *open_dumps(char **paths, int n, const hf_open_opts *opts)
 {
     GError *err = NULL;
-    hf_dump *d = hf_open_series((const char *const *)paths, n, &err);
+    hf_dump *d = hf_open_series_with((const char *const *)paths, n, opts, &err);
     if (!d) {
         fprintf(stderr, "heapfs: %s\n", err ? err->message : "cannot decode");
         g_clear_error(&err);
@@ -228,7 +233,8 @@ int main(int argc, char **argv)
                 o.check ? "no dump file given" : "need a dump file and a mount point");
         goto out;
     }
-    hf_dump *d = open_dumps((char **)o.positional->pdata, ndumps);
+    hf_open_opts opts = {.names_file = o.names};
+    hf_dump *d = open_dumps((char **)o.positional->pdata, ndumps, &opts);
     if (!d) {
         rc = 1;
         goto out;
@@ -245,5 +251,6 @@ out:
     fuse_opt_free_args(&args);
     g_ptr_array_free(o.positional, TRUE);
     g_free(o.cache_size);
+    g_free(o.names);
     return rc;
 }
