@@ -107,6 +107,10 @@ typedef struct {
     uint32_t n_statics;
     uint32_t vm_extra;     /* bytes the JVM adds that the dump omits (injected
                               fields, @Contended padding), whole chain */
+    uint32_t omitted;      /* bytes of this class's own instance fields that the
+                              dump leaves out (BMD drops primitive fields and
+                              keeps their total): set by the decoder; the size
+                              rule adds them, the supers' too */
     uint64_t shallow;      /* instance size by the size rule */
     uint64_t count, bytes; /* this snapshot's instances and their bytes */
 } hf_hclass;

@@ -306,6 +306,18 @@ static uint32_t vm_extra(const hf_heap *h, const hf_hclass *c)
     return 0;
 }
 
+/* Field bytes the dump left out (hf_hclass.omitted) of c and its supers;
+ * a chain that loops is cut after as many steps as there are classes. */
+static uint64_t omitted_chain(const hf_hsnap *sn, const hf_hclass *c)
+{
+    uint64_t n = 0;
+    for (guint steps = 0; c && steps <= sn->classes->len; steps++) {
+        n += c->omitted;
+        c = c->super >= 0 ? &g_array_index(sn->classes, hf_hclass, c->super) : NULL;
+    }
+    return n;
+}
+
 /* Fills c->fields (the whole chain) and c->ref_offs, super first. */
 static void lay_out(hf_heap *h, hf_hsnap *sn, uint32_t ci, int depth)
 {
@@ -316,6 +328,8 @@ static void lay_out(hf_heap *h, hf_hsnap *sn, uint32_t ci, int depth)
     if (c->super >= 0) {
         lay_out(h, sn, (uint32_t)c->super, depth + 1);
         c = &g_array_index(sn->classes, hf_hclass, ci); /* lay_out may grow nothing, but be safe */
+        if (c->fields)
+            return; /* a chain that loops back to c laid it out already */
         sup = &g_array_index(sn->classes, hf_hclass, c->super);
         if (!sup->fields && sup->n_fields == 0 && depth > 255)
             sup = NULL; /* a cycle: ignore the chain */
@@ -324,7 +338,7 @@ static void lay_out(hf_heap *h, hf_hsnap *sn, uint32_t ci, int depth)
     c->fields = g_new0(hf_hfield, n + 1); /* non-NULL marks "done" */
     c->n_fields = n;
     uint32_t off = 0, nrefs = 0;
-    uint64_t mem = 0;
+    uint64_t mem = omitted_chain(sn, c);
     for (uint32_t i = 0; i < c->n_decl; i++) {
         c->fields[i] = c->decl[i];
         c->fields[i].offset = off;
@@ -341,7 +355,7 @@ static void lay_out(hf_heap *h, hf_hsnap *sn, uint32_t ci, int depth)
     c->shallow = align8(h->obj_header + mem + c->vm_extra);
     if (sup && sup->vm_extra >= 256) {
         /* fields of a subclass go after the padded @Contended block */
-        uint64_t own = 0;
+        uint64_t own = c->omitted;
         for (uint32_t i = 0; i < c->n_decl; i++)
             own += hf_btype_size(c->decl[i].type, h->ref_size);
         c->shallow = align8(sup->shallow + own + (c->vm_extra - sup->vm_extra));

@@ -189,12 +189,15 @@ void hf_heap_for_each_ref(const hf_heap *h, const hf_hsnap *sn, uint64_t o, hf_h
         return;
     if (ob.kind == HF_K_INSTANCE) {
         const hf_hclass *c = hf_heap_class(sn, ob.cls);
-        if (!h->codec->fixed_be) { /* no fixed offsets: walk the fields */
-            for (uint32_t i = 0, r = 0; i < c->n_fields; i++) {
+        if (!h->codec->fixed_be) { /* no fixed offsets: walk the values once */
+            const uint8_t *p = ob.data;
+            for (uint32_t i = 0, r = 0; p && i < c->n_fields; i++) {
                 uint64_t v;
+                if (!h->codec->value(h, c->fields[i].type, &p, ob.end, &v))
+                    return;
                 if (c->fields[i].type != HF_T_OBJECT)
                     continue;
-                if (hf_heap_field(h, sn, &ob, i, &v) && v && !fn(v, r, ud))
+                if (v && !fn(v, r, ud))
                     return;
                 r++;
             }

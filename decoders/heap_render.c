@@ -110,6 +110,8 @@ static void append_escaped_line(GString *out, const char *s, size_t n)
             g_string_append(out, "\\r");
         else if (s[i] == '\\')
             g_string_append(out, "\\\\");
+        else if (s[i] == '\0') /* a NUL byte makes grep call the file binary */
+            g_string_append(out, "\\0");
         else
             g_string_append_c(out, s[i]);
     }
@@ -199,6 +201,9 @@ static uint64_t render_class(hf_heap *h, const hf_hsnap *sn, uint64_t ci, uint32
             g_string_append_printf(out, "instance size: %" G_GUINT64_FORMAT
                                    " (size rule; the dump says %u bytes of fields)\n",
                                    (guint64)c->shallow, c->inst_size);
+        if (c->omitted)
+            g_string_append_printf(out, "fields left out of the dump: %u bytes (counted in "
+                                   "the instance size, not listed in fields)\n", c->omitted);
         g_string_append_printf(out, "instance count: %" G_GUINT64_FORMAT "\n", (guint64)c->count);
         g_string_append_printf(out, "total bytes: %" G_GUINT64_FORMAT "\n", (guint64)c->bytes);
         if (c->trace)

@@ -17,6 +17,7 @@
 #define HF_HPROF_H
 
 #include "decoders/heap.h"
+#include "decoders/heap_pprof.h"
 
 #include <string.h>
 
@@ -180,6 +181,7 @@ typedef struct hprof_dump {
     GArray *sites_snap;   /* uint32 snapshot index per sites record */
     const char **snap_files[2]; /* with and without "sites" */
     bool truncated;
+    hf_heap_pprof *pprof; /* heap.pprof, stacks.folded (hprof_pprof.c) */
 } hprof_dump;
 
 /* The streaming pass (hprof_index.c): fills everything above and calls
@@ -191,6 +193,10 @@ const char *hprof_string_text(const hprof_dump *d, uint64_t id, uint32_t *len);
 const char *hprof_intern_string(hprof_dump *d, uint64_t id);
 /* LOAD CLASS record of class serial, NULL when absent. */
 const hprof_load_class *hprof_load_class_by_serial(const hprof_dump *d, uint32_t serial);
+
+/* heap.pprof samples of snapshot s: ALLOC SITES, else live objects by
+ * allocation trace (hprof_pprof.c; an hf_heap_pprof_build_fn, ud: the dump). */
+void hprof_build_pprof(hf_heap_pprof_out *o, uint32_t s, void *ud);
 
 extern const hf_heap_codec hprof_codec;
 extern const hf_decoder hf_decoder_hprof;

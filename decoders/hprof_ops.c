@@ -158,6 +158,7 @@ static void hprof_destroy(hf_dump *base)
         g_array_free(d->sites, TRUE);
     if (d->sites_snap)
         g_array_free(d->sites_snap, TRUE);
+    hf_heap_pprof_free(d->pprof);
     hf_heap_clear(&d->heap);
     g_free(d);
 }
@@ -191,6 +192,8 @@ static hf_dump *hprof_open(const char *path, GMappedFile *map, GError **err)
     d->header_len = hl;
     d->time_ms = (uint64_t)hprof_u4(data + hl - 8) << 32 | hprof_u4(data + hl - 4);
     hprof_index(d);
+    d->pprof = hf_heap_pprof_new(&d->heap, d->heap.snaps->len, "java", hprof_build_pprof, d,
+                                 NULL, NULL);
     madvise(mstart, mlen, MADV_RANDOM); /* views read a record here and there */
     return &d->heap.base;
 }
@@ -315,16 +318,25 @@ static uint64_t render_sites(hprof_dump *d, uint32_t s, uint64_t first, GString 
     return HF_DONE;
 }
 
-static const char *const files_sites[] = {"info", "histogram", "roots", "strings", "sites"};
+static const char *const files_sites[] = {"info",  "histogram",  "roots",        "strings",
+                                          "sites", "heap.pprof", "stacks.folded"};
+static const char *const files_plain[] = {"info",       "histogram",    "roots", "strings",
+                                          "heap.pprof", "stacks.folded"};
+
+static bool has_sites(hprof_dump *d, uint32_t s)
+{
+    for (guint i = 0; i < d->sites_snap->len; i++)
+        if (g_array_index(d->sites_snap, uint32_t, i) == s)
+            return true;
+    return false;
+}
 
 static uint32_t hprof_snap_files(hf_dump *base, uint32_t s, const char *const **names)
 {
     hprof_dump *d = (hprof_dump *)base;
-    *names = files_sites;
-    for (guint i = 0; i < d->sites_snap->len; i++)
-        if (g_array_index(d->sites_snap, uint32_t, i) == s)
-            return 5;
-    return 4;
+    bool sites = has_sites(d, s);
+    *names = sites ? files_sites : files_plain;
+    return sites ? G_N_ELEMENTS(files_sites) : G_N_ELEMENTS(files_plain);
 }
 
 static uint64_t hprof_render(hf_dump *base, const hf_view *v, uint64_t first, GString *out,
@@ -350,9 +362,17 @@ static uint64_t hprof_render(hf_dump *base, const hf_view *v, uint64_t first, GS
         return hf_heap_render_roots(h, v->snap, first, out, budget);
     case 3:
         return hf_heap_render_strings(h, v->snap, first, out, budget);
-    case 4:
-        return render_sites(d, v->snap, first, out, budget);
     }
+    /* after the first four, the files differ with and without sites */
+    const char *const *names;
+    uint32_t n = hprof_snap_files(base, v->snap, &names);
+    const char *f = v->file < n ? names[v->file] : "";
+    if (strcmp(f, "sites") == 0)
+        return render_sites(d, v->snap, first, out, budget);
+    if (strcmp(f, "heap.pprof") == 0)
+        return hf_heap_pprof_render(d->pprof, v->snap, false, first, out, budget);
+    if (strcmp(f, "stacks.folded") == 0)
+        return hf_heap_pprof_render(d->pprof, v->snap, true, first, out, budget);
     return HF_DONE;
 }
 
@@ -366,7 +386,10 @@ static void hprof_describe(hf_dump *base, GString *out)
         "classes/NAME/ (info, fields, statics, instances), objects/0xID/ (info, fields, value,\n"
         "refs/, class), roots (GC roots: kind, id, thread, frame, class), strings (every\n"
         "java.lang.String: id and text, \\n and \\\\ escaped), sites where the file has\n"
-        "allocation sites. traces/N are stack traces in the HPROF agent's form; threads/ hold\n"
+        "allocation sites, heap.pprof (google-pprof --text, no binary needed) and\n"
+        "stacks.folded (flamegraph.pl, live bytes): the ALLOC SITES where the file has\n"
+        "them, else the live objects by allocation trace, the class as the leaf frame.\n"
+        "traces/N are stack traces in the HPROF agent's form; threads/ hold\n"
         "each thread's info and its stack with the local variables that are GC roots.\n"
         "Class names read java.lang.String, int[], java.lang.Object[]; '/' in a name is %%2F and\n"
         "'%%' is %%25; a name used by several classes gets @0xID on the later ones.\n"

@@ -14,12 +14,16 @@
 
 extern const hf_decoder hf_decoder_hprof;
 
+extern const hf_decoder hf_gperf_decoder;
+extern const hf_decoder hf_hproftxt_decoder;
 
 extern const hf_decoder hf_oemp_decoder;
 
 
 /* One line per decoder.  Order matters only where two could claim a file. */
 static const hf_decoder *const decoders[] = {
+    &hf_gperf_decoder,
+    &hf_hproftxt_decoder,
     &hf_decoder_hprof,
     &hf_oemp_decoder,
     NULL,

@@ -142,6 +142,42 @@ static bool dump_changed(hf_fs *fs)
            st.st_mtim.tv_nsec != fs->dump_st.st_mtim.tv_nsec;
 }
 
+/*
+ * The kernel checks the modes heapfs gave at mount time (default_permissions),
+ * and keeps them for the attribute timeout.  The dump's own permissions are
+ * checked again at each open, so a dump made unreadable to someone after
+ * mounting (chmod 600) stops being readable through the mount too.  A dump
+ * that is gone keeps the modes of the mount.
+ */
+static bool caller_may_read_dump(fuse_req_t req, hf_fs *fs)
+{
+    struct stat st;
+    if (stat(fs->path, &st) != 0)
+        return true;
+    const struct fuse_ctx *ctx = fuse_req_ctx(req);
+    if (ctx->uid == 0)
+        return true;
+    if (ctx->uid == st.st_uid)
+        return st.st_mode & S_IRUSR;
+    bool in_group = ctx->gid == st.st_gid;
+    gid_t groups[64];
+    int n = in_group ? 0 : fuse_req_getgroups(req, 64, groups);
+    for (int i = 0; i < n && i < 64 && !in_group; i++)
+        in_group = groups[i] == st.st_gid;
+    return st.st_mode & (in_group ? S_IRGRP : S_IROTH);
+}
+
+static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    hf_node n;
+    if (!node_of(fs_of(req), ino, &n))
+        fuse_reply_err(req, ESTALE);
+    else if (!caller_may_read_dump(req, fs_of(req)))
+        fuse_reply_err(req, EACCES);
+    else
+        fuse_reply_open(req, fi);
+}
+
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     hf_fs *fs = fs_of(req);
@@ -156,6 +192,10 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     }
     if (hf_tree_type(&n) == HF_T_DIR) {
         fuse_reply_err(req, EISDIR);
+        return;
+    }
+    if (!caller_may_read_dump(req, fs)) {
+        fuse_reply_err(req, EACCES);
         return;
     }
     if (!hf_tree_volatile(&n) && dump_changed(fs)) {
@@ -309,6 +349,7 @@ const struct fuse_lowlevel_ops hf_fuse_ops = {
     .getattr = op_getattr,
     .readlink = op_readlink,
     .open = op_open,
+    .opendir = op_opendir,
     .read = op_read,
     .readdir = op_readdir,
     .statfs = op_statfs,

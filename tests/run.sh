@@ -7,7 +7,12 @@ set -u
 cd "$(dirname "$0")/.."
 pass=0; fail=0
 log=$(mktemp -d)
-trap 'rm -rf "$log"; tests/mount/cleanup.sh 2>/dev/null' EXIT
+# This run's own temp dir: every mount its tests make lives under it, and
+# the cleanup unmounts only those (another `make check` may be running on
+# the same machine).  Readable by all: t_access.sh works as another user.
+export TMPDIR=$(mktemp -d /tmp/heapfs-run.XXXXXX)
+chmod 755 "$TMPDIR"
+trap 'rm -rf "$log"; tests/mount/cleanup.sh "$TMPDIR" 2>/dev/null; rm -rf --one-file-system "$TMPDIR" 2>/dev/null' EXIT
 
 for t in "$@"; do
   name=$(basename "$t")

@@ -1,0 +1,255 @@
+#!/usr/bin/env bash
+# t_jcmd.sh - heapfs against a live JVM, with the JVM itself as the oracle.
+#
+# Runs tests/java/HeapShape.java (a heap of known shape: 1234 Alpha, 777
+# Beta$Inner, a CycleA <-> CycleB cycle, arrays of known lengths, a secret
+# String, LATIN1 and UTF16 Strings, two lambdas), then asks the JVM for
+#   jcmd PID GC.class_histogram          (the oracle: HotSpot's own counts)
+#   jcmd PID GC.heap_dump -all=false F   (the dump heapfs mounts)
+# and compares the mounted tree with the histogram and with what the program
+# is known to hold.  The histogram is taken just before and just after the
+# dump and the pair is retaken until both agree, so that the dump is known
+# to hold exactly that heap (the first attach and the Cleaner thread change
+# a few JDK objects; HeapShape itself allocates nothing after READY).
+#
+# jcmd prints class names in descriptor form with a module suffix
+# ("[B (java.base@17)", "[Ljava.lang.Object;", "[[I") and hidden classes as
+# "Foo$$Lambda$1/0x..."; heapfs prints display names (byte[],
+# java.lang.Object[], int[][]) escaped as file names (%2F, %25, "@0xID" for
+# a name that repeats).  Both sides are converted to one form, duplicates are
+# summed by name, and java.lang.Class is left out: HPROF writes class
+# objects as CLASS DUMP records, not as instances of java.lang.Class.
+#
+# Instance counts must match for every class.  Byte totals must match for
+# array classes and HeapShape's own classes; for the rest the number that
+# match is reported.  Skips only when java, javac or jcmd is absent.
+. "$(dirname "$0")/lib.sh"
+
+for tool in java javac jcmd; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "# skip: $tool not found"
+    echo "ok - jcmd oracle # SKIP $tool absent"
+    exit 0
+  fi
+done
+
+JDIR=$TESTTMP/java
+mkdir -p "$JDIR"
+if ! timeout 120 javac -encoding UTF-8 -d "$JDIR" "$ROOT/tests/java/HeapShape.java" 2>"$TESTTMP/javac.err"; then
+  sed 's/^/# /' "$TESTTMP/javac.err"
+  echo "not ok - javac HeapShape.java"
+  exit 1
+fi
+
+# The JVM; hf_cleanup (lib.sh) kills whatever is in HF_PIDS on exit.
+java -XX:+UseSerialGC -Xmx256m -cp "$JDIR" HeapShape >"$TESTTMP/jvm.out" 2>&1 &
+JPID=$!
+HF_PIDS+=("$JPID")
+for _ in $(seq 1 600); do
+  grep -q '^READY' "$TESTTMP/jvm.out" && break
+  kill -0 "$JPID" 2>/dev/null || break
+  sleep 0.1
+done
+if ! grep -q '^READY' "$TESTTMP/jvm.out"; then
+  sed 's/^/# jvm: /' "$TESTTMP/jvm.out"
+  echo "not ok - HeapShape printed READY"
+  exit 1
+fi
+
+# jcmd's histogram as "name<TAB>instances<TAB>bytes", names in heapfs's
+# display form, hidden-class "/0x" as "+0x" (the form HPROF stores).
+jcmd_hist() {
+  awk '
+    $1 ~ /^[0-9]+:$/ {
+      n = $2; b = $3; name = $0
+      sub(/^ *[0-9]+: +[0-9]+ +[0-9]+ +/, "", name)
+      sub(/ \([^)]*\)$/, "", name)
+      dims = 0
+      while (substr(name, 1, 1) == "[") { dims++; name = substr(name, 2) }
+      if (dims > 0) {
+        c = substr(name, 1, 1)
+        if (c == "L") name = substr(name, 2, length(name) - 2)
+        else if (c == "B") name = "byte"
+        else if (c == "C") name = "char"
+        else if (c == "D") name = "double"
+        else if (c == "F") name = "float"
+        else if (c == "I") name = "int"
+        else if (c == "J") name = "long"
+        else if (c == "S") name = "short"
+        else if (c == "Z") name = "boolean"
+        for (i = 0; i < dims; i++) name = name "[]"
+      }
+      if (match(name, /\/0x[0-9a-f]+$/)) name = substr(name, 1, RSTART - 1) "+" substr(name, RSTART + 1)
+      cnt[name] += n; byt[name] += b
+    }
+    END { for (k in cnt) printf "%s\t%d\t%d\n", k, cnt[k], byt[k] }' | LC_ALL=C sort -t "$TAB" -k1,1
+}
+
+# heapfs's histogram in the same form: unescape, drop "@0xID", sum by name.
+heapfs_hist() {
+  awk '
+    /^#/ { next }
+    {
+      n = $1; b = $2; name = $0
+      sub(/^ *[0-9]+ +[0-9]+ +/, "", name)
+      sub(/@0x[0-9a-fA-F]+$/, "", name)
+      gsub(/%2F/, "/", name); gsub(/%2E/, ".", name); gsub(/%25/, "%", name)
+      if (match(name, /\/0x[0-9a-f]+$/)) name = substr(name, 1, RSTART - 1) "+" substr(name, RSTART + 1)
+      cnt[name] += n; byt[name] += b
+    }
+    END { for (k in cnt) printf "%s\t%d\t%d\n", k, cnt[k], byt[k] }' | LC_ALL=C sort -t "$TAB" -k1,1
+}
+
+TAB=$(printf '\t')
+DUMP=$TESTTMP/heapshape.hprof
+jcmd_ok=0
+timeout 60 jcmd "$JPID" VM.version >/dev/null 2>&1   # first attach: starts the Attach Listener
+for attempt in 1 2 3 4; do
+  rm -f "$DUMP"
+  timeout 120 jcmd "$JPID" GC.class_histogram >"$TESTTMP/h1.raw" 2>&1 || continue
+  timeout 120 jcmd "$JPID" GC.heap_dump -all=false "$DUMP" >"$TESTTMP/dump.out" 2>&1 || continue
+  timeout 120 jcmd "$JPID" GC.class_histogram >"$TESTTMP/h2.raw" 2>&1 || continue
+  jcmd_hist <"$TESTTMP/h1.raw" | grep -v '^java\.lang\.Class	' >"$TESTTMP/h1"
+  jcmd_hist <"$TESTTMP/h2.raw" | grep -v '^java\.lang\.Class	' >"$TESTTMP/h2"
+  if [ -s "$DUMP" ] && cmp -s "$TESTTMP/h1" "$TESTTMP/h2"; then jcmd_ok=1; break; fi
+  echo "# attempt $attempt: histograms before and after the dump differ, retrying:"
+  diff "$TESTTMP/h1" "$TESTTMP/h2" | grep "^[<>]" | head -4 | sed "s/^/#   /"
+  sleep 1
+done
+kill "$JPID" 2>/dev/null
+wait "$JPID" 2>/dev/null
+if [ "$jcmd_ok" != 1 ]; then
+  sed 's/^/# jcmd: /' "$TESTTMP/dump.out"
+  diff "$TESTTMP/h1" "$TESTTMP/h2" | head -10 | sed 's/^/# /'
+  echo "not ok - jcmd gave a stable histogram and a heap dump"
+  exit 1
+fi
+echo "ok - jcmd gave a stable histogram and a heap dump ($(stat -c %s "$DUMP") bytes)"
+
+if ! hf_mount "$DUMP"; then
+  sed 's/^/# /' "$MNT.log" | head -20
+  echo "not ok - mount the JVM's dump"
+  exit 1
+fi
+echo "ok - mount the JVM's dump"
+S=$MNT/latest
+
+check "latest is a symlink to snapshots/N" bash -c "readlink '$MNT/latest' | grep -Eq '^snapshots/[0-9]+$'"
+check_eq "errors is empty for a JVM's own dump" "0" "$(stat -c %s "$MNT/errors" 2>&1)"
+check_eq "histogram header" "#  instances        bytes  class" "$(head -1 "$S/histogram")"
+
+# ---- histogram against jcmd -------------------------------------------
+heapfs_hist <"$S/histogram" | grep -v '^java\.lang\.Class	' >"$TESTTMP/hf"
+LC_ALL=C join -t "$(printf '\t')" -a 1 -a 2 -e 0 -o 0,1.2,1.3,2.2,2.3 "$TESTTMP/h1" "$TESTTMP/hf" >"$TESTTMP/joined"
+nclasses=$(wc -l <"$TESTTMP/joined")
+awk -F '\t' '$2 != $4 { printf "# count differs: %s: jcmd %s, heapfs %s\n", $1, $2, $4 }' "$TESTTMP/joined" >"$TESTTMP/cdiff"
+if [ -s "$TESTTMP/cdiff" ] || [ "$nclasses" -lt 100 ]; then
+  head -20 "$TESTTMP/cdiff"
+  echo "not ok - instance counts equal jcmd's for all $nclasses classes ($(wc -l <"$TESTTMP/cdiff") differ)"
+else
+  echo "ok - instance counts equal jcmd's for all $nclasses classes"
+fi
+for want in "Alpha 1234" "Beta\$Inner 777" "CycleA 1" "CycleB 1" "Alpha[] 1"; do
+  read -r cname cwant <<<"$want"
+  check_eq "histogram: $cname has $cwant instances" "$cwant" "$(awk -F '\t' -v n="$cname" '$1 == n { print $2 }' "$TESTTMP/hf")"
+done
+
+# java.lang.Class: jcmd counts every class mirror; heapfs counts CLASS DUMP
+# records plus the primitive types' mirrors (dumped as instances).  Bytes
+# differ by design (heapfs's class object size is approximate).
+check_eq "java.lang.Class count equals jcmd's (class objects + primitive mirrors)" \
+  "$(jcmd_hist <"$TESTTMP/h1.raw" | awk -F '\t' '$1 == "java.lang.Class" { print $2 }')" \
+  "$(heapfs_hist <"$S/histogram" | awk -F '\t' '$1 == "java.lang.Class" { print $2 }')"
+
+bmatch=$(awk -F '\t' '$3 == $5' "$TESTTMP/joined" | wc -l)
+echo "# bytes: $bmatch of $nclasses classes match jcmd exactly"
+awk -F '\t' '$3 != $5 { printf "# bytes differ: %s: %s instances, jcmd %s, heapfs %s\n", $1, $2, $3, $5 }' \
+  "$TESTTMP/joined" | head -8
+own='^(Alpha|Beta|Beta[$]Inner|CycleA|CycleB|HeapShape|HeapShape[$][$]Lambda.*)([[][]])*$'
+awk -F '\t' '$1 ~ /\[\]$/ && $3 != $5 { printf "# array bytes differ: %s: %s instances, jcmd %s, heapfs %s\n", $1, $2, $3, $5 }' \
+  "$TESTTMP/joined" >"$TESTTMP/adiff"
+head -10 "$TESTTMP/adiff"
+check_eq "bytes of all array classes equal jcmd's" "0" "$(wc -l <"$TESTTMP/adiff")"
+awk -F '\t' -v re="$own" '$1 ~ re && $3 != $5 { printf "# own-class bytes differ: %s: %s instances, jcmd %s, heapfs %s\n", $1, $2, $3, $5 }' \
+  "$TESTTMP/joined" >"$TESTTMP/odiff"
+cat "$TESTTMP/odiff"
+check_eq "bytes of HeapShape's classes equal jcmd's" "0" "$(wc -l <"$TESTTMP/odiff")"
+
+# ---- strings ------------------------------------------------------------
+check "strings: grep -r finds secret-token-c0ffee1234" \
+  env LC_ALL=C grep -rqF 'secret-token-c0ffee1234' "$S/strings"
+check "strings: LATIN1 string decoded to UTF-8 (café-latin1-marker)" \
+  env LC_ALL=C grep -rqF 'café-latin1-marker' "$S/strings"
+check "strings: UTF16 string decoded to UTF-8 (Привет-мир-日本語-utf16-marker)" \
+  env LC_ALL=C grep -rqF 'Привет-мир-日本語-utf16-marker' "$S/strings"
+sid=$(LC_ALL=C grep -F 'secret-token-c0ffee1234' "$S/strings" | grep -o '0x[0-9a-fA-F]*' | head -1)
+check "strings: the secret's object has value 'secret-token-c0ffee1234'" \
+  env LC_ALL=C grep -qxF 'secret-token-c0ffee1234' "$S/objects/$sid/value"
+
+# ---- classes, instances, objects -----------------------------------------
+check_eq "classes/Alpha/instances has 1234 lines" "1234" "$(wc -l <"$S/classes/Alpha/instances" 2>&1)"
+check_eq "classes/Beta\$Inner/instances has 777 lines" "777" "$(wc -l <"$S/classes/Beta\$Inner/instances" 2>&1)"
+a1=$(head -1 "$S/classes/Alpha/instances" | awk '{print $1}')
+check "first Alpha instance ($a1) has an object directory" test -d "$S/objects/$a1"
+check_eq "Alpha instance's class symlink" "../../classes/Alpha" "$(readlink "$S/objects/$a1/class" 2>&1)"
+check "Alpha's fields view lists id and weight" \
+  bash -c "grep -qw id '$S/classes/Alpha/fields' && grep -qw weight '$S/classes/Alpha/fields'"
+
+# The cycle: CycleA.b -> CycleB, CycleB.a -> the same CycleA.
+A=$(head -1 "$S/classes/CycleA/instances" 2>/dev/null | awk '{print $1}')
+B=$(basename "$(readlink "$S/objects/$A/refs/b" 2>/dev/null)" 2>/dev/null)
+echo "# CycleA $A, refs/b -> $(readlink "$S/objects/$A/refs/b" 2>&1)"
+check "CycleA's fields show b -> $B" grep -qw -- "$B" "$S/objects/$A/fields"
+check_eq "CycleA refs/b points at the CycleB instance" \
+  "$(head -1 "$S/classes/CycleB/instances" 2>/dev/null | awk '{print $1}')" "$B"
+check_eq "CycleB refs/a points back at CycleA" "../../$A" "$(readlink "$S/objects/$B/refs/a" 2>&1)"
+check "cycle followed through symlinks: A/refs/b/refs/a/refs/b is B" \
+  bash -c "[ \"\$(cat '$S/objects/$A/refs/b/refs/a/refs/b/info')\" = \"\$(cat '$S/objects/$B/info')\" ]"
+check "ls -L A/refs/b/refs/a lists A's refs" ls -L "$S/objects/$A/refs/b/refs/a/refs/b"
+check_eq "CycleA.name -> String 'cycle-a'" "cycle-a" "$(cat "$S/objects/$A/refs/name/value" 2>&1)"
+
+# ---- arrays, found through HeapShape's statics ---------------------------
+static_id() { # last 0x... on the statics line of field $1
+  awk -v f="$1" '{ for (i = 1; i <= NF; i++) if ($i == f) { print; exit } }' "$S/classes/HeapShape/statics" |
+    grep -o '0x[0-9a-fA-F]*' | tail -1
+}
+G=$(static_id grid); I=$(static_id ints); L=$(static_id longs); Y=$(static_id bytes); O=$(static_id objects)
+echo "# statics: grid $G ints $I longs $L bytes $Y objects $O"
+check_eq "grid is an int[][]" "../../classes/int[][]" "$(readlink "$S/objects/$G/class" 2>&1)"
+check_eq "grid has 7 refs (rows)" "7" "$(ls "$S/objects/$G/refs" 2>/dev/null | wc -l)"
+row=$(ls "$S/objects/$G/refs" 2>/dev/null | head -1)
+check_eq "a grid row is an int[] of 9 elements" "9" "$(wc -l <"$S/objects/$G/refs/$row/value" 2>&1)"
+check_eq "int[4099] value has 4099 lines" "4099" "$(wc -l <"$S/objects/$I/value" 2>&1)"
+check_eq "int[4099] element 4098 is 28686" "28686" "$(sed -n 4099p "$S/objects/$I/value" 2>&1)"
+check_eq "long[333] value has 333 lines" "333" "$(wc -l <"$S/objects/$L/value" 2>&1)"
+check_eq "long[333] element 62 is 2^62" "4611686018427387904" "$(sed -n 63p "$S/objects/$L/value" 2>&1)"
+check "byte[5555] value reads as text abcd..." \
+  bash -c "head -c 30 '$S/objects/$Y/value' | grep -q '^abcdefghijklmnopqrstuvwxyzabcd'"
+check_eq "Object[42] has 4 non-null refs" "4" "$(ls "$S/objects/$O/refs" 2>/dev/null | wc -l)"
+check_eq "java.lang.Object[] class directory exists" "yes" \
+  "$([ -d "$S/classes/java.lang.Object[]" ] && echo yes || echo no)"
+
+# ---- lambdas (hidden classes) ---------------------------------------------
+lambdas=()
+for c in "$S/classes/HeapShape\$\$Lambda"*; do [ -e "$c" ] && lambdas+=("${c##*/}"); done
+lam=${#lambdas[@]}
+check_eq "two HeapShape lambda classes listed" "2" "$lam"
+printf '# lambda class directory: %s\n' "${lambdas[@]}"
+# jcmd names them HeapShape$$Lambda$N/0x...; the dump, HeapShape$$Lambda$N+0x...
+# Whichever heapfs shows, its directory must be the escaped name.
+awk '/ HeapShape[$][$]Lambda/ { print $4 }' "$TESTTMP/h1.raw" | while read -r j; do
+  esc=$(printf '%s' "$j" | sed 's/%/%25/g; s|/|%2F|g')
+  plus=$(printf '%s' "$esc" | sed 's/%2F0x/+0x/')
+  check "hidden class $j has directory $esc (or $plus)" bash -c '[ -d "$1/$2" ] || [ -d "$1/$3" ]' _ "$S/classes" "$esc" "$plus"
+done
+for c in "${lambdas[@]}"; do
+  check_eq "lambda class $c has 1 instance" "1" "$(wc -l <"$S/classes/$c/instances" 2>&1)"
+done
+
+# ---- exact sizes: stat before reading equals bytes read ------------------
+for v in "$MNT/info" "$MNT/errors" "$S/info" "$S/histogram" "$S/strings" "$S/roots" \
+  "$S/classes/Alpha/info" "$S/classes/Alpha/instances" "$S/classes/HeapShape/statics" \
+  "$S/objects/$A/fields" "$S/objects/$A/info" "$S/objects/$I/value" "$S/objects/$Y/value" \
+  "$S/objects/$sid/value"; do
+  check_eq "stat size = bytes read: ${v#$MNT/}" "$(cat "$v" 2>/dev/null | wc -c)" "$(stat -c %s "$v" 2>&1)"
+done
