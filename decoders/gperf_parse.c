@@ -361,7 +361,7 @@ static bool parse_file(gperf_dump *g, const char *path, const uint8_t *data, siz
         for (size_t i = pos; i < end; i++)
             g_string_append_c(line, data[i] ? (char)data[i] : '?');
         lineno++;
-        if (!nl && st != ST_MAP && *ws(line->str))
+        if (!nl && *ws(line->str))
             problem(&c, pos, lineno, "last line has no newline (file truncated?)");
         one_line(&c, &st, line->str, pos, lineno);
         pos = end + 1;

@@ -1,6 +1,6 @@
 /*
  * heap.h - the format-neutral heap graph shared by the heap-dump decoders
- * (HPROF binary today; BMD and HPROF text next).
+ * (HPROF binary, BMD, HPROF text).
  *
  * A heap decoder embeds hf_heap first in its dump, fills it while indexing
  * (classes, a compact object index, roots, traces, threads) and supplies a

@@ -318,6 +318,44 @@ static uint64_t omitted_chain(const hf_hsnap *sn, const hf_hclass *c)
     return n;
 }
 
+/* Names longer than this are cut (then marked "~" and made unique) to
+ * stay file names: HF_NAME_MAX with room for "@0xID" suffixes. */
+#define NAME_KEEP 200
+
+/* Length of s cut to at most NAME_KEEP bytes without splitting a UTF-8
+ * sequence or a %XX escape (names.h). */
+static size_t name_cut(const char *s)
+{
+    size_t n = NAME_KEEP;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+        n--;
+    if (n >= 1 && s[n - 1] == '%')
+        n -= 1;
+    else if (n >= 2 && s[n - 2] == '%')
+        n -= 2;
+    return n;
+}
+
+/* The refs/ entry of field i named raw: raw as it is when it is a file
+ * name (always, for Java), else escaped, and cut when too long.  Interned,
+ * unless raw is returned and `interned` says it already is. */
+static const char *ref_entry(hf_heap *h, const char *raw, bool interned, uint32_t i)
+{
+    size_t n = strlen(raw);
+    if (n && n <= NAME_KEEP && !strpbrk(raw, "/%") && strcmp(raw, ".") != 0 &&
+        strcmp(raw, "..") != 0)
+        return interned ? raw : hf_heap_intern(h, raw, n);
+    GString *e = g_string_new(NULL);
+    hf_name_escape_append(e, raw, n);
+    if (e->len > NAME_KEEP) {
+        g_string_truncate(e, name_cut(e->str));
+        g_string_append_printf(e, "~%u", i);
+    }
+    const char *r = hf_heap_intern(h, e->str, e->len);
+    g_string_free(e, TRUE);
+    return r;
+}
+
 /* Fills c->fields (the whole chain) and c->ref_offs, super first. */
 static void lay_out(hf_heap *h, hf_hsnap *sn, uint32_t ci, int depth)
 {
@@ -368,14 +406,12 @@ static void lay_out(hf_heap *h, hf_hsnap *sn, uint32_t ci, int depth)
         if (c->fields[i].type == HF_T_OBJECT)
             c->ref_offs[c->n_refs++] = c->fields[i].offset;
         /* A field shadowed by one nearer the class gets name@Declaring in refs/. */
-        c->fields[i].refname = c->fields[i].name;
+        c->fields[i].refname = ref_entry(h, c->fields[i].name, true, i);
         for (uint32_t j = 0; j < i; j++)
             if (strcmp(c->fields[j].name, c->fields[i].name) == 0) {
                 const hf_hclass *dc = &g_array_index(sn->classes, hf_hclass, c->fields[i].decl);
                 char *r = g_strdup_printf("%s@%s", c->fields[i].name, dc->name);
-                char *e = hf_name_escape(r, strlen(r));
-                c->fields[i].refname = hf_heap_intern(h, e, strlen(e));
-                g_free(e);
+                c->fields[i].refname = ref_entry(h, r, false, i);
                 g_free(r);
                 break;
             }
@@ -450,6 +486,10 @@ static void name_dirs(hf_heap *h, hf_hsnap *sn)
         hf_hclass *c = &g_array_index(sn->classes, hf_hclass, i);
         g_string_truncate(s, 0);
         hf_name_escape_append(s, c->name, strlen(c->name));
+        if (s->len > NAME_KEEP) {
+            g_string_truncate(s, name_cut(s->str));
+            g_string_append_c(s, '~');
+        }
         if (g_hash_table_contains(sn->class_by_dir, s->str))
             g_string_append_printf(s, "@0x%" G_GINT64_MODIFIER "x", (guint64)c->id);
         while (g_hash_table_contains(sn->class_by_dir, s->str))

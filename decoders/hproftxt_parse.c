@@ -641,6 +641,10 @@ static hf_dump *hproftxt_open(const char *path, GMappedFile *map, GError **err)
     t->traces = g_array_new(FALSE, FALSE, sizeof(txt_trace));
     t->threads = g_array_new(FALSE, FALSE, sizeof(txt_thread));
     scan_file(t);
+    /* Real files end with a newline; a last line without one was cut. */
+    if (t->heap.base.size && t->heap.base.data[t->heap.base.size - 1] != '\n')
+        hf_problem(&t->heap.base, t->heap.base.size,
+                   "last line has no newline (file truncated?)");
     if (t->has_heap)
         t->heap.base.ops = &hproftxt_heap_ops;
     finish_index(t);

@@ -19,6 +19,7 @@ extern const hf_decoder hf_hproftxt_decoder;
 
 extern const hf_decoder hf_oemp_decoder;
 
+extern const hf_decoder hf_decoder_bmd;
 
 /* One line per decoder.  Order matters only where two could claim a file. */
 static const hf_decoder *const decoders[] = {
@@ -26,6 +27,7 @@ static const hf_decoder *const decoders[] = {
     &hf_hproftxt_decoder,
     &hf_decoder_hprof,
     &hf_oemp_decoder,
+    &hf_decoder_bmd,
     NULL,
 };
 
