@@ -335,22 +335,6 @@ static void render_info(bmd_dump *d, GString *out)
         g_string_append(out, "warning: the file ends inside a record (truncated dump)\n");
 }
 
-static void append_escaped_line(GString *out, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\n')
-            g_string_append(out, "\\n");
-        else if (s[i] == '\r')
-            g_string_append(out, "\\r");
-        else if (s[i] == '\\')
-            g_string_append(out, "\\\\");
-        else if (s[i] == '\0') /* a NUL byte makes grep call the file binary */
-            g_string_append(out, "\\0");
-        else
-            g_string_append_c(out, s[i]);
-    }
-}
-
 /* snapshots/1/strings: every string record, by id: "ID text TEXT",
  * "ID hashed hash.LEN.HASH" or "ID resolved NAME".  Item = string index. */
 static uint64_t render_strings(bmd_dump *d, uint64_t first, GString *out, size_t budget)
@@ -363,10 +347,10 @@ static uint64_t render_strings(bmd_dump *d, uint64_t first, GString *out, size_t
         g_string_append_printf(out, "%u ", s->id);
         if (!s->hashed) {
             g_string_append(out, "text ");
-            append_escaped_line(out, (const char *)d->heap.base.data + s->off, s->len);
+            hf_heap_escape_line(out, (const char *)d->heap.base.data + s->off, s->len);
         } else if (s->resolved) {
             g_string_append(out, "resolved ");
-            append_escaped_line(out, s->resolved, strlen(s->resolved));
+            hf_heap_escape_line(out, s->resolved, strlen(s->resolved));
         } else {
             g_string_append(out, "hashed ");
             bmd_placeholder(out, s->len, s->hash);

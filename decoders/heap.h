@@ -343,6 +343,9 @@ uint64_t hf_heap_render_histogram(hf_heap *h, uint32_t s, uint64_t first, GStrin
                                   size_t budget);
 uint64_t hf_heap_render_roots(hf_heap *h, uint32_t s, uint64_t first, GString *out,
                               size_t budget);
+/* Append text as one line of a view: newline, CR, backslash and NUL become
+ * \n, \r, \\ and \0 (a NUL would make grep call the file binary). */
+void hf_heap_escape_line(GString *out, const char *s, size_t n);
 uint64_t hf_heap_render_strings(hf_heap *h, uint32_t s, uint64_t first, GString *out,
                                 size_t budget);
 void hf_heap_render_snap_info(hf_heap *h, uint32_t s, GString *out);

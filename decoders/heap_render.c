@@ -101,7 +101,7 @@ uint64_t hf_heap_render_roots(hf_heap *h, uint32_t s, uint64_t first, GString *o
     return HF_DONE;
 }
 
-static void append_escaped_line(GString *out, const char *s, size_t n)
+void hf_heap_escape_line(GString *out, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '\n')
@@ -138,7 +138,7 @@ uint64_t hf_heap_render_strings(hf_heap *h, uint32_t s, uint64_t first, GString 
         g_string_truncate(t, 0);
         hf_heap_text(h, sn, &ob, t);
         g_string_append_printf(out, FMT_ID " ", (guint64)ob.id);
-        append_escaped_line(out, t->str, t->len);
+        hf_heap_escape_line(out, t->str, t->len);
         g_string_append_c(out, '\n');
     }
     g_string_free(t, TRUE);
