@@ -45,7 +45,9 @@ typedef enum {
 
 enum { HF_THREAD_INFO, HF_THREAD_STACK, HF_THREAD_NFILES };
 enum { HF_CLASS_INFO, HF_CLASS_FIELDS, HF_CLASS_STATICS, HF_CLASS_INSTANCES, HF_CLASS_NFILES };
-enum { HF_OBJ_INFO, HF_OBJ_FIELDS, HF_OBJ_VALUE, HF_OBJ_NFILES };
+/* HF_OBJ_STACK: the call stack where the object was created, for formats
+ * that keep it apart from info (OEMP), so grep of info matches names only. */
+enum { HF_OBJ_INFO, HF_OBJ_FIELDS, HF_OBJ_VALUE, HF_OBJ_STACK, HF_OBJ_NFILES };
 /* Extra bits of object_parts(): which symlinks/dirs an object has. */
 #define HF_OBJ_HAS_REFS (1u << 8)  /* refs/ directory */
 #define HF_OBJ_HAS_CLASS (1u << 9) /* class -> ../../classes/NAME */

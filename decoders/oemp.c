@@ -181,7 +181,8 @@ static uint64_t scope_of(oemp_dump *d, uint32_t s, uint64_t o)
 
 static uint32_t op_object_parts(hf_dump *hd, uint32_t s, uint64_t o)
 {
-    return (1u << HF_OBJ_INFO) | (scope_of(D(hd), s, o) ? HF_OBJ_HAS_SCOPE : 0);
+    return (1u << HF_OBJ_INFO) | (1u << HF_OBJ_STACK) |
+           (scope_of(D(hd), s, o) ? HF_OBJ_HAS_SCOPE : 0);
 }
 
 static bool op_object_scope(hf_dump *hd, uint32_t s, uint64_t o, char target[HF_NAME_MAX])

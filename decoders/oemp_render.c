@@ -10,7 +10,8 @@
  *   histogram             by type, then by type and name; sorted by bytes
  *   platform              PlatObjData as of this snapshot, by PlatObjId
  *   created/changed/deleted  one object a line: id, bytes, TYPE<TAB>NAME
- *   objects/ID/info       "key: value" lines, then the creation stack
+ *   objects/ID/info       "key: value" lines
+ *   objects/ID/stack      the creation stack, leaf first, one frame a line
  * Object names are never split on spaces: the type and the name are the
  * last two fields, separated by a tab (awk -F'\t').
  *
@@ -160,7 +161,8 @@ void oemp_describe(hf_dump *hd, GString *out)
         "    deleted               objects this snapshot deleted: id, bytes, DelTime, "
         "TYPE<TAB>NAME\n"
         "    objects/ID/info       one live object: type, name, bytes, creation time, temp-table "
-        "number, and the ABL call stack where it was created (leaf first)\n"
+        "number, call-tree node and line\n"
+        "    objects/ID/stack      the ABL call stack where it was created, leaf first\n"
         "    objects/ID/scope      -> ../OTHERID, the object it is scoped to (ScopedTo)\n"
         "    heap.pprof            live bytes by creation stack: google-pprof --text heap.pprof\n"
         "    stacks.folded         the same stacks, root first, for flamegraph.pl or speedscope\n"
@@ -168,8 +170,9 @@ void oemp_describe(hf_dump *hd, GString *out)
         "\n"
         "Names: by NameId from OtherNameList, by SrcId from ABLNameList for procedures and ABL "
         "classes, by BioTypId from BObjCatalog for built-in classes.  Times are microseconds "
-        "since StartTime.  To find the instances of a class: grep -lx 'name: MyClass.cls' "
-        "snapshots/*/objects/*/info.\n",
+        "since StartTime.  To find the instances of a class: grep -l MyClass.cls "
+        "snapshots/*/objects/*/info; what its code created: grep -l MyClass.cls "
+        "snapshots/*/objects/*/stack.\n",
         d->version, oemp_n_snaps(d));
 }
 
@@ -518,8 +521,23 @@ static void render_object(oemp_dump *d, uint32_t s, uint64_t o, GString *out)
     g_string_free(tn, TRUE);
     kv_i64(out, "trace", &a, OEMP_A_NODE, "");
     kv_i64(out, "line", &a, OEMP_A_LINE, "");
-    g_string_append(out, "stack:\n");
-    oemp_stack_append(d, a.v[OEMP_A_NODE], a.v[OEMP_A_LINE], out, "\t", "\n", OEMP_MAX_FRAMES);
+}
+
+/* objects/ID/stack: where the object was created, leaf first, one frame a
+ * line.  Kept out of info so that grep NAME .../info finds instances of NAME,
+ * not every object its code created. */
+static void render_object_stack(oemp_dump *d, uint32_t s, uint64_t o, GString *out)
+{
+    oemp_live *l = oemp_live_get(d, s);
+    if (o >= l->n) {
+        oemp_live_unref(l);
+        return;
+    }
+    uint32_t g = l->g[o];
+    oemp_live_unref(l);
+    oemp_aobj a;
+    oemp_aobj_parse(d, oemp_obj_at(d, g)->off, &a);
+    oemp_stack_append(d, a.v[OEMP_A_NODE], a.v[OEMP_A_LINE], out, "", "\n", OEMP_MAX_FRAMES);
 }
 
 /* ---- dispatch ---------------------------------------------------------------- */
@@ -541,6 +559,8 @@ uint64_t oemp_render(hf_dump *hd, const hf_view *v, uint64_t first, GString *out
     case HF_V_OBJECT:
         if (v->file == HF_OBJ_INFO)
             render_object(d, s, v->index, out);
+        else if (v->file == HF_OBJ_STACK)
+            render_object_stack(d, s, v->index, out);
         break;
     case HF_V_SNAP:
         switch (v->file) {

@@ -192,7 +192,7 @@ static void add(entry *e, int *k, const char *name, hf_node n)
 
 static const char *const class_file_names[HF_CLASS_NFILES] = {"info", "fields", "statics",
                                                               "instances"};
-static const char *const obj_file_names[HF_OBJ_NFILES] = {"info", "fields", "value"};
+static const char *const obj_file_names[HF_OBJ_NFILES] = {"info", "fields", "value", "stack"};
 static const char *const thread_file_names[HF_THREAD_NFILES] = {"info", "stack"};
 
 /* Lists a small directory; returns its entry count (0 for big ones). */

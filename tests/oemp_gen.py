@@ -598,8 +598,8 @@ def check(a):
             errs = [f"{kk}: {k.get(kk)!r} != {v!r}" for kk, v in want.items() if k.get(kk) != v]
             if not o["name"] and "name" in k:
                 errs.append(f"unexpected name {k['name']!r}")
-            stack = text.split("stack:\n", 1)[1] if "stack:\n" in text else ""
-            if stack != "".join(f"\t{f}\n" for f in o["stack"]):
+            stack = c.read(od, "stack")
+            if stack != "".join(f"{f}\n" for f in o["stack"]):
                 errs.append(f"stack {stack!r} != {o['stack']}")
             link = os.path.join(a.mnt, od, "scope")
             if o["scope"]:

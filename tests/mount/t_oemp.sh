@@ -27,8 +27,8 @@ for v in 1 2; do
     check_eq "small-v$v: scope link" "../1002" "$(readlink "$MNT/snapshots/3/objects/1007/scope")"
     check_eq "small-v$v: name with doubled quotes" 'name: tt "quoted" name' \
       "$(grep '^name:' "$MNT/snapshots/3/objects/1007/info")"
-    check_eq "small-v$v: stack" "$(printf '\tProcessOrder OrderMgr.cls:60\n\tOrderMgr.cls:20\n\tmain.p:12')" \
-      "$(sed -n '/^stack:/,$p' "$MNT/snapshots/3/objects/1007/info" | tail -n +2)"
+    check_eq "small-v$v: stack" "$(printf 'ProcessOrder OrderMgr.cls:60\nOrderMgr.cls:20\nmain.p:12')" \
+      "$(cat "$MNT/snapshots/3/objects/1007/stack")"
     check_eq "small-v$v: trace" "$(printf 'TRACE 4:\n\torders.p\n\tmain.p:30')" "$(cat "$MNT/traces/4")"
     check_eq "small-v$v: live bytes" "live bytes: 15324" "$(grep '^live bytes' "$MNT/latest/info")"
     # the issue's examples: diff shows only what changed; grep finds instances
@@ -38,8 +38,13 @@ for v in 1 2; do
     check_eq "small-v$v: grep -l finds the instances of a class" \
       "$MNT/snapshots/1/objects/1002/info $MNT/snapshots/2/objects/1002/info $MNT/snapshots/3/objects/1002/info" \
       "$(grep -lx 'name: OrderMgr.cls' "$MNT"/snapshots/*/objects/*/info | xargs)"
-    check "small-v$v: grep -l with the bare class name finds them too" bash -c \
-      'grep -l "OrderMgr.cls" "$1"/snapshots/*/objects/*/info | grep -q "/1002/info"' _ "$MNT"
+    # The issue's own command: with the creation stack in objects/ID/stack,
+    # not in info, the plain grep finds the instances and nothing else.
+    check_eq "small-v$v: grep -l 'OrderMgr.cls' .../info finds exactly the instances" \
+      "$MNT/snapshots/1/objects/1002/info $MNT/snapshots/2/objects/1002/info $MNT/snapshots/3/objects/1002/info" \
+      "$(grep -l 'OrderMgr.cls' "$MNT"/snapshots/*/objects/*/info | xargs)"
+    check "small-v$v: grep -l over stack finds what OrderMgr.cls code created" bash -c \
+      'grep -l "OrderMgr.cls" "$1"/snapshots/3/objects/*/stack | grep -q "/1007/stack"' _ "$MNT"
     tot=$(google-pprof --text --show_bytes "$MNT/snapshots/3/heap.pprof" 2>/dev/null | sed -n 's/^Total: \([0-9]*\) B$/\1/p')
     check_eq "small-v$v: google-pprof total of snapshot 3" 15324 "$tot"
     check "small-v$v: google-pprof prints ABL names" bash -c \
