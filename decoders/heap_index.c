@@ -600,15 +600,15 @@ static void finish_objects(hf_heap *h, hf_hsnap *sn)
     hf_hpairs *a = &sn->tmp[0], *b = &sn->tmp[1];
     sort_pairs(a->v, a->len);
     sort_pairs(b->v, b->len);
-    uint64_t n = a->len + b->len;
-    sn->n_objects = n;
-    sn->locs = g_malloc(5 * n + 8);
-    sn->cls = g_new(uint32_t, n + 1);
-    sn->n_samples = (n + HF_SAMPLE - 1) / HF_SAMPLE;
-    sn->samples = g_new(uint64_t, sn->n_samples + 1);
-    uint64_t dups = 0, dup_loc = 0, prev = 0;
+    uint64_t total = a->len + b->len;
+    sn->locs = g_malloc(5 * total + 8);
+    sn->cls = g_new(uint32_t, total + 1);
+    sn->samples = g_new(uint64_t, (total + HF_SAMPLE - 1) / HF_SAMPLE + 1);
+    /* An id that repeats (a damaged or hostile dump) keeps its first record
+     * only: a directory must not list one name twice (find, NFS readdir). */
+    uint64_t n = 0, dups = 0, dup_loc = 0, prev = 0;
     size_t ia = 0, ib = 0;
-    for (uint64_t i = 0; i < n; i++) {
+    for (uint64_t i = 0; i < total; i++) {
         /* merge the two sorted runs; on equal ids the non-class one first */
         const uint64_t *pr;
         if (ib == b->len || (ia < a->len && a->v[2 * ia] <= b->v[2 * ib]))
@@ -616,18 +616,24 @@ static void finish_objects(hf_heap *h, hf_hsnap *sn)
         else
             pr = &b->v[2 * ib++];
         uint64_t id = pr[0], loc = pr[1];
-        uint8_t *p = sn->locs + 5 * i;
+        if (n && id == prev) {
+            if (dups++ == 0)
+                dup_loc = loc;
+            continue;
+        }
+        uint8_t *p = sn->locs + 5 * n;
         p[0] = (uint8_t)loc, p[1] = (uint8_t)(loc >> 8), p[2] = (uint8_t)(loc >> 16);
         p[3] = (uint8_t)(loc >> 24), p[4] = (uint8_t)(loc >> 32);
-        if (i % HF_SAMPLE == 0)
-            sn->samples[i / HF_SAMPLE] = id;
-        if (i && id == prev && dups++ == 0)
-            dup_loc = loc;
+        if (n % HF_SAMPLE == 0)
+            sn->samples[n / HF_SAMPLE] = id;
         prev = id;
+        n++;
     }
+    sn->n_objects = n;
+    sn->n_samples = (n + HF_SAMPLE - 1) / HF_SAMPLE;
     if (dups)
         hf_problem(&h->base, dup_loc, "%" G_GUINT64_FORMAT " objects repeat an id seen before "
-                   "(only one is reachable by name)", (guint64)dups);
+                   "(the first record of each id is kept)", (guint64)dups);
     for (int k = 0; k < 2; k++) {
         g_free(sn->tmp[k].v);
         sn->tmp[k] = (hf_hpairs){0};
