@@ -19,6 +19,17 @@
 
 /* ---- sampling ---- */
 
+/* A hostile line (huge counts, a tiny rate) scales past 2^64: converting such
+ * a double to an integer is undefined, so clamp it first. */
+static uint64_t saturate_u64(double x)
+{
+    if (!(x > 0))
+        return 0; /* also NaN */
+    if (x >= 18446744073709551616.0)
+        return UINT64_MAX;
+    return (uint64_t)x;
+}
+
 void gperf_scale(uint64_t count, uint64_t bytes, uint64_t rate, uint64_t *out_count,
                  uint64_t *out_bytes)
 {
@@ -33,8 +44,8 @@ void gperf_scale(uint64_t count, uint64_t bytes, uint64_t rate, uint64_t *out_co
     }
     double avg = (double)bytes / (double)count;
     double scale = 1.0 / (1.0 - exp(-avg / (double)rate));
-    *out_count = (uint64_t)((double)count * scale);
-    *out_bytes = (uint64_t)((double)bytes * scale);
+    *out_count = saturate_u64((double)count * scale);
+    *out_bytes = saturate_u64((double)bytes * scale);
 }
 
 bool gperf_kind_rate(const char *kind, uint64_t *rate, bool *pprof_same)

@@ -92,6 +92,10 @@ static void test_scale(void **state)
     assert_int_equal(b, 300);
     gperf_scale(5, 0, 524288, &c, &b);
     assert_int_equal(c, 0);
+    /* Hostile values scale past 2^64: clamped, not undefined (found by the
+     * fuzz smoke with the dump changing underneath). */
+    gperf_scale(UINT64_C(1) << 63, UINT64_C(1) << 63, UINT64_C(1) << 40, &c, &b);
+    assert_true(c == UINT64_MAX && b == UINT64_MAX);
 
     uint64_t rate;
     bool same;
