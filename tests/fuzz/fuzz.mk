@@ -130,7 +130,7 @@ run: $(FUZZ_BINS) seeds
 $(FUZZ_ACTIVE:%=smoke-%): smoke-%: $(FZ)/fuzz_% $(FZ)/seeds/%/.done
 	@mkdir -p $(FZ)/smoke/$* $(FZ)/artifacts/$*
 	@rm -rf $(FZ)/smoke/$*/*
-	$(FZ)/fuzz_$* $(FUZZ_FLAGS) -max_total_time=$(SMOKE_SECONDS) \
+	$(FZ)/fuzz_$* $(FUZZ_FLAGS) -seed=1 -max_total_time=$(SMOKE_SECONDS) \
 	    -artifact_prefix=$(FZ)/artifacts/$*/ $(FZ)/smoke/$* $(FZ)/seeds/$*
 
 smoke: $(FUZZ_ACTIVE:%=smoke-%) replay

@@ -70,7 +70,10 @@ for f in $($FMK list); do
     [ "$mode" = change ] && { name="$f (dump changing underneath)"; secs=$(( (SMOKE + 1) / 2 )); env=HF_FUZZ_CHANGE=1; }
     rm -rf "$TESTTMP/corpus-$f" "$TESTTMP/art-$f"
     mkdir -p "$TESTTMP/corpus-$f" "$TESTTMP/art-$f"
-    timeout $((secs * 10 + 120)) env $env "$bin" -max_total_time="$secs" -rss_limit_mb=2048 -malloc_limit_mb=512 \
+    # A fixed seed: every run tries the same inputs in the same order, so a
+    # smoke failure is a regression that reproduces, not a lucky draw (long
+    # random runs are `make fuzz`).
+    timeout $((secs * 10 + 120)) env $env "$bin" -seed=1 -max_total_time="$secs" -rss_limit_mb=2048 -malloc_limit_mb=512 \
       -timeout=20 -max_len=131072 -print_final_stats=1 -artifact_prefix="$TESTTMP/art-$f/" \
       "$TESTTMP/corpus-$f" "$ROOT/build/fuzz/seeds/$f" >"$TESTTMP/fuzz-$f.log" 2>&1
     rc=$?
