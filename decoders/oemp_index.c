@@ -116,16 +116,20 @@ static void sort_nodes(oemp_dump *d)
     g_array_set_size(a, w);
 }
 
-const oemp_named *oemp_table_find(const oemp_dump *d, int t, int64_t id)
+/* Binary search of an array sorted by id, whose elements start with their
+ * int64_t id (oemp_named, oemp_node). */
+static const void *find_by_id(GArray *a, int64_t id)
 {
-    GArray *a = d->tables[t];
+    guint size = g_array_get_element_size(a);
     guint lo = 0, hi = a->len;
     while (lo < hi) {
         guint mid = lo + (hi - lo) / 2;
-        const oemp_named *n = &g_array_index(a, oemp_named, mid);
-        if (n->id == id)
-            return n;
-        if (n->id < id)
+        const char *e = a->data + (gsize)mid * size;
+        int64_t eid;
+        memcpy(&eid, e, sizeof eid);
+        if (eid == id)
+            return e;
+        if (eid < id)
             lo = mid + 1;
         else
             hi = mid;
@@ -133,21 +137,14 @@ const oemp_named *oemp_table_find(const oemp_dump *d, int t, int64_t id)
     return NULL;
 }
 
+const oemp_named *oemp_table_find(const oemp_dump *d, int t, int64_t id)
+{
+    return find_by_id(d->tables[t], id);
+}
+
 const oemp_node *oemp_node_find(const oemp_dump *d, int64_t id)
 {
-    GArray *a = d->nodes;
-    guint lo = 0, hi = a->len;
-    while (lo < hi) {
-        guint mid = lo + (hi - lo) / 2;
-        const oemp_node *n = &g_array_index(a, oemp_node, mid);
-        if (n->id == id)
-            return n;
-        if (n->id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
+    return find_by_id(d->nodes, id);
 }
 
 oemp_type_kind oemp_type_kind_of(const char *type_name)
