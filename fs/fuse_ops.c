@@ -126,54 +126,60 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 }
 
 /*
- * True when the dump is no longer what was indexed: truncated under the
- * mapping (the guard tripped), or overwritten or replaced (size, mtime or
- * inode differ).  A deleted dump is fine: the mapping keeps its pages.
+ * Each open looks at the dump file once (one stat) for two things:
+ *
+ * Access: the kernel checks the modes heapfs gave at mount time
+ * (default_permissions) and keeps them for the attribute timeout, so the
+ * dump's own permissions are checked again here: a dump made unreadable to
+ * someone after mounting (chmod 600) stops being readable through the mount.
+ *
+ * Change: the dump is no longer what was indexed when it was truncated under
+ * the mapping (the guard tripped) or overwritten or replaced (size, mtime or
+ * inode differ).  A deleted dump is fine: the mapping keeps its pages, and it
+ * keeps the modes of the mount.
  */
-static bool dump_changed(hf_fs *fs)
+static bool caller_may_read(fuse_req_t req, const struct stat *st)
 {
-    if (hf_guard_tripped())
-        return true;
-    struct stat st;
-    if (stat(fs->path, &st) != 0)
-        return false;
-    return st.st_ino != fs->dump_st.st_ino || st.st_size != fs->dump_st.st_size ||
-           st.st_mtim.tv_sec != fs->dump_st.st_mtim.tv_sec ||
-           st.st_mtim.tv_nsec != fs->dump_st.st_mtim.tv_nsec;
-}
-
-/*
- * The kernel checks the modes heapfs gave at mount time (default_permissions),
- * and keeps them for the attribute timeout.  The dump's own permissions are
- * checked again at each open, so a dump made unreadable to someone after
- * mounting (chmod 600) stops being readable through the mount too.  A dump
- * that is gone keeps the modes of the mount.
- */
-static bool caller_may_read_dump(fuse_req_t req, hf_fs *fs)
-{
-    struct stat st;
-    if (stat(fs->path, &st) != 0)
-        return true;
     const struct fuse_ctx *ctx = fuse_req_ctx(req);
     if (ctx->uid == 0)
         return true;
-    if (ctx->uid == st.st_uid)
-        return st.st_mode & S_IRUSR;
-    bool in_group = ctx->gid == st.st_gid;
+    if (ctx->uid == st->st_uid)
+        return st->st_mode & S_IRUSR;
+    bool in_group = ctx->gid == st->st_gid;
     gid_t groups[64];
     int n = in_group ? 0 : fuse_req_getgroups(req, 64, groups);
     for (int i = 0; i < n && i < 64 && !in_group; i++)
-        in_group = groups[i] == st.st_gid;
-    return st.st_mode & (in_group ? S_IRGRP : S_IROTH);
+        in_group = groups[i] == st->st_gid;
+    return st->st_mode & (in_group ? S_IRGRP : S_IROTH);
+}
+
+static bool changed_since_mount(hf_fs *fs, const struct stat *st)
+{
+    return st->st_ino != fs->dump_st.st_ino || st->st_size != fs->dump_st.st_size ||
+           st->st_mtim.tv_sec != fs->dump_st.st_mtim.tv_sec ||
+           st->st_mtim.tv_nsec != fs->dump_st.st_mtim.tv_nsec;
+}
+
+/* 0, or the errno an open must fail with. */
+static int check_dump(fuse_req_t req, hf_fs *fs, bool check_change)
+{
+    struct stat st;
+    bool exists = stat(fs->path, &st) == 0; /* deleted: served from the mapping */
+    if (exists && !caller_may_read(req, &st))
+        return EACCES;
+    if (check_change && (hf_guard_tripped() || (exists && changed_since_mount(fs, &st))))
+        return EIO;
+    return 0;
 }
 
 static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     hf_node n;
+    int rc;
     if (!node_of(fs_of(req), ino, &n))
         fuse_reply_err(req, ESTALE);
-    else if (!caller_may_read_dump(req, fs_of(req)))
-        fuse_reply_err(req, EACCES);
+    else if ((rc = check_dump(req, fs_of(req), false)) != 0)
+        fuse_reply_err(req, rc);
     else
         fuse_reply_open(req, fi);
 }
@@ -194,12 +200,9 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         fuse_reply_err(req, EISDIR);
         return;
     }
-    if (!caller_may_read_dump(req, fs)) {
-        fuse_reply_err(req, EACCES);
-        return;
-    }
-    if (!hf_tree_volatile(&n) && dump_changed(fs)) {
-        fuse_reply_err(req, EIO);
+    int rc = check_dump(req, fs, !hf_tree_volatile(&n));
+    if (rc) {
+        fuse_reply_err(req, rc);
         return;
     }
     if (hf_tree_volatile(&n))
