@@ -1,12 +1,24 @@
 # heapfs build.  `make` builds ./heapfs; `make check` runs every test and
 # ends with one line "N passed, N failed".  SANITIZE=1 builds everything
 # with AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer on).
+#
+# The layering is enforced here (docs/architecture.md):
+#   libheapfs.a   decoders/ and cache/: the decoding library.  Compiled
+#                 without FUSE's include path, so it cannot include FUSE.
+#   libhftree.a   fs/ minus the FUSE front end: the tree, views, inodes.
+#                 Also compiled without FUSE.
+#   heapfs        the FUSE front end (FUSE_SRC) linked with both.
+# Unit tests link the two libraries (the linker takes only the objects a test
+# uses) and never libfuse.
 CC      ?= cc
-PKGS    := fuse3 glib-2.0 libdw
+LIB_PKGS  := glib-2.0 libdw
+FUSE_PKGS := fuse3
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-           -I. $(shell pkg-config --cflags $(PKGS))
-LDLIBS  := $(shell pkg-config --libs $(PKGS)) -lpthread -lm
+           -I. $(shell pkg-config --cflags $(LIB_PKGS))
+FUSE_CFLAGS := $(shell pkg-config --cflags $(FUSE_PKGS))
+LIB_LDLIBS  := $(shell pkg-config --libs $(LIB_PKGS)) -lpthread -lm
+LDLIBS  := $(shell pkg-config --libs $(FUSE_PKGS)) $(LIB_LDLIBS)
 ifeq ($(SANITIZE),1)
 B       := build/san
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -15,11 +27,13 @@ else
 B       := build/rel
 endif
 
-LIB_SRC  := $(wildcard decoders/*.c) $(wildcard cache/*.c)
-FS_SRC   := $(filter-out fs/main.c,$(wildcard fs/*.c))
+FUSE_SRC := fs/main.c fs/fuse_ops.c
+LIB_SRC  := $(sort $(shell find decoders cache -name '*.c'))
+TREE_SRC := $(filter-out $(FUSE_SRC),$(wildcard fs/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
-FS_OBJ   := $(FS_SRC:%.c=$(B)/%.o)
-TESTS    := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/test_*.c))
+TREE_OBJ := $(TREE_SRC:%.c=$(B)/%.o)
+FUSE_OBJ := $(FUSE_SRC:%.c=$(B)/%.o)
+TESTS    := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(wildcard tests/unit/test_*.c))
 
 .PHONY: all check unit demo bench clean heapfs fuzz
 all: heapfs
@@ -27,19 +41,26 @@ all: heapfs
 heapfs: $(B)/heapfs
 	ln -sf $< $@
 
-$(B)/heapfs: $(B)/fs/main.o $(FS_OBJ) $(B)/libheapfs.a
+$(B)/heapfs: $(FUSE_OBJ) $(B)/libhftree.a $(B)/libheapfs.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# Several folders have a read.c or a decoder.c: `ar q` keeps members with
+# the same base name apart (`ar r` would replace one with the other).
 $(B)/libheapfs.a: $(LIB_OBJ)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && ar qcs $@ $^
+
+$(B)/libhftree.a: $(TREE_OBJ)
+	rm -f $@ && ar qcs $@ $^
+
+$(FUSE_OBJ): CFLAGS += $(FUSE_CFLAGS)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-$(B)/tests/%: tests/%.c $(FS_OBJ) $(B)/libheapfs.a
+$(B)/tests/unit/%: tests/unit/%.c $(B)/libhftree.a $(B)/libheapfs.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIB_LDLIBS) -lcmocka
 
 unit: $(TESTS)
 

@@ -3,7 +3,7 @@
 # recording, how fast a snapshot opens early and late in it, and how much
 # memory the lifetime index takes.
 #
-# The recording is made by tests/oemp_gen.py (version 2, 1,000 snapshots;
+# The recording is made by tests/programs/oemp_gen.py (version 2, 1,000 snapshots;
 # each creates 400 objects, resizes 300 and deletes 300: about a million
 # object events, 100,000 objects live at the end, 42 MB), cached as
 # bench/out/oemp-<hash of the generator>.oemp.
@@ -64,11 +64,11 @@ die() { echo "bench_oemp: $*" >&2; exit 1; }
 
 # ---- the recording ------------------------------------------------------------
 CHG=$((PER * 3 / 4))
-tag=$(cat tests/oemp_gen.py | sha1sum | cut -c1-8)-$NSNAP-$PER
+tag=$(cat tests/programs/oemp_gen.py | sha1sum | cut -c1-8)-$NSNAP-$PER
 REC=$OUT/oemp-$tag.oemp
 if [ ! -s "$REC" ]; then
   echo "making $REC (once; cached) ..." >&2
-  python3 tests/oemp_gen.py gen "$REC.tmp.oemp" --version 2 --snapshots "$NSNAP" --per-snap "$PER" \
+  python3 tests/programs/oemp_gen.py gen "$REC.tmp.oemp" --version 2 --snapshots "$NSNAP" --per-snap "$PER" \
     --chg-per-snap "$CHG" --del-per-snap "$CHG" --seed 7 --summary-only || die "generator failed"
   mv "$REC.tmp.oemp" "$REC"
   mv "$REC.tmp.truth.json" "${REC%.oemp}.truth.json"

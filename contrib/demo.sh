@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make demo: dump a small real JVM (contrib/demo/Shop.java, which leaks
 # orders into a cache), mount the dump with heapfs, show around it, unmount.
-# Without a JDK it mounts a dump from ../shared/corpus instead.
+# Without a JDK it mounts a dump from tests/corpus instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d /tmp/heapfs-demo.XXXXXX)
@@ -26,7 +26,7 @@ if command -v javac >/dev/null && command -v jcmd >/dev/null; then
   jcmd "$pid" GC.heap_dump "$dump" > /dev/null
   kill "$pid"; pid=""
 else
-  dump=../shared/corpus/hprof/slurp_hprof-64.bin
+  dump=tests/corpus/hprof/slurp_hprof-64.bin
   echo "(no JDK here: using $dump)"
 fi
 

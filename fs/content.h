@@ -7,7 +7,7 @@
 #ifndef HF_CONTENT_H
 #define HF_CONTENT_H
 
-#include "decoders/model.h"
+#include "decoders/core/model.h"
 
 void hf_content_readme(hf_dump *d, GString *out);
 /* errors: one problem per line; item = problem index (render protocol). */

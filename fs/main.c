@@ -12,7 +12,7 @@
 #include "fs/guard.h"
 
 #include "cache/cache.h"
-#include "decoders/model.h"
+#include "decoders/core/model.h"
 
 #include <errno.h>
 #include <signal.h>

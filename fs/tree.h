@@ -15,7 +15,7 @@
 #define HF_TREE_H
 
 #include "cache/cache.h"
-#include "decoders/model.h"
+#include "decoders/core/model.h"
 #include "fs/inode.h"
 
 #include <glib.h>

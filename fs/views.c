@@ -8,7 +8,7 @@
  */
 #include "fs/views.h"
 
-#include "decoders/model.h"
+#include "decoders/core/model.h"
 
 #include <string.h>
 

@@ -24,7 +24,7 @@
 # The project Makefile: its B, CFLAGS, LDLIBS, object rules and lists.
 include Makefile
 
-CORPUS       ?= ../shared/corpus
+CORPUS       ?= tests/corpus
 FUZZ_SECONDS ?= 300
 # then each target again with the dump changing underneath (HF_FUZZ_CHANGE)
 FUZZ_CHANGE_SECONDS ?= 60
@@ -45,26 +45,24 @@ endef
 # ---- one line per decoder ----
 $(eval $(call decoder,hprof,$(CORPUS)/hprof))
 $(eval $(call decoder,gperftools,$(CORPUS)/pprof-heap))
-$(eval $(call decoder,oemp,$(wildcard tests/data/*.oemp)))
+$(eval $(call decoder,oemp,$(wildcard tests/fixtures/*.oemp)))
 $(eval $(call decoder,hprof-text,$(CORPUS)/hprof-txt))
 $(eval $(call decoder,bmd,$(CORPUS)/bmd))
 # ------------------------------
 
-# Only decoders whose format name is in decoders/*.c get built: a line may
+# Only decoders whose format name is in decoders/*/*.c get built: a line may
 # come before its decoder lands.  (t_fuzz_smoke.sh checks the other way:
 # every registered decoder has a line.)
-REGISTERED := $(shell sed -n 's/.*\.format *= *"\([^"]*\)".*/\1/p' decoders/*.c 2>/dev/null | sort -u)
+REGISTERED := $(shell sed -n 's/.*\.format *= *"\([^"]*\)".*/\1/p' decoders/*/*.c 2>/dev/null | sort -u)
 FUZZ_ACTIVE := $(filter $(REGISTERED),$(FUZZ_DECODERS))
 
-FUZZ_SRC  := $(wildcard decoders/*.c) $(wildcard cache/*.c) \
-             $(filter-out fs/main.c fs/fuse_ops.c,$(wildcard fs/*.c)) tests/fuzz/walk.c
+FUZZ_SRC  := $(LIB_SRC) $(TREE_SRC) tests/fuzz/walk.c
 FUZZ_OBJ  := $(FUZZ_SRC:%.c=$(FZ)/obj/%.o)
 FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
                -fno-sanitize-recover=undefined -std=c11 -D_GNU_SOURCE -I. \
-               $(shell pkg-config --cflags $(PKGS))
+               $(shell pkg-config --cflags $(LIB_PKGS))
 FUZZ_BINS := $(FUZZ_ACTIVE:%=$(FZ)/fuzz_%)
 
-WALK_FS_OBJ := $(patsubst %.c,$(B)/%.o,$(filter-out fs/main.c fs/fuse_ops.c,$(wildcard fs/*.c)))
 HF_WALK     := $(B)/tests/fuzz/hf_walk
 
 .PHONY: fuzzers run smoke replay seeds hf_walk list $(FUZZ_ACTIVE:%=run-%) $(FUZZ_ACTIVE:%=smoke-%) \
@@ -90,14 +88,14 @@ $(FZ)/obj/tests/fuzz/walk.o: tests/fuzz/walk.c
 
 $(FZ)/fuzz_%: tests/fuzz/fuzz_target.c $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -DHF_FUZZ_FORMAT='"$*"' -o $@ $^ $(LDLIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -DHF_FUZZ_FORMAT='"$*"' -o $@ $^ $(LIB_LDLIBS)
 
 # ---- seeds: small inputs built from the seed dirs (tests/fuzz/mkseeds.py) ----
 seeds: $(FUZZ_ACTIVE:%=$(FZ)/seeds/%/.done)
 
 $(FZ)/seeds/%/.done: tests/fuzz/mkseeds.py
 	@rm -rf $(dir $@) && mkdir -p $(dir $@)
-	python3 tests/fuzz/mkseeds.py $* $(dir $@) $(SEEDS_$*) tests/data $(wildcard tests/fuzz/regress/$*)
+	python3 tests/fuzz/mkseeds.py $* $(dir $@) $(SEEDS_$*) tests/fixtures $(wildcard tests/fuzz/regress/$*)
 	@touch $@
 
 # ---- running ----
@@ -147,6 +145,6 @@ replay: $(FUZZ_BINS)
 # ---- the driver, built like the unit tests (SANITIZE=1 honoured) ----
 hf_walk: $(HF_WALK)
 
-$(HF_WALK): $(B)/tests/fuzz/hf_walk.o $(B)/tests/fuzz/walk.o $(WALK_FS_OBJ) $(B)/libheapfs.a
+$(HF_WALK): $(B)/tests/fuzz/hf_walk.o $(B)/tests/fuzz/walk.o $(B)/libhftree.a $(B)/libheapfs.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LDLIBS)

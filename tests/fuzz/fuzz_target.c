@@ -23,7 +23,7 @@
  * and already-open files while someone rewrites the dump.  Only crashes and
  * sanitizer reports count then: the views are garbage by design.
  */
-#include "decoders/registry.h"
+#include "decoders/core/registry.h"
 #include "tests/fuzz/walk.h"
 
 #include <stdio.h>
@@ -45,7 +45,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     dec = hf_walk_decoder(HF_FUZZ_FORMAT);
     if (!dec) {
-        fprintf(stderr, "fuzz: no decoder '%s' is registered in decoders/registry.c\n",
+        fprintf(stderr, "fuzz: no decoder '%s' is registered in decoders/core/registry.c\n",
                 HF_FUZZ_FORMAT);
         exit(1);
     }

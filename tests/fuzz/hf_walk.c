@@ -28,7 +28,7 @@
  * Exit status: 0 when every walk was ok or refused cleanly, 2 when any broke
  * a contract, 3 on a hang, 64 on bad usage; a sanitizer report exits 1.
  */
-#include "decoders/registry.h"
+#include "decoders/core/registry.h"
 #include "tests/fuzz/walk.h"
 
 #include <errno.h>

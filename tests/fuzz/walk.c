@@ -10,7 +10,7 @@
 #include "tests/fuzz/walk.h"
 
 #include "cache/cache.h"
-#include "decoders/registry.h"
+#include "decoders/core/registry.h"
 #include "fs/inode.h"
 #include "fs/tree.h"
 

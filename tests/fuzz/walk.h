@@ -28,7 +28,7 @@
 #ifndef HF_FUZZ_WALK_H
 #define HF_FUZZ_WALK_H
 
-#include "decoders/model.h"
+#include "decoders/core/model.h"
 
 #include <glib.h>
 #include <stdbool.h>

@@ -9,7 +9,7 @@
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HEAPFS=${HEAPFS:-$ROOT/heapfs}
-CORPUS=${CORPUS:-$ROOT/../shared/corpus}
+CORPUS=${CORPUS:-$ROOT/tests/corpus}
 TESTTMP=$(mktemp -d "${TMPDIR:-/tmp}/heapfs-test.XXXXXX")
 HF_MOUNTS=()
 HF_PIDS=()

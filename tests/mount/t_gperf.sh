@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # t_gperf.sh - gperftools heap profiles mounted: every corpus profile, a
-# series, fresh profiles made now by tests/tcmalloc_prog.c (linked with
+# series, fresh profiles made now by tests/programs/tcmalloc_prog.c (linked with
 # -ltcmalloc, run with HEAPPROFILE), and a broken one.
 #
 # Oracles: Debian's google-pprof (`google-pprof --text`) on the original and
@@ -117,7 +117,7 @@ TC_OK=0
 if [ ! -e /usr/include/gperftools/heap-profiler.h ] && [ "$(id -u)" = 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y libgoogle-perftools-dev >/dev/null 2>&1
 fi
-if cc -g -O0 -fno-omit-frame-pointer -o "$TESTTMP/tcprog" "$ROOT/tests/tcmalloc_prog.c" -ltcmalloc 2>"$TESTTMP/cc.log"; then
+if cc -g -O0 -fno-omit-frame-pointer -o "$TESTTMP/tcprog" "$ROOT/tests/programs/tcmalloc_prog.c" -ltcmalloc 2>"$TESTTMP/cc.log"; then
   (cd "$TESTTMP" && HEAPPROFILE="$TESTTMP/tc" ./tcprog >/dev/null 2>&1) && TC_OK=1
 fi
 if [ $TC_OK = 1 ] && [ -e "$TESTTMP/tc.0002.heap" ]; then

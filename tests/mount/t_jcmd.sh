@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # t_jcmd.sh - heapfs against a live JVM, with the JVM itself as the oracle.
 #
-# Runs tests/java/HeapShape.java (a heap of known shape: 1234 Alpha, 777
+# Runs tests/programs/java/HeapShape.java (a heap of known shape: 1234 Alpha, 777
 # Beta$Inner, a CycleA <-> CycleB cycle, arrays of known lengths, a secret
 # String, LATIN1 and UTF16 Strings, two lambdas), then asks the JVM for
 #   jcmd PID GC.class_histogram          (the oracle: HotSpot's own counts)
@@ -35,7 +35,7 @@ done
 
 JDIR=$TESTTMP/java
 mkdir -p "$JDIR"
-if ! timeout 120 javac -encoding UTF-8 -d "$JDIR" "$ROOT/tests/java/HeapShape.java" 2>"$TESTTMP/javac.err"; then
+if ! timeout 120 javac -encoding UTF-8 -d "$JDIR" "$ROOT/tests/programs/java/HeapShape.java" 2>"$TESTTMP/javac.err"; then
   sed 's/^/# /' "$TESTTMP/javac.err"
   echo "not ok - javac HeapShape.java"
   exit 1

@@ -33,7 +33,7 @@
 # loopback even where namespaces work (NFSv4 only).
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SRC=$(cd "$HERE/../nfs" && pwd)
+SRC=$(cd "$HERE/../programs/nfs" && pwd)
 
 # ---- what it needs ----
 if [ "$(id -u)" != 0 ]; then

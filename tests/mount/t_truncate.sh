@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t_truncate.sh - every corpus file (and tests/data file) cut at 240 offsets:
+# t_truncate.sh - every corpus file (and tests/fixtures file) cut at 240 offsets:
 # each cut either opens, with its tree walked whole (every node looked up,
 # listed, stat'ed and read: tests/fuzz/walk.h) and the problem in `errors`,
 # or is refused with one clear line.  No crash, no hang (a watchdog per cut),
@@ -30,7 +30,7 @@ WALK=$ROOT/$B/tests/fuzz/hf_walk
 echo "# formats: $("$WALK" --list-formats | tr '\n' ' ')"
 
 files=()
-for f in "$CORPUS"/*/* "$ROOT"/tests/data/*; do
+for f in "$CORPUS"/*/* "$ROOT"/tests/fixtures/*; do
   [ -f "$f" ] || continue
   case "$f" in *.md) continue ;; esac
   files+=("$f")
@@ -135,7 +135,7 @@ for f in "$CORPUS/hprof/slurp_hprof-64.bin" "$CORPUS/hprof/leakcanary_leak_servi
   mount_cut "$f" "${must[$((nm * 2 / 3))]}" 1
   mount_cut "$f" "${must[$((nm - 1))]}" 1
 done
-for f in "$CORPUS"/pprof-heap/local_tcmalloc_hp.0001.heap "$CORPUS"/hprof-txt/JoelStuart_COMP3702A1_sites.java.hprof.txt "$ROOT"/tests/data/small-v2.oemp; do
+for f in "$CORPUS"/pprof-heap/local_tcmalloc_hp.0001.heap "$CORPUS"/hprof-txt/JoelStuart_COMP3702A1_sites.java.hprof.txt "$ROOT"/tests/fixtures/small-v2.oemp; do
   [ -f "$f" ] || continue
   s=$(stat -c %s "$f")
   mount_cut "$f" $((s / 2 + 3)) 0
@@ -149,7 +149,7 @@ done
 # daemon must stay up; new opens fail with EIO (the dump's mtime changed).
 # (The fuzz targets do the same to every input: HF_FUZZ_CHANGE=1.)
 for f in "$CORPUS/hprof/slurp_hprof-64.bin" "$CORPUS/bmd/slurp_hprof-32.bmd" \
-         "$CORPUS/hprof-txt/JoelStuart_COMP3702A1_sites.java.hprof.txt" "$ROOT/tests/data/gen-v1.oemp"; do
+         "$CORPUS/hprof-txt/JoelStuart_COMP3702A1_sites.java.hprof.txt" "$ROOT/tests/fixtures/gen-v1.oemp"; do
   [ -f "$f" ] || continue
   b=$(basename "$f")
   cp "$f" "$TESTTMP/rw-$b"

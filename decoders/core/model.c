@@ -1,0 +1,52 @@
+/* model.c - the common part of every dump: problems, init and close. */
+#include "decoders/core/model.h"
+
+#include <stdarg.h>
+
+G_DEFINE_QUARK(heapfs-error-quark, hf_error)
+
+void hf_dump_init(hf_dump *d, const hf_dump_ops *ops, const char *path, GMappedFile *map)
+{
+    d->ops = ops;
+    d->path = g_strdup(path);
+    d->map = map ? g_mapped_file_ref(map) : NULL;
+    d->data = map ? (const uint8_t *)g_mapped_file_get_contents(map) : NULL;
+    d->size = map ? g_mapped_file_get_length(map) : 0;
+    d->problems = g_ptr_array_new_with_free_func(g_free);
+}
+
+void hf_dump_clear(hf_dump *d)
+{
+    g_free(d->path);
+    if (d->map)
+        g_mapped_file_unref(d->map);
+    if (d->problems)
+        g_ptr_array_free(d->problems, TRUE);
+    d->map = NULL;
+    d->problems = NULL;
+}
+
+void hf_problem(hf_dump *d, uint64_t offset, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *what = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    g_ptr_array_add(d->problems,
+                    g_strdup_printf("offset 0x%" G_GINT64_MODIFIER "x: %s", (guint64)offset, what));
+    g_free(what);
+}
+
+void hf_problem_nooff(hf_dump *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    g_ptr_array_add(d->problems, g_strdup_vprintf(fmt, ap));
+    va_end(ap);
+}
+
+void hf_dump_close(hf_dump *d)
+{
+    if (d)
+        d->ops->destroy(d);
+}

@@ -1,0 +1,144 @@
+/*
+ * registry.c - the list of decoders, and opening a file by its content.
+ *
+ * Detection looks at the first bytes only, in table order; the first
+ * decoder that claims the file indexes it.  A file nobody claims, an empty
+ * file, a directory, a missing or unreadable file all give one clear line.
+ */
+#include "decoders/core/model.h"
+#include "decoders/core/registry.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+extern const hf_decoder hf_decoder_hprof;
+
+extern const hf_decoder hf_gperf_decoder;
+extern const hf_decoder hf_hproftxt_decoder;
+
+extern const hf_decoder hf_oemp_decoder;
+
+extern const hf_decoder hf_decoder_bmd;
+
+/* One line per decoder.  Order matters only where two could claim a file. */
+static const hf_decoder *const decoders[] = {
+    &hf_gperf_decoder,
+    &hf_hproftxt_decoder,
+    &hf_decoder_hprof,
+    &hf_oemp_decoder,
+    &hf_decoder_bmd,
+    NULL,
+};
+
+const hf_decoder *const *hf_decoders(void)
+{
+    return decoders;
+}
+
+#define HEAD_LEN 4096
+
+static const hf_decoder *detect(const uint8_t *head, size_t len)
+{
+    for (size_t i = 0; decoders[i]; i++)
+        if (decoders[i]->detect(head, len))
+            return decoders[i];
+    return NULL;
+}
+
+/* Maps `path` after the checks that give the clearest messages. */
+static GMappedFile *map_file(const char *path, GError **err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        g_set_error(err, HF_ERROR, HF_ERROR_OPEN, "%s: %s", path, g_strerror(errno));
+        return NULL;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        g_set_error(err, HF_ERROR, HF_ERROR_OPEN, "%s: is a directory, not a dump file", path);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        g_set_error(err, HF_ERROR, HF_ERROR_OPEN, "%s: not a regular file", path);
+        return NULL;
+    }
+    if (st.st_size == 0) {
+        g_set_error(err, HF_ERROR, HF_ERROR_FORMAT, "%s: empty file", path);
+        return NULL;
+    }
+    GError *e = NULL;
+    GMappedFile *map = g_mapped_file_new(path, FALSE, &e);
+    if (!map) {
+        g_set_error(err, HF_ERROR, HF_ERROR_OPEN, "%s", e->message);
+        g_error_free(e);
+    }
+    return map;
+}
+
+static const hf_decoder *detect_mapped(const char *path, GMappedFile *map, GError **err)
+{
+    const uint8_t *data = (const uint8_t *)g_mapped_file_get_contents(map);
+    size_t len = g_mapped_file_get_length(map);
+    const hf_decoder *dec = detect(data, len < HEAD_LEN ? len : HEAD_LEN);
+    if (!dec)
+        g_set_error(err, HF_ERROR, HF_ERROR_FORMAT,
+                    "%s: not a format heapfs knows (HPROF, HPROF text, BMD, OEMP, "
+                    "gperftools heap profile)",
+                    path);
+    return dec;
+}
+
+hf_dump *hf_open_with(const char *path, const hf_open_opts *opts, GError **err)
+{
+    GMappedFile *map = map_file(path, err);
+    if (!map)
+        return NULL;
+    hf_dump *d = NULL;
+    const hf_decoder *dec = detect_mapped(path, map, err);
+    if (dec)
+        d = opts && dec->open_opts ? dec->open_opts(path, map, opts, err)
+                                   : dec->open(path, map, err);
+    g_mapped_file_unref(map);
+    return d;
+}
+
+hf_dump *hf_open(const char *path, GError **err)
+{
+    return hf_open_with(path, NULL, err);
+}
+
+hf_dump *hf_open_series(const char *const *paths, int n, GError **err)
+{
+    return hf_open_series_with(paths, n, NULL, err);
+}
+
+hf_dump *hf_open_series_with(const char *const *paths, int n, const hf_open_opts *opts,
+                             GError **err)
+{
+    if (n == 1)
+        return hf_open_with(paths[0], opts, err);
+    const hf_decoder *first = NULL;
+    for (int i = 0; i < n; i++) {
+        GMappedFile *map = map_file(paths[i], err);
+        if (!map)
+            return NULL;
+        const hf_decoder *dec = detect_mapped(paths[i], map, err);
+        g_mapped_file_unref(map);
+        if (!dec)
+            return NULL;
+        if (first && dec != first) {
+            g_set_error(err, HF_ERROR, HF_ERROR_FORMAT,
+                        "%s: a series must be of one format (%s is %s)", paths[i], paths[0],
+                        first->format);
+            return NULL;
+        }
+        first = dec;
+    }
+    if (!first->open_series) {
+        g_set_error(err, HF_ERROR, HF_ERROR_FORMAT,
+                    "%s: %s files cannot be mounted as a series; give one file", paths[0],
+                    first->format);
+        return NULL;
+    }
+    return first->open_series(paths, n, err);
+}

@@ -1,0 +1,964 @@
+/*
+ * heap_index.c - building the neutral heap graph (see heap.h): class
+ * display names, field layouts, the size rule, the sorted object index,
+ * per-class counts and the histogram order, traces and threads.
+ *
+ * Everything here runs once, single-threaded, inside a decoder's open().
+ * The queries at the end (find by id, decode) are read-only and
+ * thread-safe.
+ */
+#include "decoders/heap/heap.h"
+#include "decoders/core/names.h"
+
+#include <string.h>
+
+const char *const hf_okind_names[4] = {"instance", "object array", "primitive array", "class"};
+
+const char *const hf_root_names[HF_ROOT_NKINDS] = {
+    "unknown",        "jni-global",        "jni-local",   "java-frame",   "native-stack",
+    "sticky-class",   "thread-block",      "monitor-used", "thread-object", "interned-string",
+    "finalizing",     "debugger",          "reference-cleanup", "vm-internal", "jni-monitor",
+    "unreachable",
+};
+
+const char *hf_btype_name(unsigned t)
+{
+    static const char *const n[HF_T_MAX] = {
+        [HF_T_OBJECT] = "object", [HF_T_BOOLEAN] = "boolean", [HF_T_CHAR] = "char",
+        [HF_T_FLOAT] = "float",   [HF_T_DOUBLE] = "double",   [HF_T_BYTE] = "byte",
+        [HF_T_SHORT] = "short",   [HF_T_INT] = "int",         [HF_T_LONG] = "long",
+    };
+    return t < HF_T_MAX ? n[t] : NULL;
+}
+
+unsigned hf_btype_size(unsigned t, unsigned ref_size)
+{
+    static const unsigned sz[HF_T_MAX] = {
+        [HF_T_BOOLEAN] = 1, [HF_T_CHAR] = 2, [HF_T_FLOAT] = 4, [HF_T_DOUBLE] = 8,
+        [HF_T_BYTE] = 1,    [HF_T_SHORT] = 2, [HF_T_INT] = 4,  [HF_T_LONG] = 8,
+    };
+    if (t == HF_T_OBJECT)
+        return ref_size;
+    return t < HF_T_MAX ? sz[t] : 0;
+}
+
+void hf_heap_init(hf_heap *h, const hf_dump_ops *ops, const hf_heap_codec *codec,
+                  const char *path, GMappedFile *map, unsigned id_size)
+{
+    hf_dump_init(&h->base, ops, path, map);
+    h->codec = codec;
+    h->id_size = id_size;
+    h->chunk = g_string_chunk_new(64 * 1024);
+    h->snaps = g_array_new(FALSE, TRUE, sizeof(hf_hsnap));
+    h->frames = g_array_new(FALSE, TRUE, sizeof(hf_hframe));
+    h->trace_frames = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    h->traces = g_array_new(FALSE, TRUE, sizeof(hf_htrace));
+    h->threads = g_array_new(FALSE, TRUE, sizeof(hf_hthread));
+}
+
+static void free_class(hf_hclass *c)
+{
+    g_free(c->decl);
+    g_free(c->fields);
+    g_free(c->ref_offs);
+    g_free(c->statics);
+}
+
+static void free_snap(hf_hsnap *sn)
+{
+    if (sn->classes) {
+        for (guint i = 0; i < sn->classes->len; i++)
+            free_class(&g_array_index(sn->classes, hf_hclass, i));
+        g_array_free(sn->classes, TRUE);
+    }
+    if (sn->class_by_id)
+        g_hash_table_destroy(sn->class_by_id);
+    if (sn->class_by_dir)
+        g_hash_table_destroy(sn->class_by_dir);
+    g_free(sn->hist);
+    g_free(sn->locs);
+    g_free(sn->cls);
+    g_free(sn->samples);
+    if (sn->roots)
+        g_array_free(sn->roots, TRUE);
+    if (sn->heap_names)
+        g_ptr_array_free(sn->heap_names, TRUE);
+    if (sn->heap_switch)
+        g_array_free(sn->heap_switch, TRUE);
+    g_free(sn->tmp[0].v);
+    g_free(sn->tmp[1].v);
+}
+
+void hf_heap_clear(hf_heap *h)
+{
+    if (h->snaps) {
+        for (guint i = 0; i < h->snaps->len; i++)
+            free_snap(&g_array_index(h->snaps, hf_hsnap, i));
+        g_array_free(h->snaps, TRUE);
+    }
+    if (h->frames)
+        g_array_free(h->frames, TRUE);
+    if (h->trace_frames)
+        g_array_free(h->trace_frames, TRUE);
+    if (h->traces)
+        g_array_free(h->traces, TRUE);
+    if (h->threads)
+        g_array_free(h->threads, TRUE);
+    if (h->chunk)
+        g_string_chunk_free(h->chunk);
+    hf_dump_clear(&h->base);
+}
+
+hf_hsnap *hf_heap_add_snap(hf_heap *h)
+{
+    hf_hsnap sn = {0};
+    sn.number = h->snaps->len + 1;
+    sn.classes = g_array_new(FALSE, TRUE, sizeof(hf_hclass));
+    sn.class_by_id = g_hash_table_new(g_direct_hash, g_direct_equal);
+    sn.class_by_dir = g_hash_table_new(g_str_hash, g_str_equal);
+    sn.roots = g_array_new(FALSE, FALSE, sizeof(hf_hroot));
+    sn.heap_names = g_ptr_array_new();
+    sn.heap_switch = g_array_new(FALSE, FALSE, sizeof(hf_hswitch));
+    sn.class_class = sn.string_class = UINT32_MAX;
+    for (int t = 0; t < HF_T_MAX; t++)
+        sn.prim_class[t] = UINT32_MAX;
+    g_array_append_val(h->snaps, sn);
+    return &g_array_index(h->snaps, hf_hsnap, h->snaps->len - 1);
+}
+
+const char *hf_heap_intern(hf_heap *h, const char *s, size_t len)
+{
+    return g_string_chunk_insert_len(h->chunk, s ? s : "", s ? (gssize)len : 0);
+}
+
+/* ids are keys of a direct hash: this decoder needs 64-bit pointers. */
+G_STATIC_ASSERT(sizeof(gpointer) >= sizeof(uint64_t));
+
+uint32_t hf_heap_add_class(hf_heap *h, hf_hsnap *sn, const hf_hclass *c)
+{
+    if (c->id && g_hash_table_contains(sn->class_by_id, GSIZE_TO_POINTER(c->id)))
+        return GPOINTER_TO_SIZE(g_hash_table_lookup(sn->class_by_id, GSIZE_TO_POINTER(c->id))) - 1;
+    hf_hclass k = *c;
+    uint32_t idx = sn->classes->len;
+    k.decl = c->n_decl ? g_memdup2(c->decl, c->n_decl * sizeof *c->decl) : NULL;
+    k.statics = c->n_statics ? g_memdup2(c->statics, c->n_statics * sizeof *c->statics) : NULL;
+    for (uint32_t i = 0; i < k.n_decl; i++)
+        k.decl[i].decl = idx;
+    k.fields = NULL;
+    k.ref_offs = NULL;
+    k.super = -1;
+    g_array_append_val(sn->classes, k);
+    if (c->id)
+        g_hash_table_insert(sn->class_by_id, GSIZE_TO_POINTER(c->id), GSIZE_TO_POINTER(idx + 1));
+    return idx;
+}
+
+void hf_heap_display_name_append(GString *s, const char *in, size_t len)
+{
+    static const char *const prim[128] = {
+        ['Z'] = "boolean", ['C'] = "char", ['F'] = "float", ['D'] = "double",
+        ['B'] = "byte",    ['S'] = "short", ['I'] = "int",  ['J'] = "long", ['V'] = "void",
+    };
+    size_t dims = 0;
+    while (dims < len && in[dims] == '[')
+        dims++;
+    const char *base = in + dims;
+    size_t blen = len - dims;
+    if (dims && blen == 1 && (unsigned char)base[0] < 128 && prim[(unsigned char)base[0]]) {
+        g_string_append(s, prim[(unsigned char)base[0]]);
+    } else {
+        if (dims && blen >= 2 && base[0] == 'L' && base[blen - 1] == ';') {
+            base++;
+            blen -= 2;
+        }
+        /* Hidden classes are "Foo$$Lambda$14+0x0000000800c03000" inside the
+         * JVM and "Foo$$Lambda$14/0x0000000800c03000" in its histogram. */
+        const char *plus = NULL;
+        for (size_t i = 0; i + 3 <= blen; i++)
+            if (base[i] == '+' && base[i + 1] == '0' && base[i + 2] == 'x') {
+                size_t j = i + 3;
+                while (j < blen && g_ascii_isxdigit(base[j]))
+                    j++;
+                if (j == blen && j > i + 3)
+                    plus = base + i;
+            }
+        for (size_t i = 0; i < blen; i++)
+            g_string_append_c(s, base + i == plus ? '/' : base[i] == '/' ? '.' : base[i]);
+    }
+    for (size_t i = 0; i < dims; i++)
+        g_string_append(s, "[]");
+}
+
+const char *hf_heap_display_name(hf_heap *h, const char *in, size_t len)
+{
+    GString *s = g_string_sized_new(len + 16);
+    hf_heap_display_name_append(s, in, len);
+    const char *r = hf_heap_intern(h, s->str, s->len);
+    g_string_free(s, TRUE);
+    return r;
+}
+
+/* ---- the size rule ---- */
+
+void hf_heap_size_rule(const hf_heap *h, GString *out)
+{
+    if (h->id_size == 4)
+        g_string_append(out, "32-bit JVM: instance = align8(8 + fields), array = align8(12 + "
+                           "length * element size), references 4 bytes");
+    else if (h->compressed)
+        g_string_append(out, "64-bit JVM, compressed oops (all ids below 32 GiB): instance = "
+                             "align8(12 + fields), array = align8(16 + length * element size), "
+                             "references 4 bytes");
+    else
+        g_string_append(out, "64-bit JVM, uncompressed oops (ids above 32 GiB): instance = "
+                             "align8(16 + fields), array = align8(24 + length * element size), "
+                             "references 8 bytes");
+    g_string_append(out, "; class objects: java.lang.Class's instance size + static fields "
+                         "(approximate)");
+}
+
+static void decide_rule(hf_heap *h)
+{
+    /* The dump does not say how the JVM laid out objects.  HotSpot uses
+     * compressed oops below 32 GiB of heap, and then (by default)
+     * compressed class pointers too: header 12 bytes, array header 16.
+     * Without them, header 16 and array header 24 (8 mark + 8 klass + 4
+     * length, aligned to 8).  A 32-bit JVM: header 8, array header 12. */
+    uint64_t max_id = 0;
+    for (guint s = 0; s < h->snaps->len; s++) {
+        for (int k = 0; k < 2; k++) {
+            const hf_hpairs *t = &g_array_index(h->snaps, hf_hsnap, s).tmp[k];
+            for (size_t i = 0; i < t->len; i++)
+                if (t->v[2 * i] > max_id)
+                    max_id = t->v[2 * i];
+        }
+    }
+    if (h->id_size == 4) {
+        h->ref_size = 4, h->obj_header = 8, h->arr_header = 12;
+    } else if (max_id < (UINT64_C(32) << 30)) {
+        h->compressed = true;
+        h->ref_size = 4, h->obj_header = 12, h->arr_header = 16;
+    } else {
+        h->ref_size = 8, h->obj_header = 16, h->arr_header = 24;
+    }
+}
+
+static inline uint64_t align8(uint64_t x)
+{
+    return (x + 7) & ~UINT64_C(7);
+}
+
+static uint64_t array_size(const hf_heap *h, unsigned elem, uint64_t len)
+{
+    unsigned es = hf_btype_size(elem, h->ref_size);
+    uint64_t base = h->arr_header;
+    if (es == 8)
+        base = align8(base); /* 8-byte elements start 8-aligned */
+    return align8(base + len * es);
+}
+
+/* ---- classes ---- */
+
+static uint32_t synth_class(hf_heap *h, hf_hsnap *sn, const char *name, unsigned elem)
+{
+    hf_hclass c = {0};
+    c.name = hf_heap_intern(h, name, strlen(name));
+    c.elem = elem;
+    c.synthetic = true;
+    return hf_heap_add_class(h, sn, &c);
+}
+
+/* Class index of the array class of primitive type t, made up if the file
+ * has none (HotSpot need not write LOAD CLASS for them). */
+static uint32_t prim_class(hf_heap *h, hf_hsnap *sn, unsigned t)
+{
+    if (t >= HF_T_MAX || t == HF_T_OBJECT || !hf_btype_name(t))
+        t = HF_T_BYTE; /* caller reported the bad type */
+    if (sn->prim_class[t] == UINT32_MAX) {
+        char name[32];
+        g_snprintf(name, sizeof name, "%s[]", hf_btype_name(t));
+        sn->prim_class[t] = synth_class(h, sn, name, t);
+    }
+    return sn->prim_class[t];
+}
+
+/* Bytes HotSpot adds to instances of class c itself beyond its declared
+ * fields (JDK 11-17): fields the VM injects, which no dump lists, and the
+ * @Contended padding around Thread's ThreadLocalRandom fields (2 x 128).
+ * Without them the histogram of these few classes would be short. */
+static uint32_t vm_extra(const hf_heap *h, const hf_hclass *c)
+{
+    static const struct { const char *name; unsigned words, refs; } injected[] = {
+        {"java.lang.ClassLoader", 1, 0},                 /* loader_data */
+        {"java.lang.Module", 1, 0},                      /* module_entry */
+        {"java.lang.invoke.MemberName", 1, 0},           /* vmindex */
+        {"java.lang.invoke.ResolvedMethodName", 1, 1},   /* vmtarget, vmholder */
+        {"java.lang.invoke.MethodHandleNatives$CallSiteContext", 2, 0},
+    };
+    unsigned word = h->id_size;
+    for (size_t i = 0; i < G_N_ELEMENTS(injected); i++)
+        if (strcmp(c->name, injected[i].name) == 0)
+            return injected[i].words * word + injected[i].refs * h->ref_size;
+    if (strcmp(c->name, "java.lang.Thread") == 0)
+        for (uint32_t i = 0; i < c->n_decl; i++)
+            if (strcmp(c->decl[i].name, "threadLocalRandomSeed") == 0)
+                return 256;
+    return 0;
+}
+
+/* Field bytes the dump left out (hf_hclass.omitted) of c and its supers;
+ * a chain that loops is cut after as many steps as there are classes. */
+static uint64_t omitted_chain(const hf_hsnap *sn, const hf_hclass *c)
+{
+    uint64_t n = 0;
+    for (guint steps = 0; c && steps <= sn->classes->len; steps++) {
+        n += c->omitted;
+        c = c->super >= 0 ? &g_array_index(sn->classes, hf_hclass, c->super) : NULL;
+    }
+    return n;
+}
+
+/* Names longer than this are cut (then marked "~" and made unique) to
+ * stay file names: HF_NAME_MAX with room for "@0xID" suffixes. */
+#define NAME_KEEP 200
+
+/* Length of s cut to at most NAME_KEEP bytes without splitting a UTF-8
+ * sequence or a %XX escape (names.h). */
+static size_t name_cut(const char *s)
+{
+    size_t n = NAME_KEEP;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+        n--;
+    if (n >= 1 && s[n - 1] == '%')
+        n -= 1;
+    else if (n >= 2 && s[n - 2] == '%')
+        n -= 2;
+    return n;
+}
+
+/* The refs/ entry of field i named raw: raw as it is when it is a file
+ * name (always, for Java), else escaped, and cut when too long.  Interned,
+ * unless raw is returned and `interned` says it already is. */
+static const char *ref_entry(hf_heap *h, const char *raw, bool interned, uint32_t i)
+{
+    size_t n = strlen(raw);
+    if (n && n <= NAME_KEEP && !strpbrk(raw, "/%") && strcmp(raw, ".") != 0 &&
+        strcmp(raw, "..") != 0)
+        return interned ? raw : hf_heap_intern(h, raw, n);
+    GString *e = g_string_new(NULL);
+    hf_name_escape_append(e, raw, n);
+    if (e->len > NAME_KEEP) {
+        g_string_truncate(e, name_cut(e->str));
+        g_string_append_printf(e, "~%u", i);
+    }
+    const char *r = hf_heap_intern(h, e->str, e->len);
+    g_string_free(e, TRUE);
+    return r;
+}
+
+/* Fills c->fields (the whole chain) and c->ref_offs, super first. */
+static void lay_out(hf_heap *h, hf_hsnap *sn, uint32_t ci, int depth)
+{
+    hf_hclass *c = &g_array_index(sn->classes, hf_hclass, ci);
+    if (c->fields || depth > 256)
+        return;
+    hf_hclass *sup = NULL;
+    if (c->super >= 0) {
+        lay_out(h, sn, (uint32_t)c->super, depth + 1);
+        c = &g_array_index(sn->classes, hf_hclass, ci); /* lay_out may grow nothing, but be safe */
+        if (c->fields)
+            return; /* a chain that loops back to c laid it out already */
+        sup = &g_array_index(sn->classes, hf_hclass, c->super);
+        if (!sup->fields && sup->n_fields == 0 && depth > 255)
+            sup = NULL; /* a cycle: ignore the chain */
+    }
+    uint32_t n = c->n_decl + (sup ? sup->n_fields : 0);
+    c->fields = g_new0(hf_hfield, n + 1); /* non-NULL marks "done" */
+    c->n_fields = n;
+    uint32_t off = 0, nrefs = 0;
+    uint64_t mem = omitted_chain(sn, c);
+    for (uint32_t i = 0; i < c->n_decl; i++) {
+        c->fields[i] = c->decl[i];
+        c->fields[i].offset = off;
+        off += hf_btype_size(c->decl[i].type, h->id_size);
+        mem += hf_btype_size(c->decl[i].type, h->ref_size);
+    }
+    for (uint32_t i = c->n_decl; i < n; i++) {
+        c->fields[i] = sup->fields[i - c->n_decl];
+        c->fields[i].offset += off;
+        mem += hf_btype_size(c->fields[i].type, h->ref_size);
+    }
+    c->data_size = off + (sup ? sup->data_size : 0);
+    c->vm_extra = vm_extra(h, c) + (sup ? sup->vm_extra : 0);
+    c->shallow = align8(h->obj_header + mem + c->vm_extra);
+    if (sup && sup->vm_extra >= 256) {
+        /* fields of a subclass go after the padded @Contended block */
+        uint64_t own = c->omitted;
+        for (uint32_t i = 0; i < c->n_decl; i++)
+            own += hf_btype_size(c->decl[i].type, h->ref_size);
+        c->shallow = align8(sup->shallow + own + (c->vm_extra - sup->vm_extra));
+    }
+    for (uint32_t i = 0; i < n; i++)
+        nrefs += c->fields[i].type == HF_T_OBJECT;
+    c->ref_offs = g_new(uint32_t, nrefs + 1);
+    c->n_refs = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (c->fields[i].type == HF_T_OBJECT)
+            c->ref_offs[c->n_refs++] = c->fields[i].offset;
+        /* A field shadowed by one nearer the class gets name@Declaring in refs/. */
+        c->fields[i].refname = ref_entry(h, c->fields[i].name, true, i);
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(c->fields[j].name, c->fields[i].name) == 0) {
+                const hf_hclass *dc = &g_array_index(sn->classes, hf_hclass, c->fields[i].decl);
+                char *r = g_strdup_printf("%s@%s", c->fields[i].name, dc->name);
+                c->fields[i].refname = ref_entry(h, r, false, i);
+                g_free(r);
+                break;
+            }
+    }
+}
+
+static int cmp_hist(gconstpointer a, gconstpointer b, gpointer ud)
+{
+    const hf_hsnap *sn = ud;
+    const hf_hclass *x = &g_array_index(sn->classes, hf_hclass, *(const uint32_t *)a);
+    const hf_hclass *y = &g_array_index(sn->classes, hf_hclass, *(const uint32_t *)b);
+    if (x->bytes != y->bytes)
+        return x->bytes > y->bytes ? -1 : 1;
+    return strcmp(x->dir, y->dir);
+}
+
+static void finish_classes(hf_heap *h, hf_hsnap *sn)
+{
+    /* Array classes and java.lang.Class by name. */
+    for (guint i = 0; i < sn->classes->len; i++) {
+        hf_hclass *c = &g_array_index(sn->classes, hf_hclass, i);
+        if (strcmp(c->name, "java.lang.Class") == 0 && sn->class_class == UINT32_MAX)
+            sn->class_class = i;
+        if (strcmp(c->name, "java.lang.String") == 0 && sn->string_class == UINT32_MAX)
+            sn->string_class = i;
+        size_t nl = strlen(c->name);
+        if (nl > 2 && strcmp(c->name + nl - 2, "[]") == 0) {
+            c->elem = HF_T_OBJECT;
+            for (unsigned t = 0; t < HF_T_MAX; t++) {
+                const char *tn = hf_btype_name(t);
+                if (t != HF_T_OBJECT && tn && nl == strlen(tn) + 2 &&
+                    strncmp(c->name, tn, nl - 2) == 0) {
+                    c->elem = t;
+                    if (sn->prim_class[t] == UINT32_MAX)
+                        sn->prim_class[t] = i;
+                }
+            }
+        }
+    }
+    if (sn->class_class == UINT32_MAX)
+        sn->class_class = synth_class(h, sn, "java.lang.Class", 0);
+    /* Supers. */
+    for (guint i = 0; i < sn->classes->len; i++) {
+        hf_hclass *c = &g_array_index(sn->classes, hf_hclass, i);
+        c->super = c->super_id ? hf_heap_class_by_id(sn, c->super_id) : -1;
+        if (c->super == (int64_t)i)
+            c->super = -1;
+    }
+    for (guint i = 0; i < sn->classes->len; i++)
+        lay_out(h, sn, i, 0);
+    if (sn->string_class != UINT32_MAX) {
+        const hf_hclass *c = &g_array_index(sn->classes, hf_hclass, sn->string_class);
+        int32_t *slot[] = {&sn->str_value, &sn->str_coder, &sn->str_offset, &sn->str_count};
+        const char *names[] = {"value", "coder", "offset", "count"};
+        for (int k = 0; k < 4; k++) {
+            *slot[k] = -1;
+            for (uint32_t f = 0; f < c->n_fields; f++)
+                if (c->fields[f].decl == sn->string_class && strcmp(c->fields[f].name, names[k]) == 0)
+                    *slot[k] = (int32_t)f;
+        }
+    } else {
+        sn->str_value = sn->str_coder = sn->str_offset = sn->str_count = -1;
+    }
+}
+
+/* Directory names: escaped display names, "@0xID" on the second and later
+ * classes of one name. */
+static void name_dirs(hf_heap *h, hf_hsnap *sn)
+{
+    GString *s = g_string_new(NULL);
+    for (guint i = 0; i < sn->classes->len; i++) {
+        hf_hclass *c = &g_array_index(sn->classes, hf_hclass, i);
+        g_string_truncate(s, 0);
+        hf_name_escape_append(s, c->name, strlen(c->name));
+        if (s->len > NAME_KEEP) {
+            g_string_truncate(s, name_cut(s->str));
+            g_string_append_c(s, '~');
+        }
+        if (g_hash_table_contains(sn->class_by_dir, s->str))
+            g_string_append_printf(s, "@0x%" G_GINT64_MODIFIER "x", (guint64)c->id);
+        while (g_hash_table_contains(sn->class_by_dir, s->str))
+            g_string_append_printf(s, "@%u", i); /* synthesized twins: never in practice */
+        c->dir = hf_heap_intern(h, s->str, s->len);
+        g_hash_table_insert(sn->class_by_dir, (gpointer)c->dir, GSIZE_TO_POINTER(i + 1));
+    }
+    g_string_free(s, TRUE);
+}
+
+/* ---- the object index ---- */
+
+/* LSD radix sort of {id, loc} pairs on the id bits that vary: ids are
+ * aligned addresses within a range, so two or three 11-bit passes usually
+ * do.  Stable, so duplicate ids keep file order. */
+static void sort_pairs(uint64_t *a, size_t n)
+{
+    if (n < 2)
+        return;
+    bool sorted = true;
+    uint64_t diff = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (a[2 * i] < a[2 * i - 2])
+            sorted = false;
+        diff |= a[2 * i] ^ a[0];
+    }
+    if (sorted)
+        return;
+    int lo = __builtin_ctzll(diff), hi = 63 - __builtin_clzll(diff);
+    enum { BITS = 11, NB = 1 << BITS };
+    uint64_t *scratch = g_new(uint64_t, 2 * n);
+    size_t *count = g_new(size_t, NB);
+    uint64_t *src = a, *dst = scratch;
+    for (int shift = lo; shift <= hi; shift += BITS) {
+        memset(count, 0, NB * sizeof *count);
+        for (size_t i = 0; i < n; i++)
+            count[(src[2 * i] >> shift) & (NB - 1)]++;
+        size_t sum = 0;
+        for (size_t k = 0; k < NB; k++) {
+            size_t c = count[k];
+            count[k] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) {
+            size_t k = count[(src[2 * i] >> shift) & (NB - 1)]++;
+            dst[2 * k] = src[2 * i];
+            dst[2 * k + 1] = src[2 * i + 1];
+        }
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, 2 * n * sizeof *a);
+    g_free(scratch);
+    g_free(count);
+}
+
+/* Small direct-mapped cache in front of class_by_id: the fill loop asks
+ * once per object, and GHashTable's lookup is the slowest step there. */
+typedef struct {
+    uint64_t id[1024];
+    uint32_t idx[1024];
+} class_cache;
+
+static int64_t cached_class(hf_heap *h, hf_hsnap *sn, class_cache *cc, uint64_t id, uint64_t loc)
+{
+    unsigned k = (unsigned)((id >> 3) ^ (id >> 13)) & 1023;
+    if (cc->id[k] == id && cc->idx[k] != UINT32_MAX)
+        return cc->idx[k];
+    int64_t c = hf_heap_class_by_id(sn, id);
+    if (c < 0) {
+        char name[64];
+        g_snprintf(name, sizeof name, "unknown.0x%" G_GINT64_MODIFIER "x", (guint64)id);
+        hf_hclass u = {0};
+        u.id = id;
+        u.name = hf_heap_intern(h, name, strlen(name));
+        u.synthetic = true;
+        c = hf_heap_add_class(h, sn, &u);
+        hf_hclass *uc = &g_array_index(sn->classes, hf_hclass, c);
+        uc->fields = g_new0(hf_hfield, 1);
+        uc->ref_offs = g_new0(uint32_t, 1);
+        uc->shallow = align8(h->obj_header);
+        hf_problem(&h->base, loc, "object of class 0x%" G_GINT64_MODIFIER "x, which the dump "
+                   "does not define", (guint64)id);
+    }
+    cc->id[k] = id;
+    cc->idx[k] = (uint32_t)c;
+    return c;
+}
+
+static uint64_t statics_size(const hf_heap *h, const hf_hclass *c)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < c->n_statics; i++)
+        n += hf_btype_size(c->statics[i].type, h->ref_size);
+    return n;
+}
+
+void hf_hpairs_grow(hf_hpairs *p)
+{
+    p->cap = p->cap ? 2 * p->cap : 4096;
+    p->v = g_renew(uint64_t, p->v, 2 * p->cap);
+}
+
+static void finish_objects(hf_heap *h, hf_hsnap *sn)
+{
+    hf_hpairs *a = &sn->tmp[0], *b = &sn->tmp[1];
+    sort_pairs(a->v, a->len);
+    sort_pairs(b->v, b->len);
+    uint64_t total = a->len + b->len;
+    sn->locs = g_malloc(5 * total + 8);
+    sn->cls = g_new(uint32_t, total + 1);
+    sn->samples = g_new(uint64_t, (total + HF_SAMPLE - 1) / HF_SAMPLE + 1);
+    /* An id that repeats (a damaged or hostile dump) keeps its first record
+     * only: a directory must not list one name twice (find, NFS readdir). */
+    uint64_t n = 0, dups = 0, dup_loc = 0, prev = 0;
+    size_t ia = 0, ib = 0;
+    for (uint64_t i = 0; i < total; i++) {
+        /* merge the two sorted runs; on equal ids the non-class one first */
+        const uint64_t *pr;
+        if (ib == b->len || (ia < a->len && a->v[2 * ia] <= b->v[2 * ib]))
+            pr = &a->v[2 * ia++];
+        else
+            pr = &b->v[2 * ib++];
+        uint64_t id = pr[0], loc = pr[1];
+        if (n && id == prev) {
+            if (dups++ == 0)
+                dup_loc = loc;
+            continue;
+        }
+        uint8_t *p = sn->locs + 5 * n;
+        p[0] = (uint8_t)loc, p[1] = (uint8_t)(loc >> 8), p[2] = (uint8_t)(loc >> 16);
+        p[3] = (uint8_t)(loc >> 24), p[4] = (uint8_t)(loc >> 32);
+        if (n % HF_SAMPLE == 0)
+            sn->samples[n / HF_SAMPLE] = id;
+        prev = id;
+        n++;
+    }
+    sn->n_objects = n;
+    sn->n_samples = (n + HF_SAMPLE - 1) / HF_SAMPLE;
+    if (dups)
+        hf_problem(&h->base, dup_loc, "%" G_GUINT64_FORMAT " objects repeat an id seen before "
+                   "(the first record of each id is kept)", (guint64)dups);
+    for (int k = 0; k < 2; k++) {
+        g_free(sn->tmp[k].v);
+        sn->tmp[k] = (hf_hpairs){0};
+    }
+
+    class_cache *cc = g_new(class_cache, 1);
+    memset(cc->idx, 0xff, sizeof cc->idx);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t loc = hf_heap_loc(sn, i);
+        hf_hshape sh;
+        uint32_t ci;
+        uint64_t size;
+        if (!h->codec->shape(h, loc, &sh)) {
+            /* the scanner only adds objects whose records it could read */
+            sh.kind = HF_K_PRIMARRAY, sh.elem = HF_T_BYTE, sh.length = 0;
+        }
+        switch (sh.kind) {
+        case HF_K_INSTANCE:
+            ci = (uint32_t)cached_class(h, sn, cc, sh.class_id, loc);
+            size = g_array_index(sn->classes, hf_hclass, ci).shallow;
+            break;
+        case HF_K_OBJARRAY:
+            ci = (uint32_t)cached_class(h, sn, cc, sh.class_id, loc);
+            size = array_size(h, HF_T_OBJECT, sh.length);
+            break;
+        case HF_K_PRIMARRAY:
+            ci = prim_class(h, sn, sh.elem);
+            size = array_size(h, sh.elem, sh.length);
+            break;
+        default: {
+            ci = sn->class_class;
+            int64_t self = hf_heap_class_by_id(sn, hf_heap_object_id(h, sn, i));
+            size = g_array_index(sn->classes, hf_hclass, ci).shallow;
+            if (self >= 0)
+                size = align8(size + statics_size(h, &g_array_index(sn->classes, hf_hclass, self)));
+            break;
+        }
+        }
+        sn->cls[i] = ci;
+        sn->n_kind[sh.kind & 3]++;
+        hf_hclass *c = &g_array_index(sn->classes, hf_hclass, ci);
+        c->count++;
+        c->bytes += size;
+        sn->total_bytes += size;
+    }
+    g_free(cc);
+}
+
+static void finish_snap(hf_heap *h, hf_hsnap *sn)
+{
+    finish_classes(h, sn);
+    /* a class java.lang.Class itself, made up or real, has a layout now;
+     * classes added while classifying get theirs there */
+    finish_objects(h, sn);
+    for (guint i = 0; i < sn->classes->len; i++)
+        lay_out(h, sn, i, 0);
+    name_dirs(h, sn);
+    sn->hist = g_new(uint32_t, sn->classes->len + 1);
+    sn->n_hist = 0;
+    for (guint i = 0; i < sn->classes->len; i++)
+        if (g_array_index(sn->classes, hf_hclass, i).count)
+            sn->hist[sn->n_hist++] = i;
+    g_qsort_with_data(sn->hist, sn->n_hist, sizeof *sn->hist, cmp_hist, sn);
+}
+
+static int cmp_root(gconstpointer a, gconstpointer b)
+{
+    const hf_hroot *x = a, *y = b;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    if (x->frame != y->frame)
+        return x->frame < y->frame ? -1 : 1;
+    return x->extra < y->extra ? -1 : x->extra > y->extra;
+}
+
+static int cmp_trace(gconstpointer a, gconstpointer b)
+{
+    const hf_htrace *x = a, *y = b;
+    return x->serial < y->serial ? -1 : x->serial > y->serial;
+}
+
+static int cmp_thread(gconstpointer a, gconstpointer b)
+{
+    const hf_hthread *x = a, *y = b;
+    return x->serial < y->serial ? -1 : x->serial > y->serial;
+}
+
+/* Thread name from a Thread object's "name" field (a String, or char[] in
+ * very old JDKs). */
+static const char *thread_object_name(hf_heap *h, const hf_hthread *t)
+{
+    if (t->snap >= h->snaps->len || !t->obj)
+        return NULL;
+    const hf_hsnap *sn = &g_array_index(h->snaps, hf_hsnap, t->snap);
+    int64_t o = hf_heap_find_id(h, sn, t->obj);
+    hf_hobj ob;
+    if (o < 0 || !hf_heap_decode(h, sn, (uint64_t)o, &ob) || ob.kind != HF_K_INSTANCE)
+        return NULL;
+    const hf_hclass *c = hf_heap_class(sn, ob.cls);
+    for (uint32_t f = 0; f < c->n_fields; f++) {
+        uint64_t v;
+        if (c->fields[f].type != HF_T_OBJECT || strcmp(c->fields[f].name, "name") != 0 ||
+            !hf_heap_field(h, sn, &ob, f, &v))
+            continue;
+        int64_t so = hf_heap_find_id(h, sn, v);
+        hf_hobj sob;
+        if (so < 0 || !hf_heap_decode(h, sn, (uint64_t)so, &sob))
+            return NULL;
+        GString *s = g_string_new(NULL);
+        const char *r = NULL;
+        if (hf_heap_text(h, sn, &sob, s))
+            r = hf_heap_intern(h, s->str, s->len);
+        g_string_free(s, TRUE);
+        return r;
+    }
+    return NULL;
+}
+
+/* A damaged or hostile file can repeat a trace or thread serial: keep the
+ * first of each (g_array_sort is stable), so directory names stay unique
+ * and lookups by number find them.  Elements start with a uint32 serial. */
+static void drop_repeated_serials(hf_heap *h, GArray *a, const char *what)
+{
+    guint esz = g_array_get_element_size(a), k = 0, dropped = 0;
+    uint32_t prev = 0;
+    for (guint i = 0; i < a->len; i++) {
+        uint32_t serial;
+        memcpy(&serial, a->data + (size_t)i * esz, sizeof serial);
+        if (i > 0 && serial == prev) {
+            dropped++;
+            continue;
+        }
+        if (k != i)
+            memcpy(a->data + (size_t)k * esz, a->data + (size_t)i * esz, esz);
+        k++;
+        prev = serial;
+    }
+    if (dropped) {
+        g_array_set_size(a, k);
+        hf_problem_nooff(&h->base, "%u %ss repeat a serial seen before: only the first is shown",
+                         dropped, what);
+    }
+}
+
+void hf_heap_finish(hf_heap *h)
+{
+    decide_rule(h);
+    for (guint s = 0; s < h->snaps->len; s++) {
+        hf_hsnap *sn = &g_array_index(h->snaps, hf_hsnap, s);
+        finish_snap(h, sn);
+        g_array_sort(sn->roots, cmp_root);
+    }
+    g_array_sort(h->traces, cmp_trace);
+    g_array_sort(h->threads, cmp_thread);
+    drop_repeated_serials(h, h->traces, "stack trace");
+    drop_repeated_serials(h, h->threads, "thread");
+    GString *s = g_string_new(NULL);
+    for (guint i = 0; i < h->threads->len; i++) {
+        hf_hthread *t = &g_array_index(h->threads, hf_hthread, i);
+        if (!t->name)
+            t->name = thread_object_name(h, t);
+        g_string_printf(s, "%u", t->serial);
+        if (t->name && *t->name) {
+            g_string_append_c(s, '-');
+            /* keep room for the serial within HF_NAME_MAX */
+            size_t n = strlen(t->name);
+            if (n > 160)
+                n = 160;
+            while (n > 0 && ((unsigned char)t->name[n] & 0xC0) == 0x80)
+                n--; /* do not cut a UTF-8 sequence */
+            hf_name_escape_append(s, t->name, n);
+        }
+        t->dir = hf_heap_intern(h, s->str, s->len);
+    }
+    g_string_free(s, TRUE);
+}
+
+uint64_t hf_heap_index_bytes(const hf_heap *h)
+{
+    uint64_t n = 0;
+    for (guint s = 0; s < h->snaps->len; s++) {
+        const hf_hsnap *sn = &g_array_index(h->snaps, hf_hsnap, s);
+        n += 5 * sn->n_objects + 4 * sn->n_objects + 8 * sn->n_samples;
+        n += sn->roots->len * sizeof(hf_hroot) + 4ull * sn->n_hist;
+        n += sn->classes->len * sizeof(hf_hclass);
+        for (guint c = 0; c < sn->classes->len; c++) {
+            const hf_hclass *k = &g_array_index(sn->classes, hf_hclass, c);
+            n += (k->n_decl + k->n_fields) * sizeof(hf_hfield) + 4ull * k->n_refs +
+                 k->n_statics * sizeof(hf_hstatic);
+        }
+    }
+    n += h->frames->len * sizeof(hf_hframe) + h->trace_frames->len * 4ull +
+         h->traces->len * sizeof(hf_htrace) + h->threads->len * sizeof(hf_hthread);
+    return n;
+}
+
+/* ---- queries ---- */
+
+const hf_hsnap *hf_heap_snap(const hf_heap *h, uint32_t s)
+{
+    return s < h->snaps->len ? &g_array_index(h->snaps, hf_hsnap, s) : NULL;
+}
+
+const hf_hclass *hf_heap_class(const hf_hsnap *sn, uint64_t c)
+{
+    return c < sn->classes->len ? &g_array_index(sn->classes, hf_hclass, c) : NULL;
+}
+
+int64_t hf_heap_class_by_id(const hf_hsnap *sn, uint64_t id)
+{
+    gpointer v = g_hash_table_lookup(sn->class_by_id, GSIZE_TO_POINTER(id));
+    return v ? (int64_t)GPOINTER_TO_SIZE(v) - 1 : -1;
+}
+
+uint64_t hf_heap_object_id(const hf_heap *h, const hf_hsnap *sn, uint64_t o)
+{
+    return h->codec->object_id(h, hf_heap_loc(sn, o));
+}
+
+int64_t hf_heap_find_id(const hf_heap *h, const hf_hsnap *sn, uint64_t id)
+{
+    if (!sn->n_samples || id < sn->samples[0])
+        return -1;
+    /* last sample <= id */
+    uint64_t lo = 0, hi = sn->n_samples;
+    while (hi - lo > 1) {
+        uint64_t mid = (lo + hi) / 2;
+        if (sn->samples[mid] <= id)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    /* then within that block of HF_SAMPLE objects, reading ids back */
+    uint64_t a = lo * HF_SAMPLE, b = a + HF_SAMPLE;
+    if (b > sn->n_objects)
+        b = sn->n_objects;
+    while (a < b) {
+        uint64_t mid = (a + b) / 2;
+        if (hf_heap_object_id(h, sn, mid) < id)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    if (a < sn->n_objects && hf_heap_object_id(h, sn, a) == id)
+        return (int64_t)a;
+    return -1;
+}
+
+bool hf_heap_decode(const hf_heap *h, const hf_hsnap *sn, uint64_t o, hf_hobj *ob)
+{
+    if (o >= sn->n_objects)
+        return false;
+    memset(ob, 0, sizeof *ob);
+    if (!h->codec->object(h, hf_heap_loc(sn, o), ob))
+        return false;
+    ob->cls = sn->cls[o];
+    return true;
+}
+
+uint64_t hf_heap_shallow(const hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob)
+{
+    const hf_hclass *c = hf_heap_class(sn, ob->cls);
+    switch (ob->kind) {
+    case HF_K_INSTANCE:
+        return c->shallow;
+    case HF_K_OBJARRAY:
+        return array_size(h, HF_T_OBJECT, ob->length);
+    case HF_K_PRIMARRAY:
+        return array_size(h, ob->elem, ob->length);
+    default: {
+        int64_t self = hf_heap_class_by_id(sn, ob->id);
+        uint64_t size = c->shallow;
+        if (self >= 0)
+            size = align8(size + statics_size(h, hf_heap_class(sn, (uint64_t)self)));
+        return size;
+    }
+    }
+}
+
+const char *hf_heap_heap_name(const hf_hsnap *sn, uint64_t loc)
+{
+    const GArray *sw = sn->heap_switch;
+    if (!sw->len)
+        return NULL;
+    guint lo = 0, hi = sw->len;
+    while (lo < hi) { /* first switch after loc */
+        guint mid = (lo + hi) / 2;
+        if (g_array_index(sw, hf_hswitch, mid).loc <= loc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    uint32_t heap = g_array_index(sw, hf_hswitch, lo - 1).heap;
+    return heap < sn->heap_names->len ? g_ptr_array_index(sn->heap_names, heap) : NULL;
+}
+
+const hf_htrace *hf_heap_trace_by_serial(const hf_heap *h, uint32_t serial)
+{
+    guint lo = 0, hi = h->traces->len;
+    while (lo < hi) {
+        guint mid = (lo + hi) / 2;
+        const hf_htrace *t = &g_array_index(h->traces, hf_htrace, mid);
+        if (t->serial == serial)
+            return t;
+        if (t->serial < serial)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+void hf_heap_totals(const hf_heap *h, uint64_t *classes, uint64_t *objects, uint64_t *roots)
+{
+    *classes = *objects = *roots = 0;
+    for (guint s = 0; s < h->snaps->len; s++) {
+        const hf_hsnap *sn = &g_array_index(h->snaps, hf_hsnap, s);
+        *classes += sn->classes->len;
+        *objects += sn->n_objects;
+        *roots += sn->roots->len;
+    }
+}

@@ -1,0 +1,246 @@
+/*
+ * hproftxt_obj.c - objects of a text heap dump: their fields and refs are
+ * read from the lines under each OBJ / ARR record ("\tname\t\tID",
+ * "\t[i]\t\tID"), since the text has only the non-null references (see
+ * hproftxt_heap.c); everything else about classes and objects is the heap
+ * layer's.  Also the ops table of files that have a HEAP DUMP.
+ *
+ * Thread-safe: reads the mapped file and the finished index only.
+ */
+#include "decoders/hproftxt/hproftxt.h"
+
+#include "decoders/core/names.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define H(d) ((hf_heap *)(d))
+
+static txt_snap *tsnap(hf_dump *d, uint32_t s)
+{
+    txt_dump *t = (txt_dump *)d;
+    return s < t->snaps->len ? &g_array_index(t->snaps, txt_snap, s) : NULL;
+}
+
+static bool has_heap(hf_dump *d, uint32_t s)
+{
+    txt_snap *sn = tsnap(d, s);
+    return sn && sn->blk[TB_HEAP].present;
+}
+
+/* Calls fn(name, len, id) for each sub-line of the record at loc. */
+typedef bool (*sub_fn)(const char *name, size_t len, uint64_t id, void *ud);
+
+static void each_sub(const hf_heap *h, uint64_t loc, sub_fn fn, void *ud)
+{
+    const char *d = (const char *)h->base.data;
+    size_t size = h->base.size;
+    const char *nl = memchr(d + loc, '\n', size - loc);
+    size_t pos = nl ? (size_t)(nl - d) + 1 : size;
+    while (pos < size && d[pos] == '\t') {
+        nl = memchr(d + pos, '\n', size - pos);
+        size_t end = nl ? (size_t)(nl - d) : size;
+        size_t len = end - pos;
+        if (len && d[pos + len - 1] == '\r')
+            len--;
+        const char *name;
+        size_t n;
+        uint64_t id;
+        if (txt_sub_line(d + pos, len, &name, &n, &id) && !fn(name, n, id, ud))
+            return;
+        pos = end + 1;
+    }
+}
+
+typedef struct {
+    const char *name; /* wanted field name, or NULL: element index */
+    uint64_t index;
+    uint64_t id; /* found: the target, 0 when none */
+} find_ud;
+
+static bool find_cb(const char *name, size_t len, uint64_t id, void *ud)
+{
+    find_ud *f = ud;
+    if (f->name) {
+        if (strlen(f->name) == len && memcmp(f->name, name, len) == 0) {
+            f->id = id;
+            return false;
+        }
+        return true;
+    }
+    /* "[i]" */
+    if (len >= 3 && name[0] == '[' && name[len - 1] == ']' &&
+        g_ascii_strtoull(name + 1, NULL, 10) == f->index) {
+        f->id = id;
+        return false;
+    }
+    return true;
+}
+
+static uint64_t sub_value(const hf_heap *h, uint64_t loc, const char *name, uint64_t index)
+{
+    find_ud f = {name, index, 0};
+    each_sub(h, loc, find_cb, &f);
+    return f.id;
+}
+
+/* ---- fields view ---- */
+
+static bool elem_cb(const char *name, size_t len, uint64_t id, void *ud)
+{
+    GArray *a = ud;
+    if (len >= 3 && name[0] == '[' && name[len - 1] == ']') {
+        uint64_t i = g_ascii_strtoull(name + 1, NULL, 10);
+        if (i < a->len)
+            g_array_index(a, uint64_t, i) = id;
+    }
+    return true;
+}
+
+/* Instances: every reference field of the class with its value (null when
+ * the text lists none); object arrays: "[i] value" for every element. */
+bool txt_render_fields(txt_dump *t, uint32_t s, uint64_t o, GString *out)
+{
+    hf_heap *h = &t->heap;
+    const hf_hsnap *sn = hf_heap_snap(h, s);
+    hf_hobj ob;
+    if (!sn || !hf_heap_decode(h, sn, o, &ob))
+        return false;
+    if (ob.kind == HF_K_INSTANCE) {
+        const hf_hclass *c = hf_heap_class(sn, ob.cls);
+        for (uint32_t i = 0; i < c->n_fields; i++) {
+            uint64_t v = sub_value(h, ob.loc, c->fields[i].name, 0);
+            g_string_append_printf(out, "%s object ", c->fields[i].refname);
+            hf_heap_format_value(out, HF_T_OBJECT, v);
+            g_string_append_c(out, '\n');
+        }
+        return true;
+    }
+    if (ob.kind == HF_K_OBJARRAY) {
+        GArray *a = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+        g_array_set_size(a, (guint)MIN(ob.length, (uint64_t)G_MAXUINT32));
+        each_sub(h, ob.loc, elem_cb, a);
+        for (guint i = 0; i < a->len; i++) {
+            g_string_append_printf(out, "[%u] ", i);
+            hf_heap_format_value(out, HF_T_OBJECT, g_array_index(a, uint64_t, i));
+            g_string_append_c(out, '\n');
+        }
+        g_array_free(a, TRUE);
+        return true;
+    }
+    return false; /* class objects: the layer's statics */
+}
+
+/* ---- ops ---- */
+
+static uint64_t txt_n_classes(hf_dump *d, uint32_t s)
+{
+    return has_heap(d, s) ? hf_heap_n_classes(d, s) : 0;
+}
+
+static int64_t txt_class_find(hf_dump *d, uint32_t s, const char *name)
+{
+    return has_heap(d, s) ? hf_heap_class_find(d, s, name) : -1;
+}
+
+static uint64_t txt_n_objects(hf_dump *d, uint32_t s)
+{
+    return has_heap(d, s) ? hf_heap_n_objects(d, s) : 0;
+}
+
+static int64_t txt_object_find(hf_dump *d, uint32_t s, const char *name)
+{
+    return has_heap(d, s) ? hf_heap_object_find(d, s, name) : -1;
+}
+
+static uint32_t txt_object_parts(hf_dump *d, uint32_t s, uint64_t o)
+{
+    /* no string contents in the text: no value file for a String */
+    return hf_heap_object_parts(d, s, o) & ~(1u << HF_OBJ_VALUE);
+}
+
+static void id_name(uint64_t id, char name[HF_NAME_MAX])
+{
+    g_snprintf(name, HF_NAME_MAX, "0x%" G_GINT64_MODIFIER "x", (guint64)id);
+}
+
+static hf_ref_status txt_object_ref(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
+                                    char name[HF_NAME_MAX], char target[HF_NAME_MAX])
+{
+    hf_heap *h = H(d);
+    const hf_hsnap *sn = hf_heap_snap(h, s);
+    hf_hobj ob;
+    if (!sn || !hf_heap_decode(h, sn, o, &ob))
+        return HF_REF_END;
+    uint64_t v;
+    if (ob.kind == HF_K_INSTANCE) {
+        const hf_hclass *c = hf_heap_class(sn, ob.cls);
+        if (slot >= c->n_fields)
+            return HF_REF_END;
+        if (!(v = sub_value(h, ob.loc, c->fields[slot].name, 0)))
+            return HF_REF_EMPTY;
+        g_strlcpy(name, c->fields[slot].refname, HF_NAME_MAX);
+    } else if (ob.kind == HF_K_OBJARRAY) {
+        if (slot >= ob.length)
+            return HF_REF_END;
+        if (!(v = sub_value(h, ob.loc, NULL, slot)))
+            return HF_REF_EMPTY;
+        g_snprintf(name, HF_NAME_MAX, "%u", slot);
+    } else {
+        return hf_heap_object_ref(d, s, o, slot, name, target);
+    }
+    id_name(v, target);
+    return HF_REF_OK;
+}
+
+static int64_t txt_object_ref_find(hf_dump *d, uint32_t s, uint64_t o, const char *name)
+{
+    hf_heap *h = H(d);
+    const hf_hsnap *sn = hf_heap_snap(h, s);
+    hf_hobj ob;
+    if (!sn || !hf_heap_decode(h, sn, o, &ob))
+        return -1;
+    if (ob.kind == HF_K_INSTANCE) {
+        const hf_hclass *c = hf_heap_class(sn, ob.cls);
+        for (uint32_t i = 0; i < c->n_fields; i++)
+            if (strcmp(c->fields[i].refname, name) == 0)
+                return sub_value(h, ob.loc, c->fields[i].name, 0) ? (int64_t)i : -1;
+        return -1;
+    }
+    if (ob.kind == HF_K_OBJARRAY) {
+        char *end;
+        if (!g_ascii_isdigit(name[0]) || (name[0] == '0' && name[1]))
+            return -1;
+        uint64_t i = g_ascii_strtoull(name, &end, 10);
+        if (*end || i >= ob.length || !sub_value(h, ob.loc, NULL, i))
+            return -1;
+        return (int64_t)i;
+    }
+    return hf_heap_object_ref_find(d, s, o, name);
+}
+
+const hf_dump_ops hproftxt_heap_ops = {
+    .format = "hprof-text",
+    .destroy = hproftxt_destroy,
+    .describe = hproftxt_describe,
+    .n_snapshots = hproftxt_n_snapshots,
+    .snapshot_number = hproftxt_snapshot_number,
+    .snap_files = hproftxt_snap_files,
+    .n_traces = hproftxt_n_traces,
+    .trace_number = hproftxt_trace_number,
+    .n_threads = hproftxt_n_threads,
+    .thread_name = hproftxt_thread_name,
+    .n_classes = txt_n_classes,
+    .class_name = hf_heap_class_name,
+    .class_find = txt_class_find,
+    .class_super = hf_heap_class_super,
+    .class_parts = hf_heap_class_parts,
+    .n_objects = txt_n_objects,
+    .object_name = hf_heap_object_name,
+    .object_find = txt_object_find,
+    .object_parts = txt_object_parts,
+    .object_class = hf_heap_object_class,
+    .object_ref = txt_object_ref,
+    .object_ref_find = txt_object_ref_find,
+    .render = hproftxt_render,
+};

@@ -1,0 +1,212 @@
+/*
+ * oemp.c - the OpenEdge memory profiler recording (.oemp) decoder: detection,
+ * open and close, and the model ops (see oemp.h for the parts).
+ *
+ * Model mapping: snapshots are the recording's snapshots in file order,
+ * named by SnapshotSeq; objects of snapshot s are those live after s is
+ * replayed, in creation order, named by their AppObjId in decimal; traces
+ * are the call-tree nodes, named by NodeId.  No classes, threads, fields or
+ * refs: the format has none.  An object with ScopedTo set has a `scope`
+ * symlink while the object it names is live.
+ *
+ * Ownership: open returns a dump the caller frees with hf_dump_close.
+ * Thread safety: every op may run on several threads after open.
+ */
+#include "decoders/oemp/oemp.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static const hf_dump_ops oemp_ops;
+
+static oemp_dump *D(hf_dump *d)
+{
+    return (oemp_dump *)d;
+}
+
+static void oemp_free(hf_dump *hd)
+{
+    oemp_dump *d = D(hd);
+    oemp_pprof_free(d);
+    oemp_index_free(d);
+    GArray *arrays[] = {d->snaps, d->objs, d->chgs, d->dels, d->plats, d->nodes, d->groups};
+    for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)
+        if (arrays[i])
+            g_array_free(arrays[i], TRUE);
+    for (int t = 0; t < OEMP_T_N; t++)
+        if (d->tables[t])
+            g_array_free(d->tables[t], TRUE);
+    if (d->strs)
+        g_string_chunk_free(d->strs);
+    hf_dump_clear(&d->base);
+    g_free(d);
+}
+
+static hf_dump *oemp_open(const char *path, GMappedFile *map, GError **err)
+{
+    oemp_dump *d = g_new0(oemp_dump, 1);
+    hf_dump_init(&d->base, &oemp_ops, path, map);
+    d->text = (const char *)d->base.data;
+    d->size = d->base.size;
+    d->strs = g_string_chunk_new(1 << 16);
+    d->snaps = g_array_new(FALSE, FALSE, sizeof(oemp_snap));
+    d->objs = g_array_new(FALSE, FALSE, sizeof(oemp_obj));
+    d->chgs = g_array_new(FALSE, FALSE, sizeof(oemp_chg));
+    d->dels = g_array_new(FALSE, FALSE, sizeof(oemp_del));
+    d->plats = g_array_new(FALSE, FALSE, sizeof(oemp_plat));
+    d->nodes = g_array_new(FALSE, FALSE, sizeof(oemp_node));
+    d->groups = g_array_new(FALSE, FALSE, sizeof(oemp_group));
+    for (int t = 0; t < OEMP_T_N; t++)
+        d->tables[t] = g_array_new(FALSE, FALSE, sizeof(oemp_named));
+    if (!oemp_parse(d, err)) {
+        oemp_free(&d->base);
+        return NULL;
+    }
+    oemp_index_build(d);
+    oemp_problems_flush(d);
+    oemp_pprof_init(d);
+    return &d->base;
+}
+
+static bool oemp_detect(const uint8_t *head, size_t len)
+{
+    return oemp_detect_head(head, len);
+}
+
+const hf_decoder hf_oemp_decoder = {
+    .format = "oemp",
+    .detect = oemp_detect,
+    .open = oemp_open,
+    .open_series = NULL,
+};
+
+/* ---- model ops --------------------------------------------------------- */
+
+static uint32_t op_n_snapshots(hf_dump *d)
+{
+    return oemp_n_snaps(D(d));
+}
+
+static uint64_t op_snapshot_number(hf_dump *d, uint32_t s)
+{
+    return s < oemp_n_snaps(D(d)) ? oemp_snap_at(D(d), s)->seq : 0;
+}
+
+static uint32_t op_snap_files(hf_dump *d, uint32_t s, const char *const **names)
+{
+    *names = oemp_snap_file_names;
+    return oemp_n_snap_files;
+}
+
+static uint64_t op_n_traces(hf_dump *d)
+{
+    return D(d)->nodes->len;
+}
+
+static uint64_t op_trace_number(hf_dump *d, uint64_t t)
+{
+    GArray *a = D(d)->nodes;
+    return t < a->len ? (uint64_t)g_array_index(a, oemp_node, t).id : 0;
+}
+
+static uint64_t op_n_objects(hf_dump *d, uint32_t s)
+{
+    return s < oemp_n_snaps(D(d)) ? oemp_snap_at(D(d), s)->live : 0;
+}
+
+/* Object index o of snapshot s -> object number, or UINT32_MAX. */
+static uint32_t obj_of(oemp_dump *d, uint32_t s, uint64_t o)
+{
+    if (s >= oemp_n_snaps(d))
+        return UINT32_MAX;
+    oemp_live *l = oemp_live_get(d, s);
+    uint32_t g = o < l->n ? l->g[o] : UINT32_MAX;
+    oemp_live_unref(l);
+    return g;
+}
+
+static void op_object_name(hf_dump *hd, uint32_t s, uint64_t o, char name[HF_NAME_MAX])
+{
+    uint32_t g = obj_of(D(hd), s, o);
+    if (g == UINT32_MAX)
+        snprintf(name, HF_NAME_MAX, "?");
+    else
+        snprintf(name, HF_NAME_MAX, "%" PRIu64, oemp_obj_at(D(hd), g)->id);
+}
+
+/* Decimal AppObjId as object_name writes it (no sign, no leading 0). */
+static bool parse_id(const char *name, uint64_t *id)
+{
+    size_t len = strlen(name);
+    if (len == 0 || len > 20 || (len > 1 && name[0] == '0'))
+        return false;
+    oemp_tok t = {.p = name, .len = (uint32_t)len, .kind = OEMP_NUM};
+    for (size_t i = 0; i < len; i++)
+        if (name[i] < '0' || name[i] > '9')
+            return false;
+    return oemp_tok_u64(&t, id);
+}
+
+static int64_t op_object_find(hf_dump *hd, uint32_t s, const char *name)
+{
+    oemp_dump *d = D(hd);
+    uint64_t id;
+    if (s >= oemp_n_snaps(d) || !parse_id(name, &id))
+        return -1;
+    int64_t g = oemp_find_live(d, s, id);
+    if (g < 0)
+        return -1;
+    oemp_live *l = oemp_live_get(d, s);
+    int64_t o = oemp_live_rank(l, (uint32_t)g);
+    oemp_live_unref(l);
+    return o;
+}
+
+/* ScopedTo of object o of s when that object is live at s too, else 0.
+ * A scope whose object is gone (deleted, or never recorded) has no link,
+ * since a link must lead somewhere; info still names it. */
+static uint64_t scope_of(oemp_dump *d, uint32_t s, uint64_t o)
+{
+    uint32_t g = obj_of(d, s, o);
+    if (g == UINT32_MAX)
+        return 0;
+    oemp_aobj a;
+    oemp_aobj_parse(d, oemp_obj_at(d, g)->off, &a);
+    if (a.unk[OEMP_A_SCOPE] || a.v[OEMP_A_SCOPE] <= 0)
+        return 0;
+    uint64_t id = (uint64_t)a.v[OEMP_A_SCOPE];
+    return oemp_find_live(d, s, id) >= 0 ? id : 0;
+}
+
+static uint32_t op_object_parts(hf_dump *hd, uint32_t s, uint64_t o)
+{
+    return (1u << HF_OBJ_INFO) | (1u << HF_OBJ_STACK) |
+           (scope_of(D(hd), s, o) ? HF_OBJ_HAS_SCOPE : 0);
+}
+
+static bool op_object_scope(hf_dump *hd, uint32_t s, uint64_t o, char target[HF_NAME_MAX])
+{
+    uint64_t id = scope_of(D(hd), s, o);
+    if (!id)
+        return false;
+    snprintf(target, HF_NAME_MAX, "%" PRIu64, id);
+    return true;
+}
+
+static const hf_dump_ops oemp_ops = {
+    .format = "oemp",
+    .destroy = oemp_free,
+    .describe = oemp_describe,
+    .n_snapshots = op_n_snapshots,
+    .snapshot_number = op_snapshot_number,
+    .snap_files = op_snap_files,
+    .n_traces = op_n_traces,
+    .trace_number = op_trace_number,
+    .n_objects = op_n_objects,
+    .object_name = op_object_name,
+    .object_find = op_object_find,
+    .object_parts = op_object_parts,
+    .object_scope = op_object_scope,
+    .render = oemp_render,
+};

@@ -1,0 +1,537 @@
+/*
+ * test_hproftxt.c - the HPROF agent text output decoder.
+ *
+ * Every corpus file opens cleanly and passes the internal checks (SITES
+ * and CPU rows name TRACEs that exist, CPU sample counts sum to the
+ * total, accumulated percentages add up); views are the file's own bytes
+ * where they should be; header and format variants (older TRACE lines,
+ * CRLF, decimal commas, no comment) parse; broken input is reported, the
+ * rest decoded.  google-pprof, when installed, reads heap.pprof with the
+ * snapshot's totals.
+ */
+#include "decoders/hproftxt/hproftxt.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static char *corpus(const char *name)
+{
+    const char *dir = getenv("CORPUS");
+    if (dir)
+        return g_build_filename(dir, "hprof-txt", name, NULL);
+    return g_build_filename("tests", "corpus", "hprof-txt", name, NULL);
+}
+
+static txt_dump *open_path(const char *p)
+{
+    GError *e = NULL;
+    hf_dump *d = hf_open(p, &e);
+    if (!d)
+        fail_msg("%s: %s", p, e ? e->message : "?");
+    assert_string_equal(d->ops->format, "hprof-text");
+    return (txt_dump *)d;
+}
+
+static txt_dump *open_corpus(const char *name)
+{
+    char *p = corpus(name);
+    txt_dump *t = open_path(p);
+    g_free(p);
+    return t;
+}
+
+static char *write_temp(const char *text, size_t len)
+{
+    char *file = g_build_filename(g_get_tmp_dir(), "heapfs-test-hproftxt.XXXXXX", NULL);
+    int fd = g_mkstemp(file);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, len), (ssize_t)len);
+    close(fd);
+    return file;
+}
+
+static char *render(hf_dump *d, hf_view v, size_t budget)
+{
+    GString *s = g_string_new(NULL);
+    uint64_t next = 0;
+    do
+        next = d->ops->render(d, &v, next, s, budget);
+    while (next != HF_DONE);
+    return g_string_free(s, FALSE);
+}
+
+static int file_index(hf_dump *d, uint32_t s, const char *name)
+{
+    const char *const *names;
+    uint32_t n = d->ops->snap_files(d, s, &names);
+    for (uint32_t f = 0; f < n; f++)
+        if (strcmp(names[f], name) == 0)
+            return (int)f;
+    return -1;
+}
+
+static char *snap_file(hf_dump *d, uint32_t s, const char *name)
+{
+    int f = file_index(d, s, name);
+    return f < 0 ? NULL : render(d, (hf_view){HF_V_SNAP, s, 0, (uint32_t)f}, SIZE_MAX);
+}
+
+static char *problems(hf_dump *d)
+{
+    GString *all = g_string_new(NULL);
+    for (guint i = 0; i < d->problems->len; i++)
+        g_string_append_printf(all, "%s\n", (char *)d->problems->pdata[i]);
+    return g_string_free(all, FALSE);
+}
+
+/* ---- the corpus ---- */
+
+static void test_corpus(void **state)
+{
+    static const struct {
+        const char *file;
+        unsigned traces, threads, snaps;
+        const char *files; /* snapshot 1's files */
+    } cases[] = {
+        {"JoelStuart_COMP3702A1_sites.java.hprof.txt", 488, 2, 1,
+         "info sites heap.pprof stacks.folded "},
+        {"Magnulas_ADKLabb3_heapdump_sites.java.hprof.txt", 2352, 4, 1,
+         "info sites histogram roots heap.pprof stacks.folded "},
+        {"pjstadig_deque-clojure_cpusamples.java.hprof.txt", 173, 2, 1, "info cpu/samples "},
+        {"Kanatoko_libinjection_cputimes.java.hprof.txt", 364, 3, 1, "info cpu/times "},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        txt_dump *t = open_corpus(cases[i].file);
+        hf_dump *d = &t->heap.base;
+        char *p = problems(d);
+        assert_string_equal(p, ""); /* every internal check holds */
+        g_free(p);
+        assert_int_equal(d->ops->n_traces(d), cases[i].traces);
+        assert_int_equal(d->ops->n_threads(d), cases[i].threads);
+        assert_int_equal(d->ops->n_snapshots(d), cases[i].snaps);
+        const char *const *names;
+        uint32_t nf = d->ops->snap_files(d, 0, &names);
+        GString *fl = g_string_new(NULL);
+        for (uint32_t f = 0; f < nf; f++)
+            g_string_append_printf(fl, "%s ", names[f]);
+        assert_string_equal(fl->str, cases[i].files);
+        g_string_free(fl, TRUE);
+        /* traces ascend; each view renders the same whole or in pieces */
+        for (uint64_t k = 1; k < d->ops->n_traces(d); k++)
+            assert_true(d->ops->trace_number(d, k - 1) < d->ops->trace_number(d, k));
+        for (uint32_t f = 0; f < nf; f++) {
+            hf_view v = {HF_V_SNAP, 0, 0, f};
+            char *a = render(d, v, SIZE_MAX), *b = render(d, v, 200);
+            assert_string_equal(a, b);
+            g_free(a);
+            g_free(b);
+        }
+        for (uint64_t k = 0; k < d->ops->n_threads(d); k++) {
+            char *a = render(d, (hf_view){HF_V_THREAD, 0, k, HF_THREAD_INFO}, SIZE_MAX);
+            assert_non_null(strstr(a, "id: "));
+            g_free(a);
+        }
+        hf_dump_close(d);
+    }
+}
+
+/* Sums of the CPU SAMPLES counts equal the total, SITES rows name existing
+ * traces: checked here from the parsed rows, independently of errors. */
+static void test_corpus_checks(void **state)
+{
+    txt_dump *t = open_corpus("pjstadig_deque-clojure_cpusamples.java.hprof.txt");
+    txt_snap *sn = &g_array_index(t->snaps, txt_snap, 0);
+    uint64_t sum = 0;
+    for (guint i = 0; i < sn->samples->len; i++)
+        sum += g_array_index(sn->samples, txt_cpu, i).count;
+    assert_int_equal(sn->samples->len, 173);
+    assert_int_equal(sum, 267);
+    assert_int_equal(sn->blk[TB_CPU_SAMPLES].total, 267);
+    hf_dump_close(&t->heap.base);
+
+    t = open_corpus("JoelStuart_COMP3702A1_sites.java.hprof.txt");
+    sn = &g_array_index(t->snaps, txt_snap, 0);
+    assert_int_equal(sn->sites->len, 712);
+    for (guint i = 0; i < sn->sites->len; i++)
+        assert_true(txt_trace_find(t, g_array_index(sn->sites, txt_site, i).trace) >= 0);
+    txt_site *first = &g_array_index(sn->sites, txt_site, 0);
+    assert_int_equal(first->live_bytes, 16912);
+    assert_int_equal(first->live_objs, 109);
+    assert_int_equal(first->trace, 300050);
+    assert_string_equal(first->cls, "char[]");
+    hf_dump_close(&t->heap.base);
+
+    /* decimal commas (a Swedish locale): all 1092 rows parse */
+    t = open_corpus("Magnulas_ADKLabb3_heapdump_sites.java.hprof.txt");
+    sn = &g_array_index(t->snaps, txt_snap, 0);
+    assert_int_equal(sn->sites->len, 1092);
+    assert_true(sn->blk[TB_HEAP].present && sn->blk[TB_HEAP].closed);
+    assert_int_equal(sn->blk[TB_HEAP].total, 12938);
+    assert_int_equal(sn->blk[TB_HEAP].total2, 1512248);
+    hf_dump_close(&t->heap.base);
+}
+
+/* traces/N and sites are the file's own bytes. */
+static void test_verbatim(void **state)
+{
+    char *p = corpus("JoelStuart_COMP3702A1_sites.java.hprof.txt"), *text = NULL;
+    assert_true(g_file_get_contents(p, &text, NULL, NULL));
+    txt_dump *t = open_path(p);
+    hf_dump *d = &t->heap.base;
+    int64_t k = txt_trace_find(t, 300003);
+    assert_true(k >= 0);
+    char *tr = render(d, (hf_view){HF_V_TRACE, 0, (uint64_t)k, 0}, SIZE_MAX);
+    assert_string_equal(tr, "TRACE 300003:\n"
+                            "\tjava.lang.String.toCharArray(<Unknown Source>:Unknown line)\n"
+                            "\tjava.lang.Thread.init(<Unknown Source>:Unknown line)\n"
+                            "\tjava.lang.Thread.init(<Unknown Source>:Unknown line)\n"
+                            "\tjava.lang.Thread.<init>(<Unknown Source>:Unknown line)\n");
+    g_free(tr);
+    char *sites = snap_file(d, 0, "sites");
+    const char *b = strstr(text, "SITES BEGIN"), *e = strstr(text, "SITES END\n");
+    assert_non_null(b);
+    assert_non_null(e);
+    assert_int_equal(strlen(sites), (size_t)(e + 10 - b));
+    assert_memory_equal(sites, b, strlen(sites));
+    g_free(sites);
+    char *info = render(d, (hf_view){HF_V_THREAD, 0, 1, HF_THREAD_INFO}, SIZE_MAX);
+    assert_string_equal(info, "id: 200002\nname: HPROF gc_finish watcher\ngroup: system\n"
+                              "object: 0x50000178\nended: no\n");
+    g_free(info);
+    char name[HF_NAME_MAX];
+    d->ops->thread_name(d, 0, name);
+    assert_string_equal(name, "200001-main");
+    hf_dump_close(d);
+    g_free(text);
+    g_free(p);
+}
+
+static txt_dump *open_text_ext(const char *body, char **file);
+static void close_text(txt_dump *t, char *file);
+
+/* ---- the text HEAP DUMP on the heap layer ---- */
+
+static void test_heap_dump(void **state)
+{
+    txt_dump *t = open_corpus("Magnulas_ADKLabb3_heapdump_sites.java.hprof.txt");
+    hf_dump *d = &t->heap.base;
+    /* every CLS, OBJ and ARR line is an object; every CLS a class */
+    assert_int_equal(d->ops->n_classes(d, 0), 685);
+    assert_int_equal(d->ops->n_objects(d, 0), 685 + 10022 + 5933);
+    const hf_hsnap *sn = hf_heap_snap(&t->heap, 0);
+    assert_int_equal(sn->roots->len, 1558);
+
+    /* OBJ 5000016b (sz=40, trace=300019, class=java.io.ObjectStreamField@5000002f)
+     *     name 500032e3, signature 500034e8, type 5000014a */
+    int64_t o = d->ops->object_find(d, 0, "0x5000016b");
+    assert_true(o >= 0);
+    char *info = render(d, (hf_view){HF_V_OBJECT, 0, (uint64_t)o, HF_OBJ_INFO}, SIZE_MAX);
+    assert_string_equal(info, "id: 0x5000016b\nclass: java.io.ObjectStreamField\nkind: instance\n"
+                              "size: 40\nallocation trace: 300019\n");
+    g_free(info);
+    char *f = render(d, (hf_view){HF_V_OBJECT, 0, (uint64_t)o, HF_OBJ_FIELDS}, SIZE_MAX);
+    assert_string_equal(f, "name object 0x500032e3\nsignature object 0x500034e8\n"
+                           "type object 0x5000014a\n");
+    g_free(f);
+    char name[HF_NAME_MAX], target[HF_NAME_MAX];
+    assert_int_equal(d->ops->object_ref(d, 0, (uint64_t)o, 1, name, target), HF_REF_OK);
+    assert_string_equal(name, "signature");
+    assert_string_equal(target, "0x500034e8");
+    assert_int_equal(d->ops->object_ref_find(d, 0, (uint64_t)o, "type"), 2);
+    assert_int_equal(d->ops->object_parts(d, 0, (uint64_t)o) & (1u << HF_OBJ_VALUE), 0);
+
+    /* ARR 5000016a (sz=32, trace=300018, nelems=3, elem type=java.io.ObjectStreamField[]@50000030) */
+    o = d->ops->object_find(d, 0, "0x5000016a");
+    f = render(d, (hf_view){HF_V_OBJECT, 0, (uint64_t)o, HF_OBJ_FIELDS}, SIZE_MAX);
+    assert_string_equal(f, "[0] 0x5000016b\n[1] 0x50000170\n[2] 0x50000175\n");
+    g_free(f);
+    assert_int_equal(d->ops->object_ref_find(d, 0, (uint64_t)o, "2"), 2);
+    assert_int_equal(d->ops->object_ref_find(d, 0, (uint64_t)o, "3"), -1);
+    int64_t c = d->ops->object_class(d, 0, (uint64_t)o);
+    assert_string_equal(d->ops->class_name(d, 0, (uint64_t)c), "java.io.ObjectStreamField[]");
+
+    /* classes: super from "\tsuper", statics from "\tstatic NAME" */
+    c = d->ops->class_find(d, 0, "java.lang.Throwable");
+    assert_true(c >= 0);
+    int64_t sup = d->ops->class_super(d, 0, (uint64_t)c);
+    assert_string_equal(d->ops->class_name(d, 0, (uint64_t)sup), "java.lang.Object");
+    /* every instance of a class has the agent's size */
+    c = d->ops->class_find(d, 0, "java.lang.Thread");
+    const hf_hclass *k = hf_heap_class(sn, (uint64_t)c);
+    assert_int_equal(k->shallow, 112);
+    assert_int_equal(k->bytes, k->count * 112);
+    /* a String has no value file: the text has no contents */
+    char *hist = snap_file(d, 0, "histogram");
+    assert_non_null(strstr(hist, " java.lang.String\n"));
+    g_free(hist);
+    assert_int_equal(file_index(d, 0, "strings"), -1);
+    hf_dump_close(d);
+
+    /* A HEAP DUMP without SITES: heap.pprof from the live objects. */
+    char *file;
+    txt_dump *t2 = open_text_ext("TRACE 1:\n\tA.make(A.java:3)\n"
+                                 "HEAP DUMP BEGIN (3 objects, 48 bytes) x\n"
+                                 "CLS 10 (name=A, trace=1)\n"
+                                 "OBJ 20 (sz=16, trace=1, class=A@10)\n\tnext\t\t21\n"
+                                 "OBJ 21 (sz=16, trace=1, class=A@10)\n"
+                                 "ARR 22 (sz=8, trace=1, nelems=4, elem type=short[])\n"
+                                 "HEAP DUMP END\n",
+                                 &file);
+    assert_non_null(t2);
+    char *p = problems(&t2->heap.base);
+    assert_string_equal(p, "");
+    g_free(p);
+    char *fold = snap_file(&t2->heap.base, 0, "stacks.folded");
+    /* the class object too (CLS 10 was allocated at trace 1) */
+    assert_string_equal(fold, "A.make;A 32\nA.make;java.lang.Class 8\nA.make;short[] 24\n");
+    g_free(fold);
+    char *f2 = render(&t2->heap.base,
+                      (hf_view){HF_V_OBJECT, 0,
+                                (uint64_t)t2->heap.base.ops->object_find(&t2->heap.base, 0, "0x21"),
+                                HF_OBJ_FIELDS},
+                      SIZE_MAX);
+    assert_string_equal(f2, "next object null\n");
+    g_free(f2);
+    close_text(t2, file);
+}
+
+/* ---- variants and broken input ---- */
+
+static const char header[] = "JAVA PROFILE 1.0.1, created Mon Jan  1 00:00:00 2001\n\n"
+                             "This file contains the following types of records:\n\n"
+                             "THREAD START\nTRACE           represents a Java stack trace.\n"
+                             "HEAP DUMP       is a complete snapshot\n\n--------\n\n";
+
+static txt_dump *open_text(const char *body, bool with_header, char **file)
+{
+    GString *s = g_string_new(with_header ? header : "JAVA PROFILE 1.0.1, created x\n");
+    g_string_append(s, body);
+    *file = write_temp(s->str, s->len);
+    g_string_free(s, TRUE);
+    GError *e = NULL;
+    hf_dump *d = hf_open(*file, &e);
+    g_clear_error(&e);
+    return (txt_dump *)d;
+}
+
+static txt_dump *open_text_ext(const char *body, char **file)
+{
+    return open_text(body, true, file);
+}
+
+static void close_text(txt_dump *t, char *file)
+{
+    if (t)
+        hf_dump_close(&t->heap.base);
+    unlink(file);
+    g_free(file);
+}
+
+static void test_variants(void **state)
+{
+    char *file;
+    /* Older agents: "TRACE N: (thread=M)", CRLF line ends, no comment. */
+    txt_dump *t = open_text("THREAD START (obj=1a, id = 7, name=\"main\", group=\"main\")\r\n"
+                            "TRACE 1: (thread=7)\r\n\tA.b(A.java:3)\r\n\tA.main(A.java:9)\r\n"
+                            "TRACE 2: (thread=7)\r\n\t<empty>\r\n"
+                            "SITES BEGIN (ordered by live bytes) Mon Jan  1 00:00:01 2001\r\n"
+                            "          percent         live       alloc'ed  stack class\r\n"
+                            " rank   self  accum    bytes objs   bytes objs trace name\r\n"
+                            "    1 75.00% 75.00%      300    3     600    6     1 A\r\n"
+                            "    2 25.00% 100.00%     100    1     100    1     2 int[]\r\n"
+                            "SITES END\r\n"
+                            "CPU SAMPLES BEGIN (total = 5) Mon Jan  1 00:00:01 2001\r\n"
+                            "rank   self  accum   count trace method\r\n"
+                            "   1 80.00% 80.00%       4     1 A.b\r\n"
+                            "   2 20.00% 100.00%      1     2 A.main\r\n"
+                            "CPU SAMPLES END\r\n",
+                            false, &file);
+    assert_non_null(t);
+    char *p = problems(&t->heap.base);
+    assert_string_equal(p, "");
+    g_free(p);
+    assert_int_equal(t->traces->len, 2);
+    assert_int_equal(g_array_index(t->traces, txt_trace, 0).thread, 7);
+    assert_int_equal(g_array_index(t->traces, txt_trace, 0).n_frames, 2);
+    assert_int_equal(g_array_index(t->traces, txt_trace, 1).n_frames, 0);
+    char *pp = snap_file(&t->heap.base, 0, "heap.pprof");
+    assert_non_null(strstr(pp, "heap profile:      4:      400 [     7:      700] @ heapprofile\n"));
+    assert_non_null(strstr(pp, " A.b(A.java:3)\n"));
+    g_free(pp);
+    char *fold = snap_file(&t->heap.base, 0, "stacks.folded");
+    assert_string_equal(fold, "A.main;A.b;A 300\nint[] 100\n");
+    g_free(fold);
+    close_text(t, file);
+
+    /* Two sets of blocks (a dump on Ctrl-\ and one at exit): two snapshots. */
+    t = open_text("TRACE 1:\n\tA.b(A.java:3)\n"
+                  "CPU SAMPLES BEGIN (total = 1) x\n   1 100.00% 100.00% 1 1 A.b\nCPU SAMPLES END\n"
+                  "CPU SAMPLES BEGIN (total = 3) y\n   1 100.00% 100.00% 3 1 A.b\nCPU SAMPLES END\n",
+                  true, &file);
+    assert_non_null(t);
+    assert_int_equal(t->snaps->len, 2);
+    char *c2 = snap_file(&t->heap.base, 1, "cpu/samples");
+    assert_true(g_str_has_prefix(c2, "CPU SAMPLES BEGIN (total = 3) y\n"));
+    g_free(c2);
+    close_text(t, file);
+}
+
+static void test_broken(void **state)
+{
+    char *file;
+    txt_dump *t = open_text("THREAD END (id = 99)\n"
+                            "TRACE 1:\n\tA.b(A.java:3)\n"
+                            "what is this\n"
+                            "SITES BEGIN (ordered by live bytes) x\n"
+                            "    1 50.00% 50.00%  100 1 100 1 1 A\n"
+                            "    2 50.00% 100.00% 100 1 100 1 42 B\n"
+                            "    3 oops\n"
+                            "SITES END\n"
+                            "CPU SAMPLES BEGIN (total = 10) x\n"
+                            "   1 50.00% 50.00% 4 1 A.b\n"
+                            "   2 50.00% 90.00% 4 1 A.b\n"
+                            "TRACE 2:\n\tC.d(C.java:1)\n"
+                            "HEAP DUMP BEGIN (1 objects, 16 bytes) x\n"
+                            "OBJ 5 (sz=16, trace=1, class=A@9)\n",
+                            true, &file);
+    assert_non_null(t);
+    char *p = problems(&t->heap.base);
+    assert_non_null(strstr(p, "THREAD END for a thread never started"));
+    assert_non_null(strstr(p, "unrecognized line: ignored"));
+    assert_non_null(strstr(p, "malformed SITES row: skipped"));
+    assert_non_null(strstr(p, "names TRACE 42, which the file does not have"));
+    assert_non_null(strstr(p, "CPU SAMPLES block has no END line: it ends here"));
+    assert_non_null(strstr(p, "accumulated percentage 90.00% is not 50.00% + 50.00%"));
+    assert_non_null(strstr(p, "CPU SAMPLES counts sum to 8, not the total 10"));
+    assert_non_null(strstr(p, "HEAP DUMP block has no END line (file truncated?)"));
+    g_free(p);
+    /* the rest decoded */
+    assert_int_equal(t->traces->len, 2);
+    txt_snap *sn = &g_array_index(t->snaps, txt_snap, 0);
+    assert_int_equal(sn->sites->len, 2);
+    assert_int_equal(sn->samples->len, 2);
+    assert_true(sn->blk[TB_HEAP].present);
+    assert_false(sn->blk[TB_HEAP].closed);
+    char *info = snap_file(&t->heap.base, 0, "info");
+    assert_non_null(strstr(info, "(no END line)"));
+    g_free(info);
+    close_text(t, file);
+
+    /* Only a header: nothing to show, refused with one line. */
+    t = open_text("", true, &file);
+    assert_null(t);
+    close_text(t, file);
+}
+
+static void test_detect(void **state)
+{
+    /* binary HPROF: the version string ends with a NUL, not a newline */
+    static const char bin[] = "JAVA PROFILE 1.0.2\0\0\0\0\x08";
+    char *file = write_temp(bin, sizeof bin);
+    GError *e = NULL;
+    hf_dump *d = hf_open(file, &e);
+    if (d) {
+        assert_string_not_equal(d->ops->format, "hprof-text");
+        hf_dump_close(d);
+    }
+    g_clear_error(&e);
+    unlink(file);
+    g_free(file);
+}
+
+/* Every prefix of a real file opens or is refused cleanly, and renders. */
+static void test_truncations(void **state)
+{
+    char *p = corpus("pjstadig_deque-clojure_cpusamples.java.hprof.txt"), *text = NULL;
+    size_t len = 0;
+    assert_true(g_file_get_contents(p, &text, &len, NULL));
+    for (size_t cut = 1; cut < len; cut += 1543) {
+        char *file = write_temp(text, cut);
+        GError *e = NULL;
+        hf_dump *d = hf_open(file, &e);
+        if (d) {
+            for (uint32_t s = 0; s < d->ops->n_snapshots(d); s++) {
+                const char *const *names;
+                uint32_t nf = d->ops->snap_files(d, s, &names);
+                for (uint32_t f = 0; f < nf; f++)
+                    g_free(render(d, (hf_view){HF_V_SNAP, s, 0, f}, 100));
+            }
+            for (uint64_t k = 0; k < d->ops->n_traces(d); k++)
+                g_free(render(d, (hf_view){HF_V_TRACE, 0, k, 0}, 100));
+            hf_dump_close(d);
+        }
+        g_clear_error(&e);
+        unlink(file);
+        g_free(file);
+    }
+    g_free(text);
+    g_free(p);
+}
+
+/* ---- google-pprof reads heap.pprof with the snapshot's totals ---- */
+
+static void test_google_pprof(void **state)
+{
+    if (access("/usr/bin/google-pprof", X_OK) != 0) {
+        print_message("google-pprof not installed (package google-perftools): skipped\n");
+        skip();
+    }
+    static const char *const files[] = {"JoelStuart_COMP3702A1_sites.java.hprof.txt",
+                                        "Magnulas_ADKLabb3_heapdump_sites.java.hprof.txt"};
+    for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+        txt_dump *t = open_corpus(files[i]);
+        char *pp = snap_file(&t->heap.base, 0, "heap.pprof");
+        char *tmp = write_temp(pp, strlen(pp));
+        char *info = snap_file(&t->heap.base, 0, "info");
+        const char *opts[4][2] = {{"--inuse_objects", NULL},
+                                  {"--show_bytes", "--inuse_space"},
+                                  {"--alloc_objects", NULL},
+                                  {"--show_bytes", "--alloc_space"}};
+        const char *keys[4] = {"live objects: ", "live bytes: ", "allocated objects: ",
+                               "allocated bytes: "};
+        for (int k = 0; k < 4; k++) {
+            const char *argv[] = {"/usr/bin/google-pprof", "--text", opts[k][0],
+                                  opts[k][1] ? opts[k][1] : tmp, opts[k][1] ? tmp : NULL, NULL};
+            char *out = NULL;
+            gint status;
+            assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+                                     NULL, &out, NULL, &status, NULL));
+            const char *v = strstr(info, keys[k]);
+            assert_non_null(v);
+            char *want = g_strdup_printf("Total: %" G_GUINT64_FORMAT " %s\n",
+                                         g_ascii_strtoull(v + strlen(keys[k]), NULL, 10),
+                                         k % 2 ? "B" : "objects");
+            assert_true(g_str_has_prefix(out, want));
+            g_free(want);
+            g_free(out);
+        }
+        g_free(info);
+        unlink(tmp);
+        g_free(tmp);
+        g_free(pp);
+        hf_dump_close(&t->heap.base);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_corpus_checks),
+        cmocka_unit_test(test_verbatim),
+        cmocka_unit_test(test_heap_dump),
+        cmocka_unit_test(test_variants),
+        cmocka_unit_test(test_broken),
+        cmocka_unit_test(test_detect),
+        cmocka_unit_test(test_truncations),
+        cmocka_unit_test(test_google_pprof),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
