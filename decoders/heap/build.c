@@ -1,11 +1,9 @@
 /*
- * heap_index.c - building the neutral heap graph (see heap.h): class
- * display names, field layouts, the size rule, the sorted object index,
- * per-class counts and the histogram order, traces and threads.
+ * build.c - building the neutral heap graph (see heap.h): class display
+ * names, field layouts, the sorted object index, per-class counts and the
+ * histogram order, traces and threads.  Sizes come from sizes.c.
  *
  * Everything here runs once, single-threaded, inside a decoder's open().
- * The queries at the end (find by id, decode) are read-only and
- * thread-safe.
  */
 #include "decoders/heap/heap.h"
 #include "decoders/core/names.h"
@@ -198,64 +196,6 @@ const char *hf_heap_display_name(hf_heap *h, const char *in, size_t len)
     return r;
 }
 
-/* ---- the size rule ---- */
-
-void hf_heap_size_rule(const hf_heap *h, GString *out)
-{
-    if (h->id_size == 4)
-        g_string_append(out, "32-bit JVM: instance = align8(8 + fields), array = align8(12 + "
-                           "length * element size), references 4 bytes");
-    else if (h->compressed)
-        g_string_append(out, "64-bit JVM, compressed oops (all ids below 32 GiB): instance = "
-                             "align8(12 + fields), array = align8(16 + length * element size), "
-                             "references 4 bytes");
-    else
-        g_string_append(out, "64-bit JVM, uncompressed oops (ids above 32 GiB): instance = "
-                             "align8(16 + fields), array = align8(24 + length * element size), "
-                             "references 8 bytes");
-    g_string_append(out, "; class objects: java.lang.Class's instance size + static fields "
-                         "(approximate)");
-}
-
-static void decide_rule(hf_heap *h)
-{
-    /* The dump does not say how the JVM laid out objects.  HotSpot uses
-     * compressed oops below 32 GiB of heap, and then (by default)
-     * compressed class pointers too: header 12 bytes, array header 16.
-     * Without them, header 16 and array header 24 (8 mark + 8 klass + 4
-     * length, aligned to 8).  A 32-bit JVM: header 8, array header 12. */
-    uint64_t max_id = 0;
-    for (guint s = 0; s < h->snaps->len; s++) {
-        for (int k = 0; k < 2; k++) {
-            const hf_hpairs *t = &g_array_index(h->snaps, hf_hsnap, s).tmp[k];
-            for (size_t i = 0; i < t->len; i++)
-                if (t->v[2 * i] > max_id)
-                    max_id = t->v[2 * i];
-        }
-    }
-    if (h->id_size == 4) {
-        h->ref_size = 4, h->obj_header = 8, h->arr_header = 12;
-    } else if (max_id < (UINT64_C(32) << 30)) {
-        h->compressed = true;
-        h->ref_size = 4, h->obj_header = 12, h->arr_header = 16;
-    } else {
-        h->ref_size = 8, h->obj_header = 16, h->arr_header = 24;
-    }
-}
-
-static inline uint64_t align8(uint64_t x)
-{
-    return (x + 7) & ~UINT64_C(7);
-}
-
-static uint64_t array_size(const hf_heap *h, unsigned elem, uint64_t len)
-{
-    unsigned es = hf_btype_size(elem, h->ref_size);
-    uint64_t base = h->arr_header;
-    if (es == 8)
-        base = align8(base); /* 8-byte elements start 8-aligned */
-    return align8(base + len * es);
-}
 
 /* ---- classes ---- */
 
@@ -282,41 +222,6 @@ static uint32_t prim_class(hf_heap *h, hf_hsnap *sn, unsigned t)
     return sn->prim_class[t];
 }
 
-/* Bytes HotSpot adds to instances of class c itself beyond its declared
- * fields (JDK 11-17): fields the VM injects, which no dump lists, and the
- * @Contended padding around Thread's ThreadLocalRandom fields (2 x 128).
- * Without them the histogram of these few classes would be short. */
-static uint32_t vm_extra(const hf_heap *h, const hf_hclass *c)
-{
-    static const struct { const char *name; unsigned words, refs; } injected[] = {
-        {"java.lang.ClassLoader", 1, 0},                 /* loader_data */
-        {"java.lang.Module", 1, 0},                      /* module_entry */
-        {"java.lang.invoke.MemberName", 1, 0},           /* vmindex */
-        {"java.lang.invoke.ResolvedMethodName", 1, 1},   /* vmtarget, vmholder */
-        {"java.lang.invoke.MethodHandleNatives$CallSiteContext", 2, 0},
-    };
-    unsigned word = h->id_size;
-    for (size_t i = 0; i < G_N_ELEMENTS(injected); i++)
-        if (strcmp(c->name, injected[i].name) == 0)
-            return injected[i].words * word + injected[i].refs * h->ref_size;
-    if (strcmp(c->name, "java.lang.Thread") == 0)
-        for (uint32_t i = 0; i < c->n_decl; i++)
-            if (strcmp(c->decl[i].name, "threadLocalRandomSeed") == 0)
-                return 256;
-    return 0;
-}
-
-/* Field bytes the dump left out (hf_hclass.omitted) of c and its supers;
- * a chain that loops is cut after as many steps as there are classes. */
-static uint64_t omitted_chain(const hf_hsnap *sn, const hf_hclass *c)
-{
-    uint64_t n = 0;
-    for (guint steps = 0; c && steps <= sn->classes->len; steps++) {
-        n += c->omitted;
-        c = c->super >= 0 ? &g_array_index(sn->classes, hf_hclass, c->super) : NULL;
-    }
-    return n;
-}
 
 /* Names longer than this are cut (then marked "~" and made unique) to
  * stay file names: HF_NAME_MAX with room for "@0xID" suffixes. */
@@ -376,28 +281,17 @@ static void lay_out(hf_heap *h, hf_hsnap *sn, uint32_t ci, int depth)
     c->fields = g_new0(hf_hfield, n + 1); /* non-NULL marks "done" */
     c->n_fields = n;
     uint32_t off = 0, nrefs = 0;
-    uint64_t mem = omitted_chain(sn, c);
     for (uint32_t i = 0; i < c->n_decl; i++) {
         c->fields[i] = c->decl[i];
         c->fields[i].offset = off;
         off += hf_btype_size(c->decl[i].type, h->id_size);
-        mem += hf_btype_size(c->decl[i].type, h->ref_size);
     }
     for (uint32_t i = c->n_decl; i < n; i++) {
         c->fields[i] = sup->fields[i - c->n_decl];
         c->fields[i].offset += off;
-        mem += hf_btype_size(c->fields[i].type, h->ref_size);
     }
     c->data_size = off + (sup ? sup->data_size : 0);
-    c->vm_extra = vm_extra(h, c) + (sup ? sup->vm_extra : 0);
-    c->shallow = align8(h->obj_header + mem + c->vm_extra);
-    if (sup && sup->vm_extra >= 256) {
-        /* fields of a subclass go after the padded @Contended block */
-        uint64_t own = c->omitted;
-        for (uint32_t i = 0; i < c->n_decl; i++)
-            own += hf_btype_size(c->decl[i].type, h->ref_size);
-        c->shallow = align8(sup->shallow + own + (c->vm_extra - sup->vm_extra));
-    }
+    hf_heap_size_class(h, sn, c, sup);
     for (uint32_t i = 0; i < n; i++)
         nrefs += c->fields[i].type == HF_T_OBJECT;
     c->ref_offs = g_new(uint32_t, nrefs + 1);
@@ -572,21 +466,13 @@ static int64_t cached_class(hf_heap *h, hf_hsnap *sn, class_cache *cc, uint64_t 
         hf_hclass *uc = &g_array_index(sn->classes, hf_hclass, c);
         uc->fields = g_new0(hf_hfield, 1);
         uc->ref_offs = g_new0(uint32_t, 1);
-        uc->shallow = align8(h->obj_header);
+        hf_heap_size_class(h, sn, uc, NULL);
         hf_problem(&h->base, loc, "object of class 0x%" G_GINT64_MODIFIER "x, which the dump "
                    "does not define", (guint64)id);
     }
     cc->id[k] = id;
     cc->idx[k] = (uint32_t)c;
     return c;
-}
-
-static uint64_t statics_size(const hf_heap *h, const hf_hclass *c)
-{
-    uint64_t n = 0;
-    for (uint32_t i = 0; i < c->n_statics; i++)
-        n += hf_btype_size(c->statics[i].type, h->ref_size);
-    return n;
 }
 
 void hf_hpairs_grow(hf_hpairs *p)
@@ -657,18 +543,15 @@ static void finish_objects(hf_heap *h, hf_hsnap *sn)
             break;
         case HF_K_OBJARRAY:
             ci = (uint32_t)cached_class(h, sn, cc, sh.class_id, loc);
-            size = array_size(h, HF_T_OBJECT, sh.length);
+            size = hf_heap_array_size(h, HF_T_OBJECT, sh.length);
             break;
         case HF_K_PRIMARRAY:
             ci = prim_class(h, sn, sh.elem);
-            size = array_size(h, sh.elem, sh.length);
+            size = hf_heap_array_size(h, sh.elem, sh.length);
             break;
         default: {
             ci = sn->class_class;
-            int64_t self = hf_heap_class_by_id(sn, hf_heap_object_id(h, sn, i));
-            size = g_array_index(sn->classes, hf_hclass, ci).shallow;
-            if (self >= 0)
-                size = align8(size + statics_size(h, &g_array_index(sn->classes, hf_hclass, self)));
+            size = hf_heap_class_object_size(h, sn, hf_heap_object_id(h, sn, i));
             break;
         }
         }
@@ -784,7 +667,7 @@ static void drop_repeated_serials(hf_heap *h, GArray *a, const char *what)
 
 void hf_heap_finish(hf_heap *h)
 {
-    decide_rule(h);
+    hf_heap_decide_rule(h);
     for (guint s = 0; s < h->snaps->len; s++) {
         hf_hsnap *sn = &g_array_index(h->snaps, hf_hsnap, s);
         finish_snap(h, sn);
@@ -834,131 +717,3 @@ uint64_t hf_heap_index_bytes(const hf_heap *h)
     return n;
 }
 
-/* ---- queries ---- */
-
-const hf_hsnap *hf_heap_snap(const hf_heap *h, uint32_t s)
-{
-    return s < h->snaps->len ? &g_array_index(h->snaps, hf_hsnap, s) : NULL;
-}
-
-const hf_hclass *hf_heap_class(const hf_hsnap *sn, uint64_t c)
-{
-    return c < sn->classes->len ? &g_array_index(sn->classes, hf_hclass, c) : NULL;
-}
-
-int64_t hf_heap_class_by_id(const hf_hsnap *sn, uint64_t id)
-{
-    gpointer v = g_hash_table_lookup(sn->class_by_id, GSIZE_TO_POINTER(id));
-    return v ? (int64_t)GPOINTER_TO_SIZE(v) - 1 : -1;
-}
-
-uint64_t hf_heap_object_id(const hf_heap *h, const hf_hsnap *sn, uint64_t o)
-{
-    return h->codec->object_id(h, hf_heap_loc(sn, o));
-}
-
-int64_t hf_heap_find_id(const hf_heap *h, const hf_hsnap *sn, uint64_t id)
-{
-    if (!sn->n_samples || id < sn->samples[0])
-        return -1;
-    /* last sample <= id */
-    uint64_t lo = 0, hi = sn->n_samples;
-    while (hi - lo > 1) {
-        uint64_t mid = (lo + hi) / 2;
-        if (sn->samples[mid] <= id)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    /* then within that block of HF_SAMPLE objects, reading ids back */
-    uint64_t a = lo * HF_SAMPLE, b = a + HF_SAMPLE;
-    if (b > sn->n_objects)
-        b = sn->n_objects;
-    while (a < b) {
-        uint64_t mid = (a + b) / 2;
-        if (hf_heap_object_id(h, sn, mid) < id)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    if (a < sn->n_objects && hf_heap_object_id(h, sn, a) == id)
-        return (int64_t)a;
-    return -1;
-}
-
-bool hf_heap_decode(const hf_heap *h, const hf_hsnap *sn, uint64_t o, hf_hobj *ob)
-{
-    if (o >= sn->n_objects)
-        return false;
-    memset(ob, 0, sizeof *ob);
-    if (!h->codec->object(h, hf_heap_loc(sn, o), ob))
-        return false;
-    ob->cls = sn->cls[o];
-    return true;
-}
-
-uint64_t hf_heap_shallow(const hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob)
-{
-    const hf_hclass *c = hf_heap_class(sn, ob->cls);
-    switch (ob->kind) {
-    case HF_K_INSTANCE:
-        return c->shallow;
-    case HF_K_OBJARRAY:
-        return array_size(h, HF_T_OBJECT, ob->length);
-    case HF_K_PRIMARRAY:
-        return array_size(h, ob->elem, ob->length);
-    default: {
-        int64_t self = hf_heap_class_by_id(sn, ob->id);
-        uint64_t size = c->shallow;
-        if (self >= 0)
-            size = align8(size + statics_size(h, hf_heap_class(sn, (uint64_t)self)));
-        return size;
-    }
-    }
-}
-
-const char *hf_heap_heap_name(const hf_hsnap *sn, uint64_t loc)
-{
-    const GArray *sw = sn->heap_switch;
-    if (!sw->len)
-        return NULL;
-    guint lo = 0, hi = sw->len;
-    while (lo < hi) { /* first switch after loc */
-        guint mid = (lo + hi) / 2;
-        if (g_array_index(sw, hf_hswitch, mid).loc <= loc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0)
-        return NULL;
-    uint32_t heap = g_array_index(sw, hf_hswitch, lo - 1).heap;
-    return heap < sn->heap_names->len ? g_ptr_array_index(sn->heap_names, heap) : NULL;
-}
-
-const hf_htrace *hf_heap_trace_by_serial(const hf_heap *h, uint32_t serial)
-{
-    guint lo = 0, hi = h->traces->len;
-    while (lo < hi) {
-        guint mid = (lo + hi) / 2;
-        const hf_htrace *t = &g_array_index(h->traces, hf_htrace, mid);
-        if (t->serial == serial)
-            return t;
-        if (t->serial < serial)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
-}
-
-void hf_heap_totals(const hf_heap *h, uint64_t *classes, uint64_t *objects, uint64_t *roots)
-{
-    *classes = *objects = *roots = 0;
-    for (guint s = 0; s < h->snaps->len; s++) {
-        const hf_hsnap *sn = &g_array_index(h->snaps, hf_hsnap, s);
-        *classes += sn->classes->len;
-        *objects += sn->n_objects;
-        *roots += sn->roots->len;
-    }
-}

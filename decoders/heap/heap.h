@@ -270,6 +270,15 @@ void hf_heap_display_name_append(GString *out, const char *internal, size_t len)
  * sort traces and threads, name thread directories and fill thread names
  * from their Thread objects where the file gave none. */
 void hf_heap_finish(hf_heap *h);
+/* The size rule (sizes.c).  decide_rule picks the JVM's object layout from
+ * what the dump shows; size_class sets c->vm_extra and c->shallow once c's
+ * fields are laid out (sup: its laid-out super class, or NULL). */
+void hf_heap_decide_rule(hf_heap *h);
+void hf_heap_size_class(hf_heap *h, hf_hsnap *sn, hf_hclass *c, const hf_hclass *sup);
+/* Bytes of an array of `len` elements of type elem, and of the class
+ * object with id class_id (java.lang.Class's size + its statics). */
+uint64_t hf_heap_array_size(const hf_heap *h, unsigned elem, uint64_t len);
+uint64_t hf_heap_class_object_size(const hf_heap *h, const hf_hsnap *sn, uint64_t class_id);
 /* Bytes of index arrays (the "index bytes" figure). */
 uint64_t hf_heap_index_bytes(const hf_heap *h);
 /* One line stating the size rule in force. */
@@ -297,6 +306,8 @@ const char *hf_heap_heap_name(const hf_hsnap *sn, uint64_t loc);
 /* Value of instance field fi (index into its class's fields) of ob. */
 bool hf_heap_field(const hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob, uint32_t fi,
                    uint64_t *v);
+/* Element i of array ob as an unsigned integer, 0 when unreadable. */
+uint64_t hf_heap_element(const hf_heap *h, const hf_hobj *ob, uint64_t i);
 /* Text of a java.lang.String, char[] or byte[] object, as UTF-8 appended to
  * out.  False when o has no such text. */
 bool hf_heap_text(const hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob, GString *out);

@@ -1,0 +1,115 @@
+/*
+ * query.c - reading the finished heap graph: snapshots, classes, objects by
+ * index or id, decoding an object back from the file, Android heap names,
+ * traces.  Read-only over the finished hf_heap: thread-safe.
+ */
+#include "decoders/heap/heap.h"
+
+#include <string.h>
+
+const hf_hsnap *hf_heap_snap(const hf_heap *h, uint32_t s)
+{
+    return s < h->snaps->len ? &g_array_index(h->snaps, hf_hsnap, s) : NULL;
+}
+
+const hf_hclass *hf_heap_class(const hf_hsnap *sn, uint64_t c)
+{
+    return c < sn->classes->len ? &g_array_index(sn->classes, hf_hclass, c) : NULL;
+}
+
+int64_t hf_heap_class_by_id(const hf_hsnap *sn, uint64_t id)
+{
+    gpointer v = g_hash_table_lookup(sn->class_by_id, GSIZE_TO_POINTER(id));
+    return v ? (int64_t)GPOINTER_TO_SIZE(v) - 1 : -1;
+}
+
+uint64_t hf_heap_object_id(const hf_heap *h, const hf_hsnap *sn, uint64_t o)
+{
+    return h->codec->object_id(h, hf_heap_loc(sn, o));
+}
+
+int64_t hf_heap_find_id(const hf_heap *h, const hf_hsnap *sn, uint64_t id)
+{
+    if (!sn->n_samples || id < sn->samples[0])
+        return -1;
+    /* last sample <= id */
+    uint64_t lo = 0, hi = sn->n_samples;
+    while (hi - lo > 1) {
+        uint64_t mid = (lo + hi) / 2;
+        if (sn->samples[mid] <= id)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    /* then within that block of HF_SAMPLE objects, reading ids back */
+    uint64_t a = lo * HF_SAMPLE, b = a + HF_SAMPLE;
+    if (b > sn->n_objects)
+        b = sn->n_objects;
+    while (a < b) {
+        uint64_t mid = (a + b) / 2;
+        if (hf_heap_object_id(h, sn, mid) < id)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    if (a < sn->n_objects && hf_heap_object_id(h, sn, a) == id)
+        return (int64_t)a;
+    return -1;
+}
+
+bool hf_heap_decode(const hf_heap *h, const hf_hsnap *sn, uint64_t o, hf_hobj *ob)
+{
+    if (o >= sn->n_objects)
+        return false;
+    memset(ob, 0, sizeof *ob);
+    if (!h->codec->object(h, hf_heap_loc(sn, o), ob))
+        return false;
+    ob->cls = sn->cls[o];
+    return true;
+}
+
+const char *hf_heap_heap_name(const hf_hsnap *sn, uint64_t loc)
+{
+    const GArray *sw = sn->heap_switch;
+    if (!sw->len)
+        return NULL;
+    guint lo = 0, hi = sw->len;
+    while (lo < hi) { /* first switch after loc */
+        guint mid = (lo + hi) / 2;
+        if (g_array_index(sw, hf_hswitch, mid).loc <= loc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    uint32_t heap = g_array_index(sw, hf_hswitch, lo - 1).heap;
+    return heap < sn->heap_names->len ? g_ptr_array_index(sn->heap_names, heap) : NULL;
+}
+
+const hf_htrace *hf_heap_trace_by_serial(const hf_heap *h, uint32_t serial)
+{
+    guint lo = 0, hi = h->traces->len;
+    while (lo < hi) {
+        guint mid = (lo + hi) / 2;
+        const hf_htrace *t = &g_array_index(h->traces, hf_htrace, mid);
+        if (t->serial == serial)
+            return t;
+        if (t->serial < serial)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+void hf_heap_totals(const hf_heap *h, uint64_t *classes, uint64_t *objects, uint64_t *roots)
+{
+    *classes = *objects = *roots = 0;
+    for (guint s = 0; s < h->snaps->len; s++) {
+        const hf_hsnap *sn = &g_array_index(h->snaps, hf_hsnap, s);
+        *classes += sn->classes->len;
+        *objects += sn->n_objects;
+        *roots += sn->roots->len;
+    }
+}
