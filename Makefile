@@ -58,7 +58,9 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-$(B)/tests/unit/%: tests/unit/%.c $(B)/libhftree.a $(B)/libheapfs.a
+# tests/unit/helpers.c: what several unit tests share (rendering views by
+# name, temp files, corpus paths).
+$(B)/tests/unit/%: tests/unit/%.c $(B)/tests/unit/helpers.o $(B)/libhftree.a $(B)/libheapfs.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIB_LDLIBS) -lcmocka
 

@@ -41,5 +41,8 @@ uint64_t hf_content_errors(hf_dump *d, uint64_t first, GString *out, size_t budg
         g_string_append(out, g_ptr_array_index(d->problems, i));
         g_string_append_c(out, '\n');
     }
+    if (i == d->problems->len && d->n_problems > d->problems->len)
+        g_string_append_printf(out, "%" G_GUINT64_FORMAT " more problems, not listed\n",
+                               (guint64)(d->n_problems - d->problems->len));
     return HF_DONE;
 }

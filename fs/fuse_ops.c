@@ -200,7 +200,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         fuse_reply_err(req, EISDIR);
         return;
     }
-    int rc = check_dump(req, fs, !hf_tree_volatile(&n));
+    int rc = check_dump(req, fs, hf_tree_reads_dump(&n));
     if (rc) {
         fuse_reply_err(req, rc);
         return;
@@ -224,7 +224,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     char *buf = g_malloc(size ? size : 1);
     size_t got = hf_tree_read(fs->tree, &n, buf, size, (uint64_t)off);
     /* Checked after the read: a fault during it trips the guard. */
-    if (hf_guard_tripped() && !hf_tree_volatile(&n))
+    if (hf_guard_tripped() && hf_tree_reads_dump(&n))
         fuse_reply_err(req, EIO);
     else
         fuse_reply_buf(req, buf, got);

@@ -12,12 +12,16 @@
  *     62..58  kind   (hf_node_kind, 5 bits)
  *     57..46  snap   snapshot index (12 bits: 4096 snapshots)
  *     45..15  a      class, object, trace, thread or file index (31 bits)
- *     14..0   b      file of a node, or ref slot (15 bits: 32768 refs/ entries)
+ *     14..0   b      file or link of a node, or slot (15 bits: 32768 entries)
+ *
+ * An entry of an object's link directory (refs/, referrers/, ...) has the
+ * directory in its kind (HF_N_OBJ_ENTRY + directory), so all 15 bits of b
+ * are its slot.
  *
  * The root is FUSE_ROOT_ID (1), which no other node can encode to since
  * every other kind is >= 1.  Limits that follow: 2^31 objects per
- * snapshot, 4096 snapshots, refs/ lists the first 32768 slots of an object
- * (every element still shows in `fields`).
+ * snapshot, 4096 snapshots, a link directory lists its first 32768 slots
+ * (refs/: every element still shows in `fields`).
  *
  * Pure functions; thread-safe.  No FUSE header.
  */
@@ -39,21 +43,21 @@ typedef enum {
     HF_N_TRACE, /* a = trace */
     HF_N_THREADS,
     HF_N_THREAD,      /* a = thread */
-    HF_N_THREAD_FILE, /* a = thread, b = HF_THREAD_* */
+    HF_N_THREAD_FILE, /* a = thread, b = file (hf_parts tables, model.h) */
     HF_N_SNAP,        /* snap */
-    HF_N_SNAP_FILE,   /* a = index into snap_files() */
-    HF_N_SNAP_SUBDIR, /* a = first snap_files() index under that directory */
+    HF_N_SNAP_FILE,   /* a = file */
+    HF_N_SNAP_SUBDIR, /* a = the first file under that directory */
     HF_N_CLASSES,
-    HF_N_CLASS,       /* a = class */
-    HF_N_CLASS_FILE,  /* a = class, b = HF_CLASS_* */
-    HF_N_CLASS_SUPER, /* symlink */
+    HF_N_CLASS,      /* a = class */
+    HF_N_CLASS_FILE, /* a = class, b = file */
+    HF_N_CLASS_LINK, /* a = class, b = link; symlink */
     HF_N_OBJECTS,
     HF_N_OBJECT,     /* a = object */
-    HF_N_OBJ_FILE,   /* a = object, b = HF_OBJ_* */
-    HF_N_OBJ_CLASS,  /* symlink */
-    HF_N_OBJ_SCOPE,  /* symlink */
-    HF_N_REFS,       /* a = object */
-    HF_N_REF,        /* a = object, b = slot; symlink */
+    HF_N_OBJ_FILE,   /* a = object, b = file */
+    HF_N_OBJ_LINK,   /* a = object, b = link; symlink */
+    HF_N_OBJ_DIR,    /* a = object, b = link directory */
+    HF_N_OBJ_ENTRY,  /* a = object, b = slot; symlink in link directory 0 ... */
+    HF_N_OBJ_ENTRY_LAST = HF_N_OBJ_ENTRY + 3, /* ... to 3 (HF_DIRS_MAX) */
     HF_N_KINDS
 } hf_node_kind;
 

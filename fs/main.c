@@ -125,9 +125,9 @@ static hf_dump *open_dumps(char **paths, int n, const hf_open_opts *opts)
 static int run_check(hf_dump *d)
 {
     GString *s = g_string_new(NULL);
-    hf_view v = {.kind = HF_V_INFO};
+    hf_view v = {0};
     for (uint64_t item = 0; item != HF_DONE;)
-        item = d->ops->render(d, &v, item, s, 1 << 20);
+        item = d->ops->render_info(d, &v, item, s, 1 << 20);
     fputs(s->str, stdout);
     g_string_free(s, TRUE);
     if (d->problems->len) {

@@ -9,6 +9,7 @@
  */
 #include "fs/tree.h"
 
+#include "decoders/core/names.h"
 #include "fs/content.h"
 #include "fs/views.h"
 
@@ -61,6 +62,8 @@ static const hf_dump_ops *ops(hf_tree *t)
     return t->d->ops;
 }
 
+/* ---- what exists: every "is this part there" question is answered here ---- */
+
 static bool has_traces(hf_tree *t)
 {
     return ops(t)->n_traces && ops(t)->n_traces(t->d) > 0;
@@ -77,10 +80,88 @@ static uint32_t n_snaps(hf_tree *t)
     return MIN(n, HF_SNAP_MAX);
 }
 
-static uint32_t snap_files(hf_tree *t, uint32_t s, const char *const **names)
+static bool has_classes(hf_tree *t, uint32_t s)
 {
-    *names = NULL;
-    return ops(t)->snap_files ? ops(t)->snap_files(t->d, s, names) : 0;
+    return ops(t)->n_classes && ops(t)->n_classes(t->d, s) > 0;
+}
+
+static bool has_objects(hf_tree *t, uint32_t s)
+{
+    return ops(t)->n_objects && (!ops(t)->n_classes || has_classes(t, s));
+}
+
+/* The parts table of a directory kind, NULL for other kinds. */
+static const hf_parts *parts_of(hf_tree *t, hf_node_kind k)
+{
+    switch (k) {
+    case HF_N_SNAP:
+    case HF_N_SNAP_SUBDIR:
+        return &ops(t)->snapshot;
+    case HF_N_THREAD:
+        return &ops(t)->thread;
+    case HF_N_CLASS:
+        return &ops(t)->class_;
+    case HF_N_OBJECT:
+        return &ops(t)->object;
+    default:
+        return NULL;
+    }
+}
+
+static uint32_t n_files(const hf_parts *p)
+{
+    uint32_t n = 0;
+    while (p && p->files && p->files[n].name && n < HF_FILES_MAX)
+        n++;
+    return n;
+}
+
+static uint32_t n_links(const hf_parts *p)
+{
+    uint32_t n = 0;
+    while (p && p->links && p->links[n].name && n < HF_FILES_MAX)
+        n++;
+    return n;
+}
+
+static uint32_t n_dirs(const hf_parts *p)
+{
+    uint32_t n = 0;
+    while (p && p->dirs && p->dirs[n].name && n < HF_DIRS_MAX)
+        n++;
+    return n;
+}
+
+/* Does file f of the parts table p exist for node `index` of snapshot s? */
+static bool file_exists(hf_tree *t, const hf_parts *p, uint32_t f, uint32_t s, uint64_t index)
+{
+    if (f >= n_files(p))
+        return false;
+    hf_has_fn has = p->files[f].has;
+    return !has || has(t->d, s, index);
+}
+
+static bool dir_exists(hf_tree *t, const hf_parts *p, uint32_t k, uint32_t s, uint64_t index)
+{
+    if (k >= n_dirs(p))
+        return false;
+    hf_has_fn has = p->dirs[k].has;
+    return !has || has(t->d, s, index);
+}
+
+static bool link_target(hf_tree *t, const hf_parts *p, uint32_t l, uint32_t s, uint64_t index,
+                        hf_target *to)
+{
+    return l < n_links(p) && p->links[l].target(t->d, s, index, to);
+}
+
+static bool link_exists(hf_tree *t, const hf_parts *p, uint32_t l, uint32_t s, uint64_t index)
+{
+    hf_target to;
+    if (l >= n_links(p))
+        return false;
+    hf_has_fn has = p->links[l].has;
+    return has ? has(t->d, s, index) : link_target(t, p, l, s, index, &to);
 }
 
 hf_type hf_tree_type(const hf_node *n)
@@ -97,16 +178,14 @@ hf_type hf_tree_type(const hf_node *n)
     case HF_N_CLASS:
     case HF_N_OBJECTS:
     case HF_N_OBJECT:
-    case HF_N_REFS:
+    case HF_N_OBJ_DIR:
         return HF_T_DIR;
     case HF_N_LATEST:
-    case HF_N_CLASS_SUPER:
-    case HF_N_OBJ_CLASS:
-    case HF_N_OBJ_SCOPE:
-    case HF_N_REF:
+    case HF_N_CLASS_LINK:
+    case HF_N_OBJ_LINK:
         return HF_T_LINK;
     default:
-        return HF_T_FILE;
+        return n->kind >= HF_N_OBJ_ENTRY && n->kind <= HF_N_OBJ_ENTRY_LAST ? HF_T_LINK : HF_T_FILE;
     }
 }
 
@@ -115,8 +194,20 @@ bool hf_tree_volatile(const hf_node *n)
     return n->kind == HF_N_STATS;
 }
 
+bool hf_tree_reads_dump(const hf_node *n)
+{
+    return n->kind != HF_N_STATS;
+}
+
+static bool is_entry(const hf_node *n)
+{
+    return n->kind >= HF_N_OBJ_ENTRY && n->kind <= HF_N_OBJ_ENTRY_LAST;
+}
+
 hf_node hf_tree_parent(const hf_node *n)
 {
+    if (is_entry(n))
+        return hf_node_make(HF_N_OBJ_DIR, n->snap, n->a, (uint32_t)(n->kind - HF_N_OBJ_ENTRY));
     switch (n->kind) {
     case HF_N_TRACE:
         return hf_node_make(HF_N_TRACES, 0, 0, 0);
@@ -137,17 +228,14 @@ hf_node hf_tree_parent(const hf_node *n)
     case HF_N_CLASS:
         return hf_node_make(HF_N_CLASSES, n->snap, 0, 0);
     case HF_N_CLASS_FILE:
-    case HF_N_CLASS_SUPER:
+    case HF_N_CLASS_LINK:
         return hf_node_make(HF_N_CLASS, n->snap, n->a, 0);
     case HF_N_OBJECT:
         return hf_node_make(HF_N_OBJECTS, n->snap, 0, 0);
     case HF_N_OBJ_FILE:
-    case HF_N_OBJ_CLASS:
-    case HF_N_OBJ_SCOPE:
-    case HF_N_REFS:
+    case HF_N_OBJ_LINK:
+    case HF_N_OBJ_DIR:
         return hf_node_make(HF_N_OBJECT, n->snap, n->a, 0);
-    case HF_N_REF:
-        return hf_node_make(HF_N_REFS, n->snap, n->a, 0);
     default:
         return hf_node_make(HF_N_ROOT, 0, 0, 0);
     }
@@ -159,23 +247,25 @@ static const char *subdir_slash(const char *name)
     return strchr(name, '/');
 }
 
-/* Index of the first snapshot file in the same subdirectory as file i. */
-static uint32_t subdir_first(const char *const *names, uint32_t i)
+/* Index of the first file snapshot s has in the same subdirectory as file
+ * i: the subdirectory's node is named after it. */
+static uint32_t subdir_first(hf_tree *t, uint32_t s, uint32_t i)
 {
-    const char *slash = subdir_slash(names[i]);
-    size_t plen = (size_t)(slash - names[i]);
+    const hf_parts *p = &ops(t)->snapshot;
+    const char *slash = subdir_slash(p->files[i].name);
+    size_t plen = (size_t)(slash - p->files[i].name);
     for (uint32_t j = 0; j < i; j++)
-        if (strncmp(names[j], names[i], plen + 1) == 0)
+        if (strncmp(p->files[j].name, p->files[i].name, plen + 1) == 0 &&
+            file_exists(t, p, j, s, 0))
             return j;
     return i;
 }
 
 static hf_node snap_file_parent(hf_tree *t, const hf_node *n)
 {
-    const char *const *names;
-    uint32_t nf = snap_files(t, n->snap, &names);
-    if (n->a < nf && subdir_slash(names[n->a]))
-        return hf_node_make(HF_N_SNAP_SUBDIR, n->snap, subdir_first(names, (uint32_t)n->a), 0);
+    const hf_parts *p = &ops(t)->snapshot;
+    if (n->a < n_files(p) && subdir_slash(p->files[n->a].name))
+        return hf_node_make(HF_N_SNAP_SUBDIR, n->snap, subdir_first(t, n->snap, (uint32_t)n->a), 0);
     return hf_node_make(HF_N_SNAP, n->snap, 0, 0);
 }
 
@@ -190,10 +280,26 @@ static void add(entry *e, int *k, const char *name, hf_node n)
     (*k)++;
 }
 
-static const char *const class_file_names[HF_CLASS_NFILES] = {"info", "fields", "statics",
-                                                              "instances"};
-static const char *const obj_file_names[HF_OBJ_NFILES] = {"info", "fields", "value", "stack"};
-static const char *const thread_file_names[HF_THREAD_NFILES] = {"info", "stack"};
+/* The files, links and link directories of a thread, class or object. */
+static void add_parts(hf_tree *t, const hf_node *dir, hf_node_kind file_kind,
+                      hf_node_kind link_kind, entry *e, int *k)
+{
+    const hf_parts *p = parts_of(t, dir->kind);
+    uint32_t s = dir->snap;
+    for (uint32_t f = 0, n = n_files(p); f < n; f++)
+        if (file_exists(t, p, f, s, dir->a))
+            add(e, k, p->files[f].name, hf_node_make(file_kind, s, dir->a, f));
+    if (link_kind == HF_N_ROOT)
+        return;
+    for (uint32_t l = 0, n = n_links(p); l < n; l++)
+        if (link_exists(t, p, l, s, dir->a))
+            add(e, k, p->links[l].name, hf_node_make(link_kind, s, dir->a, l));
+    if (dir->kind != HF_N_OBJECT)
+        return;
+    for (uint32_t l = 0, n = n_dirs(p); l < n; l++)
+        if (dir_exists(t, p, l, s, dir->a))
+            add(e, k, p->dirs[l].name, hf_node_make(HF_N_OBJ_DIR, s, dir->a, l));
+}
 
 /* Lists a small directory; returns its entry count (0 for big ones). */
 static int small_children(hf_tree *t, const hf_node *dir, entry *e)
@@ -214,59 +320,43 @@ static int small_children(hf_tree *t, const hf_node *dir, entry *e)
             add(e, &k, "threads", hf_node_make(HF_N_THREADS, 0, 0, 0));
         break;
     case HF_N_THREAD:
-        for (uint32_t f = 0; f < HF_THREAD_NFILES; f++)
-            add(e, &k, thread_file_names[f], hf_node_make(HF_N_THREAD_FILE, 0, dir->a, f));
+        add_parts(t, dir, HF_N_THREAD_FILE, HF_N_ROOT, e, &k);
         break;
     case HF_N_SNAP: {
-        const char *const *names;
-        uint32_t nf = snap_files(t, s, &names);
-        for (uint32_t i = 0; i < nf; i++) {
-            const char *slash = subdir_slash(names[i]);
+        const hf_parts *p = &ops(t)->snapshot;
+        for (uint32_t i = 0, nf = n_files(p); i < nf; i++) {
+            const char *name = p->files[i].name, *slash = subdir_slash(name);
+            if (!file_exists(t, p, i, s, 0))
+                continue;
             if (!slash) {
-                add(e, &k, names[i], hf_node_make(HF_N_SNAP_FILE, s, i, 0));
-            } else if (subdir_first(names, i) == i) {
+                add(e, &k, name, hf_node_make(HF_N_SNAP_FILE, s, i, 0));
+            } else if (subdir_first(t, s, i) == i) {
                 char sub[HF_NAME_MAX];
-                g_strlcpy(sub, names[i], MIN((size_t)(slash - names[i]) + 1, sizeof sub));
+                g_strlcpy(sub, name, MIN((size_t)(slash - name) + 1, sizeof sub));
                 add(e, &k, sub, hf_node_make(HF_N_SNAP_SUBDIR, s, i, 0));
             }
         }
-        if (ops(t)->n_classes)
+        if (has_classes(t, s))
             add(e, &k, "classes", hf_node_make(HF_N_CLASSES, s, 0, 0));
-        if (ops(t)->n_objects)
+        if (has_objects(t, s))
             add(e, &k, "objects", hf_node_make(HF_N_OBJECTS, s, 0, 0));
         break;
     }
     case HF_N_SNAP_SUBDIR: {
-        const char *const *names;
-        uint32_t nf = snap_files(t, s, &names);
-        for (uint32_t i = (uint32_t)dir->a; i < nf; i++)
-            if (subdir_slash(names[i]) && subdir_first(names, i) == dir->a)
-                add(e, &k, subdir_slash(names[i]) + 1, hf_node_make(HF_N_SNAP_FILE, s, i, 0));
+        const hf_parts *p = &ops(t)->snapshot;
+        for (uint32_t i = (uint32_t)dir->a, nf = n_files(p); i < nf; i++)
+            if (subdir_slash(p->files[i].name) && file_exists(t, p, i, s, 0) &&
+                subdir_first(t, s, i) == dir->a)
+                add(e, &k, subdir_slash(p->files[i].name) + 1,
+                    hf_node_make(HF_N_SNAP_FILE, s, i, 0));
         break;
     }
-    case HF_N_CLASS: {
-        uint32_t parts = ops(t)->class_parts ? ops(t)->class_parts(t->d, s, dir->a) : 0;
-        for (uint32_t f = 0; f < HF_CLASS_NFILES; f++)
-            if (parts & (1u << f))
-                add(e, &k, class_file_names[f], hf_node_make(HF_N_CLASS_FILE, s, dir->a, f));
-        if (ops(t)->class_super && ops(t)->class_super(t->d, s, dir->a) >= 0)
-            add(e, &k, "super", hf_node_make(HF_N_CLASS_SUPER, s, dir->a, 0));
+    case HF_N_CLASS:
+        add_parts(t, dir, HF_N_CLASS_FILE, HF_N_CLASS_LINK, e, &k);
         break;
-    }
-    case HF_N_OBJECT: {
-        uint32_t parts = ops(t)->object_parts ? ops(t)->object_parts(t->d, s, dir->a) : 0;
-        for (uint32_t f = 0; f < HF_OBJ_NFILES; f++)
-            if (parts & (1u << f))
-                add(e, &k, obj_file_names[f], hf_node_make(HF_N_OBJ_FILE, s, dir->a, f));
-        if ((parts & HF_OBJ_HAS_REFS) && ops(t)->object_ref)
-            add(e, &k, "refs", hf_node_make(HF_N_REFS, s, dir->a, 0));
-        if ((parts & HF_OBJ_HAS_CLASS) && ops(t)->object_class &&
-            ops(t)->object_class(t->d, s, dir->a) >= 0)
-            add(e, &k, "class", hf_node_make(HF_N_OBJ_CLASS, s, dir->a, 0));
-        if ((parts & HF_OBJ_HAS_SCOPE) && ops(t)->object_scope)
-            add(e, &k, "scope", hf_node_make(HF_N_OBJ_SCOPE, s, dir->a, 0));
+    case HF_N_OBJECT:
+        add_parts(t, dir, HF_N_OBJ_FILE, HF_N_OBJ_LINK, e, &k);
         break;
-    }
     default:
         break;
     }
@@ -283,6 +373,11 @@ static bool is_small_dir(hf_node_kind k)
 
 typedef enum { CHILD_END = -1, CHILD_SKIP = 0, CHILD_OK = 1 } child_status;
 
+static const hf_linkdir *linkdir(hf_tree *t, const hf_node *dir)
+{
+    return &ops(t)->object.dirs[dir->b];
+}
+
 static uint64_t big_count(hf_tree *t, const hf_node *dir)
 {
     uint32_t s = dir->snap;
@@ -294,11 +389,11 @@ static uint64_t big_count(hf_tree *t, const hf_node *dir)
     case HF_N_THREADS:
         return has_threads(t) ? MIN(ops(t)->n_threads(t->d), HF_A_MAX) : 0;
     case HF_N_CLASSES:
-        return ops(t)->n_classes ? MIN(ops(t)->n_classes(t->d, s), HF_A_MAX) : 0;
+        return has_classes(t, s) ? MIN(ops(t)->n_classes(t->d, s), HF_A_MAX) : 0;
     case HF_N_OBJECTS:
-        return ops(t)->n_objects ? MIN(ops(t)->n_objects(t->d, s), HF_A_MAX) : 0;
-    case HF_N_REFS:
-        return HF_B_MAX; /* slots; object_ref says where they end */
+        return has_objects(t, s) ? MIN(ops(t)->n_objects(t->d, s), HF_A_MAX) : 0;
+    case HF_N_OBJ_DIR:
+        return HF_B_MAX; /* slots; entry() says where they end */
     default:
         return 0;
     }
@@ -326,19 +421,19 @@ static child_status big_child(hf_tree *t, const hf_node *dir, uint64_t i, char *
         *out = hf_node_make(HF_N_THREAD, 0, i, 0);
         return CHILD_OK;
     case HF_N_CLASSES:
-        g_strlcpy(name, ops(t)->class_name(t->d, s, i), HF_NAME_MAX);
+        ops(t)->class_name(t->d, s, i, name);
         *out = hf_node_make(HF_N_CLASS, s, i, 0);
         return CHILD_OK;
     case HF_N_OBJECTS:
         ops(t)->object_name(t->d, s, i, name);
         *out = hf_node_make(HF_N_OBJECT, s, i, 0);
         return CHILD_OK;
-    case HF_N_REFS: {
-        char target[HF_NAME_MAX];
-        hf_ref_status st = ops(t)->object_ref(t->d, s, dir->a, (uint32_t)i, name, target);
+    case HF_N_OBJ_DIR: {
+        hf_target to;
+        hf_ref_status st = linkdir(t, dir)->entry(t->d, s, dir->a, (uint32_t)i, name, &to);
         if (st == HF_REF_END)
             return CHILD_END;
-        *out = hf_node_make(HF_N_REF, s, dir->a, (uint32_t)i);
+        *out = hf_node_make((hf_node_kind)(HF_N_OBJ_ENTRY + dir->b), s, dir->a, (uint32_t)i);
         return st == HF_REF_OK ? CHILD_OK : CHILD_SKIP;
     }
     default:
@@ -374,18 +469,6 @@ static uint64_t trace_number_at(hf_tree *t, uint64_t i)
     return ops(t)->trace_number(t->d, i);
 }
 
-/* Strict decimal: no sign, no leading zeros, so each number has one name. */
-static bool parse_decimal(const char *s, uint64_t *out)
-{
-    if (!*s || (s[0] == '0' && s[1]) || strlen(s) > 19)
-        return false;
-    for (const char *p = s; *p; p++)
-        if (*p < '0' || *p > '9')
-            return false;
-    *out = g_ascii_strtoull(s, NULL, 10);
-    return true;
-}
-
 static int big_lookup(hf_tree *t, const hf_node *dir, const char *name, hf_node *out)
 {
     uint32_t s = dir->snap;
@@ -394,11 +477,11 @@ static int big_lookup(hf_tree *t, const hf_node *dir, const char *name, hf_node 
     char buf[HF_NAME_MAX];
     switch (dir->kind) {
     case HF_N_SNAPSHOTS:
-        if (parse_decimal(name, &num))
+        if (hf_parse_decimal(name, &num))
             i = find_number(t, big_count(t, dir), num, snap_number_at);
         break;
     case HF_N_TRACES:
-        if (parse_decimal(name, &num))
+        if (hf_parse_decimal(name, &num))
             i = find_number(t, big_count(t, dir), num, trace_number_at);
         break;
     case HF_N_THREADS: /* threads are few: a scan is fine */
@@ -409,16 +492,15 @@ static int big_lookup(hf_tree *t, const hf_node *dir, const char *name, hf_node 
         }
         break;
     case HF_N_CLASSES:
-        if (ops(t)->class_find)
+        if (has_classes(t, s))
             i = ops(t)->class_find(t->d, s, name);
         break;
     case HF_N_OBJECTS:
-        if (ops(t)->object_find)
+        if (has_objects(t, s))
             i = ops(t)->object_find(t->d, s, name);
         break;
-    case HF_N_REFS:
-        if (ops(t)->object_ref_find)
-            i = ops(t)->object_ref_find(t->d, s, dir->a, name);
+    case HF_N_OBJ_DIR:
+        i = linkdir(t, dir)->find(t->d, s, dir->a, name);
         break;
     default:
         break;
@@ -520,6 +602,10 @@ bool hf_tree_valid(hf_tree *t, const hf_node *n)
         return false;
     char name[HF_NAME_MAX];
     hf_node child;
+    if (is_entry(n)) {
+        hf_node parent = hf_tree_parent(n);
+        return hf_tree_valid(t, &parent) && big_child(t, &parent, n->b, name, &child) == CHILD_OK;
+    }
     switch (n->kind) {
     case HF_N_ROOT:
     case HF_N_SNAPSHOTS:
@@ -535,25 +621,17 @@ bool hf_tree_valid(hf_tree *t, const hf_node *n)
     case HF_N_THREADS:
         return n->a == 0 && n->b == 0 && has_threads(t);
     case HF_N_SNAP:
+        return n->a == 0 && n->b == 0;
     case HF_N_CLASSES:
+        return n->a == 0 && n->b == 0 && has_classes(t, s);
     case HF_N_OBJECTS:
-        if (n->a != 0 || n->b != 0)
-            return false;
-        if (n->kind == HF_N_CLASSES)
-            return ops(t)->n_classes != NULL;
-        if (n->kind == HF_N_OBJECTS)
-            return ops(t)->n_objects != NULL;
-        return true;
+        return n->a == 0 && n->b == 0 && has_objects(t, s);
     case HF_N_TRACE:
     case HF_N_THREAD:
     case HF_N_CLASS:
     case HF_N_OBJECT: {
         hf_node parent = hf_tree_parent(n);
         return n->b == 0 && big_child(t, &parent, n->a, name, &child) == CHILD_OK;
-    }
-    case HF_N_REF: {
-        hf_node parent = hf_tree_parent(n);
-        return hf_tree_valid(t, &parent) && big_child(t, &parent, n->b, name, &child) == CHILD_OK;
     }
     default:
         return in_small_dir(t, n);
@@ -562,38 +640,52 @@ bool hf_tree_valid(hf_tree *t, const hf_node *n)
 
 /* ---- links ---- */
 
+/* Path from a directory `depth` levels below the snapshot's, inside its
+ * classes/ or objects/ (`top`), to the target's directory. */
+static void target_path(const hf_target *to, hf_node_kind top, int depth, GString *out)
+{
+    hf_node_kind want = to->kind == HF_TO_CLASS ? HF_N_CLASSES : HF_N_OBJECTS;
+    if (to->kind == HF_TO_SNAP_FILE) {
+        for (int i = 0; i < depth; i++)
+            g_string_append(out, "../");
+    } else if (want == top) {
+        for (int i = 1; i < depth; i++)
+            g_string_append(out, "../");
+    } else {
+        for (int i = 0; i < depth; i++)
+            g_string_append(out, "../");
+        g_string_append(out, want == HF_N_CLASSES ? "classes/" : "objects/");
+    }
+    g_string_append(out, to->name);
+}
+
 int hf_tree_readlink(hf_tree *t, const hf_node *n, GString *out)
 {
     uint32_t s = n->snap;
-    char name[HF_NAME_MAX], target[HF_NAME_MAX];
+    char name[HF_NAME_MAX];
+    hf_target to;
+    if (is_entry(n)) {
+        hf_node dir = hf_tree_parent(n);
+        if (dir.b >= n_dirs(&ops(t)->object) ||
+            linkdir(t, &dir)->entry(t->d, s, n->a, n->b, name, &to) != HF_REF_OK)
+            return -EINVAL;
+        target_path(&to, HF_N_OBJECTS, 3, out);
+        return 0;
+    }
     switch (n->kind) {
     case HF_N_LATEST:
         g_string_append_printf(out, "snapshots/%" G_GUINT64_FORMAT,
                                (guint64)ops(t)->snapshot_number(t->d, n_snaps(t) - 1));
         return 0;
-    case HF_N_CLASS_SUPER: {
-        int64_t sup = ops(t)->class_super(t->d, s, n->a);
-        if (sup < 0)
+    case HF_N_CLASS_LINK:
+        if (!link_target(t, &ops(t)->class_, n->b, s, n->a, &to))
             return -EINVAL;
-        g_string_append_printf(out, "../%s", ops(t)->class_name(t->d, s, (uint64_t)sup));
+        target_path(&to, HF_N_CLASSES, 2, out);
         return 0;
-    }
-    case HF_N_OBJ_CLASS: {
-        int64_t c = ops(t)->object_class(t->d, s, n->a);
-        if (c < 0)
+    case HF_N_OBJ_LINK:
+        if (!link_target(t, &ops(t)->object, n->b, s, n->a, &to))
             return -EINVAL;
-        g_string_append_printf(out, "../../classes/%s", ops(t)->class_name(t->d, s, (uint64_t)c));
-        return 0;
-    }
-    case HF_N_OBJ_SCOPE:
-        if (!ops(t)->object_scope(t->d, s, n->a, target))
-            return -EINVAL;
-        g_string_append_printf(out, "../%s", target);
-        return 0;
-    case HF_N_REF:
-        if (ops(t)->object_ref(t->d, s, n->a, n->b, name, target) != HF_REF_OK)
-            return -EINVAL;
-        g_string_append_printf(out, "../../%s", target);
+        target_path(&to, HF_N_OBJECTS, 2, out);
         return 0;
     default:
         return -EINVAL;
@@ -604,13 +696,14 @@ int hf_tree_readlink(hf_tree *t, const hf_node *n, GString *out)
 
 typedef struct {
     hf_tree *t;
+    hf_render_fn render;
     hf_view v;
 } view_arg;
 
 static uint64_t render_view(void *arg, uint64_t first, GString *out, size_t budget)
 {
     view_arg *va = arg;
-    return ops(va->t)->render(va->t->d, &va->v, first, out, budget);
+    return va->render(va->t->d, &va->v, first, out, budget);
 }
 
 static uint64_t render_readme(void *arg, uint64_t first, GString *out, size_t budget)
@@ -624,16 +717,20 @@ static uint64_t render_errors(void *arg, uint64_t first, GString *out, size_t bu
     return hf_content_errors(((hf_tree *)arg)->d, first, out, budget);
 }
 
+/* The renderer of a file declared in table p, or NULL. */
+static hf_render_fn table_render(const hf_parts *p, uint32_t f)
+{
+    return f < n_files(p) ? p->files[f].render : NULL;
+}
+
 /* Which renderer produces node n's bytes; false for non-files. */
-static bool file_renderer(hf_tree *t, const hf_node *n, hf_render_fn *fn, view_arg *va,
+static bool file_renderer(hf_tree *t, const hf_node *n, hf_views_fn *fn, view_arg *va,
                           void **arg)
 {
     *arg = va;
-    va->t = t;
-    memset(&va->v, 0, sizeof va->v);
-    va->v.snap = n->snap;
-    va->v.index = n->a;
     *fn = render_view;
+    va->t = t;
+    va->v = (hf_view){.snap = n->snap, .index = n->a, .file = n->b};
     switch (n->kind) {
     case HF_N_README:
         *fn = render_readme;
@@ -644,37 +741,38 @@ static bool file_renderer(hf_tree *t, const hf_node *n, hf_render_fn *fn, view_a
         *arg = t;
         return true;
     case HF_N_INFO:
-        va->v.kind = HF_V_INFO;
-        return true;
+        va->render = ops(t)->render_info;
+        break;
     case HF_N_TRACE:
-        va->v.kind = HF_V_TRACE;
-        return true;
+        va->render = ops(t)->render_trace;
+        break;
     case HF_N_THREAD_FILE:
-        va->v.kind = HF_V_THREAD;
-        va->v.file = n->b;
-        return true;
+        va->render = table_render(&ops(t)->thread, n->b);
+        break;
     case HF_N_SNAP_FILE:
-        va->v.kind = HF_V_SNAP;
-        va->v.file = (uint32_t)n->a;
+        va->render = table_render(&ops(t)->snapshot, (uint32_t)n->a);
         va->v.index = 0;
-        return true;
+        va->v.file = (uint32_t)n->a;
+        break;
     case HF_N_CLASS_FILE:
-        va->v.kind = HF_V_CLASS;
-        va->v.file = n->b;
-        return true;
+        va->render = table_render(&ops(t)->class_, n->b);
+        break;
     case HF_N_OBJ_FILE:
-        va->v.kind = HF_V_OBJECT;
-        va->v.file = n->b;
-        return true;
+        va->render = table_render(&ops(t)->object, n->b);
+        break;
     default:
         return false;
     }
+    return va->render != NULL;
 }
 
-static GString *stats_text(hf_tree *t)
+/* The bytes of a file that may change while mounted, rendered anew. */
+static GString *volatile_text(hf_tree *t, const hf_node *n)
 {
     GString *s = g_string_new(NULL);
     hf_cache_stats_render(t->cache, s);
+    if (ops(t)->status)
+        ops(t)->status(t->d, s);
     return s;
 }
 
@@ -687,13 +785,13 @@ uint64_t hf_tree_size(hf_tree *t, const hf_node *n)
         g_string_free(s, TRUE);
         return len;
     }
-    if (n->kind == HF_N_STATS) {
-        GString *s = stats_text(t);
+    if (hf_tree_volatile(n)) {
+        GString *s = volatile_text(t, n);
         uint64_t len = s->len;
         g_string_free(s, TRUE);
         return len;
     }
-    hf_render_fn fn;
+    hf_views_fn fn;
     view_arg va;
     void *arg;
     if (!file_renderer(t, n, &fn, &va, &arg))
@@ -703,14 +801,14 @@ uint64_t hf_tree_size(hf_tree *t, const hf_node *n)
 
 size_t hf_tree_read(hf_tree *t, const hf_node *n, char *buf, size_t size, uint64_t off)
 {
-    if (n->kind == HF_N_STATS) {
-        GString *s = stats_text(t);
+    if (hf_tree_volatile(n)) {
+        GString *s = volatile_text(t, n);
         size_t got = off < s->len ? MIN(size, s->len - off) : 0;
         memcpy(buf, s->str + off, got);
         g_string_free(s, TRUE);
         return got;
     }
-    hf_render_fn fn;
+    hf_views_fn fn;
     view_arg va;
     void *arg;
     if (!file_renderer(t, n, &fn, &va, &arg))

@@ -54,5 +54,8 @@ uint64_t hf_tree_size(hf_tree *t, const hf_node *n);
 size_t hf_tree_read(hf_tree *t, const hf_node *n, char *buf, size_t size, uint64_t off);
 /* Files whose contents change while mounted (.stats): never cached. */
 bool hf_tree_volatile(const hf_node *n);
+/* False for the files that report on heapfs itself (.stats), which stay
+ * readable after the dump changed. */
+bool hf_tree_reads_dump(const hf_node *n);
 
 #endif

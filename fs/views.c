@@ -44,7 +44,7 @@ void hf_views_free(hf_views *v)
  * view is small its bytes are kept; once it outgrows whole_max they are
  * dropped and only checkpoints are kept from then on.
  */
-static GBytes *render_entry(hf_views *v, hf_render_fn fn, void *arg)
+static GBytes *render_entry(hf_views *v, hf_views_fn fn, void *arg)
 {
     uint64_t tag = TAG_WHOLE;
     GString *whole = g_string_new(NULL);
@@ -85,7 +85,7 @@ static GBytes *render_entry(hf_views *v, hf_render_fn fn, void *arg)
     return g_string_free_to_bytes(layout);
 }
 
-static GBytes *get_entry(hf_views *v, uint64_t key, hf_render_fn fn, void *arg)
+static GBytes *get_entry(hf_views *v, uint64_t key, hf_views_fn fn, void *arg)
 {
     GBytes *e = hf_cache_get(v->cache, key);
     if (!e) {
@@ -109,7 +109,7 @@ static uint64_t layout_total(GBytes *e)
     return total;
 }
 
-uint64_t hf_views_size(hf_views *v, uint64_t key, hf_render_fn fn, void *arg)
+uint64_t hf_views_size(hf_views *v, uint64_t key, hf_views_fn fn, void *arg)
 {
     GBytes *e = get_entry(v, key, fn, arg);
     uint64_t size = entry_tag(e) == TAG_WHOLE ? g_bytes_get_size(e) - 8 : layout_total(e);
@@ -118,7 +118,7 @@ uint64_t hf_views_size(hf_views *v, uint64_t key, hf_render_fn fn, void *arg)
 }
 
 /* Read from a LAYOUT entry: re-render from the checkpoint before `off`. */
-static size_t read_layout(hf_views *v, GBytes *e, hf_render_fn fn, void *arg, char *buf,
+static size_t read_layout(hf_views *v, GBytes *e, hf_views_fn fn, void *arg, char *buf,
                           size_t size, uint64_t off)
 {
     gsize len;
@@ -155,7 +155,7 @@ static size_t read_layout(hf_views *v, GBytes *e, hf_render_fn fn, void *arg, ch
     return got;
 }
 
-size_t hf_views_read(hf_views *v, uint64_t key, hf_render_fn fn, void *arg, char *buf,
+size_t hf_views_read(hf_views *v, uint64_t key, hf_views_fn fn, void *arg, char *buf,
                      size_t size, uint64_t off)
 {
     GBytes *e = get_entry(v, key, fn, arg);

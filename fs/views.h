@@ -25,7 +25,7 @@
 
 /* Same protocol as hf_dump_ops.render: append items from `first`, stop
  * after about `budget` bytes, return the next item or HF_DONE. */
-typedef uint64_t (*hf_render_fn)(void *arg, uint64_t first, GString *out, size_t budget);
+typedef uint64_t (*hf_views_fn)(void *arg, uint64_t first, GString *out, size_t budget);
 
 typedef struct hf_views hf_views;
 
@@ -35,9 +35,9 @@ hf_views *hf_views_new(hf_cache *cache, size_t chunk, size_t whole_max);
 void hf_views_free(hf_views *v);
 
 /* Exact size of the view under `key` (an inode number, bit 63 clear). */
-uint64_t hf_views_size(hf_views *v, uint64_t key, hf_render_fn fn, void *arg);
+uint64_t hf_views_size(hf_views *v, uint64_t key, hf_views_fn fn, void *arg);
 /* Copies up to `size` bytes at `off` into buf; returns the count. */
-size_t hf_views_read(hf_views *v, uint64_t key, hf_render_fn fn, void *arg, char *buf,
+size_t hf_views_read(hf_views *v, uint64_t key, hf_views_fn fn, void *arg, char *buf,
                      size_t size, uint64_t off);
 
 #endif

@@ -236,7 +236,6 @@ typedef struct bmd_dump {
     uint64_t n_forward;            /* instances read before their class */
     uint64_t n_guessed;            /* instances of classes never defined */
     bool truncated;
-    hf_heap_pprof *pprof;          /* heap.pprof, stacks.folded */
 } bmd_dump;
 
 /* The passes (bmd_index.c): fills everything above from the mapped file,

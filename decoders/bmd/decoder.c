@@ -13,6 +13,7 @@
  * The dump is immutable after open; everything here is thread-safe.
  */
 #include "decoders/bmd/bmd.h"
+#include "decoders/heap/retained.h"
 
 #include <string.h>
 
@@ -206,7 +207,6 @@ static void bmd_destroy(hf_dump *base)
     g_free(d->strings);
     g_free(d->metadata);
     g_free(d->names_file);
-    hf_heap_pprof_free(d->pprof);
     hf_heap_clear(&d->heap);
     g_free(d);
 }
@@ -252,7 +252,7 @@ static hf_dump *bmd_open_opts(const char *path, GMappedFile *map, const hf_open_
     }
     bmd_index(d, names);
     bmd_names_free(names);
-    d->pprof = hf_heap_pprof_new(&d->heap, d->heap.snaps->len, "java", bmd_build_pprof, d,
+    d->heap.pprof = hf_heap_pprof_new(&d->heap, d->heap.snaps->len, "java", bmd_build_pprof, d,
                                  NULL, NULL);
     return &d->heap.base;
 }
@@ -271,8 +271,10 @@ const hf_decoder hf_decoder_bmd = {
 
 /* ---- views ---- */
 
-static void render_info(bmd_dump *d, GString *out)
+static uint64_t render_info(hf_dump *base, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget)
 {
+    bmd_dump *d = (bmd_dump *)base;
     hf_heap *h = &d->heap;
     uint64_t classes, objects, roots;
     hf_heap_totals(h, &classes, &objects, &roots);
@@ -307,7 +309,7 @@ static void render_info(bmd_dump *d, GString *out)
     if (d->n_guessed)
         g_string_append_printf(out, "instances of classes never defined: %" G_GUINT64_FORMAT
                                "\n", d->n_guessed);
-    g_string_append_printf(out, "problems: %u\n", h->base.problems->len);
+    g_string_append_printf(out, "problems: %" G_GUINT64_FORMAT "\n", (guint64)h->base.n_problems);
     g_string_append(out, "size rule: ");
     hf_heap_size_rule(h, out);
     g_string_append(out, "; primitive fields the dump left out counted by their size\n");
@@ -333,12 +335,15 @@ static void render_info(bmd_dump *d, GString *out)
                                    legacy[i].name, d->n_legacy[legacy[i].tag]);
     if (d->truncated)
         g_string_append(out, "warning: the file ends inside a record (truncated dump)\n");
+    return HF_DONE;
 }
 
 /* snapshots/1/strings: every string record, by id: "ID text TEXT",
  * "ID hashed hash.LEN.HASH" or "ID resolved NAME".  Item = string index. */
-static uint64_t render_strings(bmd_dump *d, uint64_t first, GString *out, size_t budget)
+static uint64_t render_strings(hf_dump *base, const hf_view *v, uint64_t first, GString *out,
+                               size_t budget)
 {
+    bmd_dump *d = (bmd_dump *)base;
     size_t start = out->len;
     for (uint64_t i = first; i < d->n_strings; i++) {
         if (out->len > start && out->len - start >= budget)
@@ -360,52 +365,32 @@ static uint64_t render_strings(bmd_dump *d, uint64_t first, GString *out, size_t
     return HF_DONE;
 }
 
-static const char *const files[] = {"info",    "histogram",  "roots",
-                                    "strings", "heap.pprof", "stacks.folded"};
-
-static uint32_t bmd_snap_files(hf_dump *base, uint32_t s, const char *const **names)
+static uint64_t render_snap_info(hf_dump *base, const hf_view *v, uint64_t first, GString *out,
+                                 size_t budget)
 {
-    *names = files;
-    return G_N_ELEMENTS(files);
-}
-
-static uint64_t bmd_render(hf_dump *base, const hf_view *v, uint64_t first, GString *out,
-                           size_t budget)
-{
-    bmd_dump *d = (bmd_dump *)base;
-    hf_heap *h = &d->heap;
-    if (v->kind == HF_V_INFO) {
-        render_info(d, out);
-        return HF_DONE;
-    }
-    if (v->kind != HF_V_SNAP)
-        return hf_heap_render(h, v, first, out, budget);
-    if (v->snap >= h->snaps->len)
-        return HF_DONE;
-    switch (v->file) {
-    case 0:
-        hf_heap_render_snap_info(h, v->snap, out);
-        return HF_DONE;
-    case 1:
-        return hf_heap_render_histogram(h, v->snap, first, out, budget);
-    case 2:
-        return hf_heap_render_roots(h, v->snap, first, out, budget);
-    case 3:
-        return render_strings(d, first, out, budget);
-    case 4:
-        return hf_heap_pprof_render(d->pprof, v->snap, false, first, out, budget);
-    case 5:
-        return hf_heap_pprof_render(d->pprof, v->snap, true, first, out, budget);
-    }
+    hf_heap_render_snap_info((hf_heap *)base, v->snap, out);
     return HF_DONE;
 }
 
-/* No object has a text form: String contents live in primitive arrays,
- * whose elements BMD drops. */
-static uint32_t bmd_object_parts(hf_dump *base, uint32_t s, uint64_t o)
-{
-    return hf_heap_object_parts(base, s, o) & ~(1u << HF_OBJ_VALUE);
-}
+static const hf_file snap_files[] = {
+    {"info", render_snap_info, NULL},
+    {"histogram", hf_heap_view_histogram, NULL},
+    {"roots", hf_heap_view_roots, NULL},
+    {"strings", render_strings, NULL},
+    {"heap.pprof", hf_heap_view_pprof, NULL},
+    {"stacks.folded", hf_heap_view_folded, NULL},
+    HF_HEAP_RETAINED_SNAP_FILES,
+    {NULL},
+};
+
+/* No value file: String contents live in primitive arrays, whose elements
+ * BMD drops. */
+static const hf_file object_files[] = {
+    {"info", hf_heap_view_object_info, NULL},
+    {"fields", hf_heap_view_object_fields, hf_heap_has_object_fields},
+    HF_HEAP_RETAINED_OBJECT_FILES,
+    {NULL},
+};
 
 static void bmd_describe(hf_dump *base, GString *out)
 {
@@ -446,9 +431,11 @@ const hf_dump_ops bmd_ops = {
     .format = "bmd",
     .destroy = bmd_destroy,
     .describe = bmd_describe,
+    .render_info = render_info,
+    .status = hf_heap_graph_status,
+    .render_trace = hf_heap_view_trace,
     .n_snapshots = hf_heap_n_snapshots,
     .snapshot_number = hf_heap_snapshot_number,
-    .snap_files = bmd_snap_files,
     .n_traces = hf_heap_n_traces,
     .trace_number = hf_heap_trace_number,
     .n_threads = hf_heap_n_threads,
@@ -456,14 +443,11 @@ const hf_dump_ops bmd_ops = {
     .n_classes = hf_heap_n_classes,
     .class_name = hf_heap_class_name,
     .class_find = hf_heap_class_find,
-    .class_super = hf_heap_class_super,
-    .class_parts = hf_heap_class_parts,
     .n_objects = hf_heap_n_objects,
     .object_name = hf_heap_object_name,
     .object_find = hf_heap_object_find,
-    .object_parts = bmd_object_parts,
-    .object_class = hf_heap_object_class,
-    .object_ref = hf_heap_object_ref,
-    .object_ref_find = hf_heap_object_ref_find,
-    .render = bmd_render,
+    .snapshot = {.files = snap_files},
+    .thread = {.files = hf_heap_thread_files},
+    .class_ = {hf_heap_class_files, hf_heap_class_links, NULL},
+    .object = {object_files, hf_heap_object_links, hf_heap_object_dirs},
 };

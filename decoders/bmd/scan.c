@@ -500,12 +500,10 @@ static bool needs_another_pass(scan *sc)
     return again;
 }
 
-static void reset_pass(scan *sc, guint n_problems)
+static void reset_pass(scan *sc, uint64_t n_problems)
 {
     bmd_dump *d = sc->d;
-    GPtrArray *pr = d->heap.base.problems;
-    if (pr->len > n_problems)
-        g_ptr_array_remove_range(pr, n_problems, pr->len - n_problems);
+    hf_problems_truncate(&d->heap.base, n_problems);
     memset(d->n_records, 0, sizeof d->n_records);
     memset(d->n_legacy, 0, sizeof d->n_legacy);
     d->n_headers = 0;
@@ -708,7 +706,7 @@ void bmd_index(bmd_dump *d, const bmd_names *names)
     sc.classes = g_array_new(FALSE, FALSE, sizeof(uint64_t));
     sc.legacy = g_array_new(FALSE, FALSE, sizeof(bmd_legacy_ref));
     sc.sn = hf_heap_add_snap(h);
-    guint n_problems = h->base.problems->len;
+    uint64_t n_problems = h->base.n_problems;
     bool again = false;
     for (d->passes = 1;; d->passes++) {
         scan_pass(&sc);

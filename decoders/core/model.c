@@ -26,8 +26,17 @@ void hf_dump_clear(hf_dump *d)
     d->problems = NULL;
 }
 
+/* Counts every problem; false when the list is full. */
+static bool problem_room(hf_dump *d)
+{
+    d->n_problems++;
+    return d->problems->len < HF_PROBLEMS_MAX;
+}
+
 void hf_problem(hf_dump *d, uint64_t offset, const char *fmt, ...)
 {
+    if (!problem_room(d))
+        return;
     va_list ap;
     va_start(ap, fmt);
     char *what = g_strdup_vprintf(fmt, ap);
@@ -39,10 +48,20 @@ void hf_problem(hf_dump *d, uint64_t offset, const char *fmt, ...)
 
 void hf_problem_nooff(hf_dump *d, const char *fmt, ...)
 {
+    if (!problem_room(d))
+        return;
     va_list ap;
     va_start(ap, fmt);
     g_ptr_array_add(d->problems, g_strdup_vprintf(fmt, ap));
     va_end(ap);
+}
+
+void hf_problems_truncate(hf_dump *d, uint64_t n)
+{
+    if (d->problems->len > n)
+        g_ptr_array_remove_range(d->problems, (guint)n, d->problems->len - (guint)n);
+    if (d->n_problems > n)
+        d->n_problems = n;
 }
 
 void hf_dump_close(hf_dump *d)

@@ -26,63 +26,124 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* render() returns this when the view is complete. */
+/* A renderer returns this when the view is complete. */
 #define HF_DONE UINT64_MAX
+/* For renderers: true once `budget` bytes were appended since `start`,
+ * never before the first item, so every call makes progress. */
+static inline bool hf_budget_spent(const GString *out, size_t start, size_t budget)
+{
+    return out->len > start && out->len - start >= budget;
+}
+
 /* Longest object, thread or ref name a decoder may produce (with NUL). */
 #define HF_NAME_MAX 256
 
 typedef struct hf_dump hf_dump;
 
-/* What a render call is asked to produce. */
-typedef enum {
-    HF_V_INFO,   /* MOUNT/info */
-    HF_V_TRACE,  /* traces/N: index = trace index */
-    HF_V_THREAD, /* threads/T/FILE: index = thread, file = HF_THREAD_* */
-    HF_V_SNAP,   /* snapshots/S/FILE: file indexes snap_files() */
-    HF_V_CLASS,  /* classes/C/FILE: index = class, file = HF_CLASS_* */
-    HF_V_OBJECT, /* objects/O/FILE: index = object, file = HF_OBJ_* */
-} hf_view_kind;
-
-enum { HF_THREAD_INFO, HF_THREAD_STACK, HF_THREAD_NFILES };
-enum { HF_CLASS_INFO, HF_CLASS_FIELDS, HF_CLASS_STATICS, HF_CLASS_INSTANCES, HF_CLASS_NFILES };
-/* HF_OBJ_STACK: the call stack where the object was created, for formats
- * that keep it apart from info (OEMP), so grep of info matches names only. */
-enum { HF_OBJ_INFO, HF_OBJ_FIELDS, HF_OBJ_VALUE, HF_OBJ_STACK, HF_OBJ_NFILES };
-/* Extra bits of object_parts(): which symlinks/dirs an object has. */
-#define HF_OBJ_HAS_REFS (1u << 8)  /* refs/ directory */
-#define HF_OBJ_HAS_CLASS (1u << 9) /* class -> ../../classes/NAME */
-#define HF_OBJ_HAS_SCOPE (1u << 10) /* scope -> ../OTHER (OEMP) */
-
+/*
+ * A view: file `file` of node `index` of snapshot `snap`.  `file` indexes
+ * the table the file was declared in (hf_parts.files); `index` is the
+ * trace, thread, class or object, 0 for a snapshot's own files and for
+ * MOUNT/info.
+ */
 typedef struct {
-    hf_view_kind kind;
-    uint32_t snap;  /* snapshot index, for SNAP/CLASS/OBJECT */
-    uint64_t index; /* trace, thread, class or object index */
-    uint32_t file;  /* which file of that node */
+    uint32_t snap;
+    uint64_t index;
+    uint32_t file;
 } hf_view;
 
-/* Result of object_ref(): refs are addressed by slot (field position or
- * array element index), so lookups by name need no scan. */
+/*
+ * Render view v, starting at item `first` (0 at the start), appending to
+ * out.  A view is a sequence of items (usually lines); a renderer may stop
+ * once out has grown by at least `budget` bytes and return the index of
+ * the next item, or HF_DONE when finished.  Rendering from the same `first`
+ * must always give the same bytes: fs/ serves big views by re-rendering
+ * from checkpoints.  Small views may ignore budget.
+ */
+typedef uint64_t (*hf_render_fn)(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                 size_t budget);
+/* Whether node `index` of snapshot s has a part (index 0 for a snapshot). */
+typedef bool (*hf_has_fn)(hf_dump *d, uint32_t s, uint64_t index);
+
+/* A file of a directory.  has == NULL: every such directory has it. */
+typedef struct {
+    const char *name; /* snapshot files only: "cpu/samples" is samples in cpu/ */
+    hf_render_fn render;
+    hf_has_fn has;
+} hf_file;
+
+/* Where a link leads: a class, an object or a file of the same snapshot,
+ * by its name there.  fs/ turns it into a relative path. */
+typedef enum { HF_TO_CLASS, HF_TO_OBJECT, HF_TO_SNAP_FILE } hf_target_kind;
+typedef struct {
+    hf_target_kind kind;
+    char name[HF_NAME_MAX];
+} hf_target;
+
+/* A symlink of a directory (a class's super, an object's class).  With
+ * has NULL the link exists where target() succeeds, so target() must be
+ * cheap; otherwise has() says where it exists and target() is asked only
+ * when the link is read (it may then be slow). */
+typedef struct {
+    const char *name;
+    /* Fill *to; false when node `index` has no such link. */
+    bool (*target)(hf_dump *d, uint32_t s, uint64_t index, hf_target *to);
+    hf_has_fn has;
+} hf_link;
+
+/* Entry of a directory of links, by slot (a field, an array element, a
+ * referrer): slots are dense positions, so lookups by name need no scan. */
 typedef enum { HF_REF_OK, HF_REF_EMPTY, HF_REF_END } hf_ref_status;
 
+/* A directory of links (an object's refs/): entry `slot` has a name and a
+ * target; find() gives the slot of a name.  Both may be slow for large
+ * slots only if they must be; fs/ lists at most HF_SLOT_MAX slots. */
+typedef struct {
+    const char *name;
+    hf_has_fn has;
+    hf_ref_status (*entry)(hf_dump *d, uint32_t s, uint64_t index, uint32_t slot,
+                           char name[HF_NAME_MAX], hf_target *to);
+    int64_t (*find)(hf_dump *d, uint32_t s, uint64_t index, const char *name); /* -1 */
+} hf_linkdir;
+
 /*
- * The operations a decoder implements.  An op left NULL means the format
- * lacks that part, and fs/ shows no directory for it (never an empty
- * stand-in).  All counts and indices are for the given snapshot `s`.
+ * What one kind of directory holds (a snapshot, a thread, a class, an
+ * object), declared once by the decoder as static tables, each ended by an
+ * entry whose name is NULL.  Listing, lookup and rendering all read these
+ * tables, so the names and the renderers cannot drift apart.  fs/ honours
+ * links and link directories of classes and objects only.
+ */
+typedef struct {
+    const hf_file *files;
+    const hf_link *links;
+    const hf_linkdir *dirs;
+} hf_parts;
+
+/* Limits of the tables (fs/inode.h gives each entry a few bits). */
+#define HF_FILES_MAX 64
+#define HF_DIRS_MAX 4
+
+/*
+ * The operations a decoder implements.  A count op left NULL means the
+ * format lacks that part, and fs/ shows no directory for it (never an
+ * empty stand-in).  All counts and indices are for the given snapshot `s`.
+ * Names are written to a caller's buffer of HF_NAME_MAX bytes.
  */
 typedef struct hf_dump_ops {
     const char *format; /* short name: "hprof", "oemp", "bmd", ... */
     void (*destroy)(hf_dump *d);
     /* A paragraph for the generated README: what each part holds. */
     void (*describe)(hf_dump *d, GString *out);
+    hf_render_fn render_info;  /* MOUNT/info */
+    /* Lines about work done since the mount (MOUNT/.stats, which changes;
+     * every other file stays the same while mounted).  NULL: none. */
+    void (*status)(hf_dump *d, GString *out);
+    hf_render_fn render_trace; /* traces/N: v->index = trace index */
 
     uint32_t (*n_snapshots)(hf_dump *d);
     /* Directory name of snapshot s (1-based file order for HPROF, the
      * sequence number for OEMP).  Strictly ascending with s. */
     uint64_t (*snapshot_number)(hf_dump *d, uint32_t s);
-    /* Plain files of snapshot s, in listing order; "cpu/samples" style names
-     * (one '/') put a file in a subdirectory.  The array belongs to the dump.
-     * The order must be the same at every mount of the same file. */
-    uint32_t (*snap_files)(hf_dump *d, uint32_t s, const char *const **names);
 
     uint64_t (*n_traces)(hf_dump *d);
     uint64_t (*trace_number)(hf_dump *d, uint64_t t); /* ascending with t */
@@ -91,38 +152,19 @@ typedef struct hf_dump_ops {
     /* Unique, stable directory name of thread t (no '/'). */
     void (*thread_name)(hf_dump *d, uint64_t t, char name[HF_NAME_MAX]);
 
+    /* classes/ exists in a snapshot where n_classes > 0. */
     uint64_t (*n_classes)(hf_dump *d, uint32_t s);
     /* Escaped, unique directory name (see names.h). */
-    const char *(*class_name)(hf_dump *d, uint32_t s, uint64_t c);
+    void (*class_name)(hf_dump *d, uint32_t s, uint64_t c, char name[HF_NAME_MAX]);
     int64_t (*class_find)(hf_dump *d, uint32_t s, const char *name); /* -1 */
-    int64_t (*class_super)(hf_dump *d, uint32_t s, uint64_t c);      /* -1 */
-    /* Bit mask of (1 << HF_CLASS_*) files class c has. */
-    uint32_t (*class_parts)(hf_dump *d, uint32_t s, uint64_t c);
 
+    /* objects/ exists in every snapshot, or, for a format with classes, in
+     * those that have classes. */
     uint64_t (*n_objects)(hf_dump *d, uint32_t s);
     void (*object_name)(hf_dump *d, uint32_t s, uint64_t o, char name[HF_NAME_MAX]);
     int64_t (*object_find)(hf_dump *d, uint32_t s, const char *name); /* -1 */
-    /* Bit mask of (1 << HF_OBJ_*) files plus HF_OBJ_HAS_* bits. */
-    uint32_t (*object_parts)(hf_dump *d, uint32_t s, uint64_t o);
-    int64_t (*object_class)(hf_dump *d, uint32_t s, uint64_t o); /* -1 */
-    /* Name of the object scope points at (HF_OBJ_HAS_SCOPE). */
-    bool (*object_scope)(hf_dump *d, uint32_t s, uint64_t o, char target[HF_NAME_MAX]);
-    /* Ref `slot` of object o: its entry name in refs/ and the name of the
-     * object it points to (which may be absent from the dump). */
-    hf_ref_status (*object_ref)(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
-                                char name[HF_NAME_MAX], char target[HF_NAME_MAX]);
-    int64_t (*object_ref_find)(hf_dump *d, uint32_t s, uint64_t o, const char *name);
 
-    /*
-     * Render view v, starting at item `first` (0 at the start), appending
-     * to out.  A view is a sequence of items (usually lines); a renderer
-     * may stop once out has grown by at least `budget` bytes and return the
-     * index of the next item, or HF_DONE when finished.  Rendering from the
-     * same `first` must always give the same bytes: fs/ serves big views by
-     * re-rendering from checkpoints.  Small views may ignore budget.
-     */
-    uint64_t (*render)(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                       size_t budget);
+    hf_parts snapshot, thread, class_, object;
 } hf_dump_ops;
 
 /* Common part of every decoder's dump; decoders embed it first. */
@@ -132,7 +174,12 @@ struct hf_dump {
     GMappedFile *map;    /* NULL for decoders that map several files */
     const uint8_t *data; /* map contents */
     size_t size;
-    GPtrArray *problems; /* char *, "offset 0x1a2b: what" lines */
+    GPtrArray *problems; /* char *, "offset 0x1a2b: what" lines: the first
+                            HF_PROBLEMS_MAX of them */
+    uint64_t n_problems; /* all problems found, listed or not */
+    /* Heap formats: how strong a reference must be to keep an object alive
+     * (-o retained=..., hf_reach in decoders/heap/retained.h; 0 = strong). */
+    unsigned reach;
 };
 
 /* Options for opening a dump (heapfs -o ...).  Zero-initialize, set what
@@ -144,6 +191,9 @@ typedef struct hf_open_opts {
      * dump keeps only as a hash (-o names=FILE).  NULL: none.  A file that
      * cannot be read makes the open fail. */
     const char *names_file;
+    /* Heap formats: the weakest reference that keeps an object alive
+     * (-o retained=strong|soft|finalizer|weak|phantom), 0 = strong. */
+    unsigned reach;
 } hf_open_opts;
 
 /* Decoder registry (registry.c). */
@@ -179,11 +229,17 @@ hf_dump *hf_open_series_with(const char *const *paths, int n, const hf_open_opts
                              GError **err);
 void hf_dump_close(hf_dump *d);
 
+/* A hostile file can hold millions of problems: the list keeps the first
+ * HF_PROBLEMS_MAX, and counts the rest (the errors file says how many). */
+#define HF_PROBLEMS_MAX 1000
+
 /* Helpers for decoders. */
 void hf_dump_init(hf_dump *d, const hf_dump_ops *ops, const char *path, GMappedFile *map);
 void hf_dump_clear(hf_dump *d); /* frees the common part */
 void hf_problem(hf_dump *d, uint64_t offset, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 /* Problems that have no file offset (e.g. a dangling reference). */
 void hf_problem_nooff(hf_dump *d, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+/* Forget the problems after the first n (a decoder that restarts a pass). */
+void hf_problems_truncate(hf_dump *d, uint64_t n);
 
 #endif

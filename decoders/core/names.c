@@ -61,3 +61,15 @@ bad:
     g_string_free(s, TRUE);
     return NULL;
 }
+
+bool hf_parse_decimal(const char *s, uint64_t *out)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 19 || (s[0] == '0' && n > 1))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+    *out = g_ascii_strtoull(s, NULL, 10);
+    return true;
+}

@@ -15,12 +15,19 @@
 #define HF_NAMES_H
 
 #include <glib.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 char *hf_name_escape(const char *name, size_t len);
 /* NULL when `escaped` is not a valid escaped name. */
 char *hf_name_unescape(const char *escaped);
 /* Append the escaped form of name[0..len) to out. */
 void hf_name_escape_append(GString *out, const char *name, size_t len);
+
+/* Strict decimal, as heapfs writes numbers in names: digits only, no sign,
+ * no leading zero, at most 19 digits, so each number has exactly one name.
+ * False (and *out untouched) for anything else. */
+bool hf_parse_decimal(const char *s, uint64_t *out);
 
 #endif

@@ -98,6 +98,8 @@ hf_dump *hf_open_with(const char *path, const hf_open_opts *opts, GError **err)
     if (dec)
         d = opts && dec->open_opts ? dec->open_opts(path, map, opts, err)
                                    : dec->open(path, map, err);
+    if (d && opts)
+        d->reach = opts->reach;
     g_mapped_file_unref(map);
     return d;
 }

@@ -143,7 +143,7 @@ static void render_info(gperf_dump *g, GString *out)
     g_string_append_printf(out, "size: %" PRIu64 "\n", size);
     g_string_append_printf(out, "snapshots: %u\n", g->snaps->len);
     g_string_append_printf(out, "traces: %u\n", g->traces->len);
-    g_string_append_printf(out, "warnings: %u\n", g->base.problems->len);
+    g_string_append_printf(out, "warnings: %" G_GUINT64_FORMAT "\n", (guint64)g->base.n_problems);
 }
 
 static const char *trailer_name(gperf_trailer t)
@@ -266,43 +266,71 @@ static void render_trace(gperf_dump *g, uint32_t t, GString *out)
     }
 }
 
-static uint64_t gperf_render(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                             size_t budget)
+/* ---- the views, as the model calls them ---- */
+
+static uint64_t view_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                          size_t budget)
 {
-    gperf_dump *g = G(d);
-    switch (v->kind) {
-    case HF_V_INFO:
-        render_info(g, out);
-        return HF_DONE;
-    case HF_V_TRACE:
-        if (v->index < g->traces->len)
-            render_trace(g, (uint32_t)v->index, out);
-        return HF_DONE;
-    case HF_V_SNAP:
-        break;
-    default:
-        return HF_DONE;
-    }
-    if (v->snap >= g->snaps->len)
-        return HF_DONE;
-    gperf_snap *sn = snap(g, v->snap);
-    switch (v->file) {
-    case 0:
-        render_snap_info(sn, out);
-        return HF_DONE;
-    case 1:
-        return render_sites(g, sn, first, out, budget);
-    case 2:
-        need_pprof(g, sn);
-        return hf_pprof_render(sn->pp_file, first, out, budget);
-    case 3:
-        need_pprof(g, sn);
-        return hf_pprof_render_folded(sn->pp_folded, HF_PPROF_INUSE_BYTES, first, out, budget);
-    case 4:
-        return render_maps(sn, first, out, budget);
-    }
+    render_info(G(d), out);
     return HF_DONE;
 }
+
+static uint64_t view_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                           size_t budget)
+{
+    if (v->index < G(d)->traces->len)
+        render_trace(G(d), (uint32_t)v->index, out);
+    return HF_DONE;
+}
+
+static uint64_t view_snap_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                               size_t budget)
+{
+    render_snap_info(snap(G(d), v->snap), out);
+    return HF_DONE;
+}
+
+static uint64_t view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                           size_t budget)
+{
+    return render_sites(G(d), snap(G(d), v->snap), first, out, budget);
+}
+
+static uint64_t view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                           size_t budget)
+{
+    gperf_snap *sn = snap(G(d), v->snap);
+    need_pprof(G(d), sn);
+    return hf_pprof_render(sn->pp_file, first, out, budget);
+}
+
+static uint64_t view_folded(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget)
+{
+    gperf_snap *sn = snap(G(d), v->snap);
+    need_pprof(G(d), sn);
+    return hf_pprof_render_folded(sn->pp_folded, HF_PPROF_INUSE_BYTES, first, out, budget);
+}
+
+static uint64_t view_maps(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                          size_t budget)
+{
+    return render_maps(snap(G(d), v->snap), first, out, budget);
+}
+
+static bool has_maps(hf_dump *d, uint32_t s, uint64_t index)
+{
+    return snap(G(d), s)->n_maps > 0;
+}
+
+static const hf_file snap_files[] = {
+    {"info", view_snap_info, NULL},
+    {"sites", view_sites, NULL},
+    {"heap.pprof", view_pprof, NULL},
+    {"stacks.folded", view_folded, NULL},
+    {"maps", view_maps, has_maps},
+    {NULL},
+};
 
 /* ---- model ops ---- */
 
@@ -333,13 +361,6 @@ static uint64_t gperf_snapshot_number(hf_dump *d, uint32_t s)
     return (uint64_t)s + 1;
 }
 
-static uint32_t gperf_snap_files(hf_dump *d, uint32_t s, const char *const **names)
-{
-    gperf_snap *sn = snap(G(d), s);
-    *names = sn->files;
-    return sn->n_files;
-}
-
 static uint64_t gperf_n_traces(hf_dump *d)
 {
     return G(d)->traces->len;
@@ -356,8 +377,9 @@ const hf_dump_ops gperf_ops = {
     .describe = gperf_describe,
     .n_snapshots = gperf_n_snapshots,
     .snapshot_number = gperf_snapshot_number,
-    .snap_files = gperf_snap_files,
     .n_traces = gperf_n_traces,
     .trace_number = gperf_trace_number,
-    .render = gperf_render,
+    .render_info = view_info,
+    .render_trace = view_trace,
+    .snapshot = {.files = snap_files},
 };

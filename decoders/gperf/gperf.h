@@ -68,8 +68,6 @@ typedef struct {
     gperf_trailer trailer;
     GHashTable *symbols; /* "--- symbol" section: pc (uint64 *) -> name, or NULL */
     char *binary;        /* binary= of the symbol section, or NULL */
-    const char *files[5];
-    uint32_t n_files;
     /* lazily made (see thread safety above) */
     gsize pprof_ready;
     hf_pprof *pp_file;   /* heap.pprof */

@@ -342,7 +342,6 @@ static gint site_cmp(gconstpointer a, gconstpointer b)
     return x->trace < y->trace ? -1 : x->trace > y->trace;
 }
 
-static const char *const files_all[] = {"info", "sites", "heap.pprof", "stacks.folded", "maps"};
 
 /* Parses `data` into a new snapshot appended to g.  False (err set) when no
  * "heap profile:" header was found. */
@@ -403,8 +402,6 @@ static bool parse_file(gperf_dump *g, const char *path, const uint8_t *data, siz
     g_free(base);
     /* Sites in trace order, so two snapshots list shared stacks alike. */
     g_array_sort(sn.sites, site_cmp);
-    sn.n_files = sn.n_maps ? 5 : 4;
-    memcpy(sn.files, files_all, sizeof sn.files);
     g_array_append_val(g->snaps, sn);
     return ok;
 }

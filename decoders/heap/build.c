@@ -7,6 +7,8 @@
  */
 #include "decoders/heap/heap.h"
 #include "decoders/core/names.h"
+#include "decoders/heap/profile.h"
+#include "decoders/heap/retained.h"
 
 #include <string.h>
 
@@ -104,6 +106,8 @@ void hf_heap_clear(hf_heap *h)
         g_array_free(h->threads, TRUE);
     if (h->chunk)
         g_string_chunk_free(h->chunk);
+    hf_heap_pprof_free(h->pprof);
+    hf_heap_graphs_free(h->graphs);
     hf_dump_clear(&h->base);
 }
 
@@ -673,6 +677,7 @@ void hf_heap_finish(hf_heap *h)
         finish_snap(h, sn);
         g_array_sort(sn->roots, cmp_root);
     }
+    h->graphs = hf_heap_graphs_new(h->snaps->len);
     g_array_sort(h->traces, cmp_trace);
     g_array_sort(h->threads, cmp_thread);
     drop_repeated_serials(h, h->traces, "stack trace");

@@ -137,6 +137,8 @@ typedef struct {
 } hf_hshape;
 
 typedef struct hf_heap hf_heap;
+typedef struct hf_heap_pprof hf_heap_pprof; /* profile.h */
+typedef struct hf_hgraphs hf_hgraphs;       /* retained.h */
 typedef struct hf_hsnap hf_hsnap;
 
 /* Per-format access to objects in the file.  All must be thread-safe. */
@@ -197,6 +199,9 @@ typedef struct {
 
 #define HF_SAMPLE 64
 
+/* How object ids are written: 0x + lower-case hex. */
+#define HF_FMT_ID "0x%" G_GINT64_MODIFIER "x"
+
 typedef struct {
     const char *cls, *method, *sig, *source;
     int32_t line; /* >0 line, 0 none, -1 unknown, -2 compiled, -3 native */
@@ -228,6 +233,12 @@ struct hf_heap {
     GArray *trace_frames; /* uint32 frame index, UINT32_MAX when missing */
     GArray *traces;      /* hf_htrace, ascending serial */
     GArray *threads;     /* hf_hthread, ascending serial */
+    /* heap.pprof and stacks.folded (profile.h): made by the decoder in open,
+     * freed by hf_heap_clear. */
+    hf_heap_pprof *pprof;
+    /* Dominators and retained sizes per snapshot (retained.h): made empty by
+     * hf_heap_finish, computed on first use, freed by hf_heap_clear. */
+    hf_hgraphs *graphs;
 };
 
 /* ---- building (single-threaded, inside open) ---- */
@@ -325,7 +336,7 @@ void hf_heap_for_each_ref(const hf_heap *h, const hf_hsnap *sn, uint64_t o, hf_h
 void hf_heap_format_value(GString *out, unsigned t, uint64_t v);
 const hf_htrace *hf_heap_trace_by_serial(const hf_heap *h, uint32_t serial);
 
-/* ---- model ops (hf_dump_ops members) ---- */
+/* ---- model ops (hf_dump_ops members; d is the hf_heap) ---- */
 
 uint32_t hf_heap_n_snapshots(hf_dump *d);
 uint64_t hf_heap_snapshot_number(hf_dump *d, uint32_t s);
@@ -334,35 +345,113 @@ uint64_t hf_heap_trace_number(hf_dump *d, uint64_t t);
 uint64_t hf_heap_n_threads(hf_dump *d);
 void hf_heap_thread_name(hf_dump *d, uint64_t t, char name[HF_NAME_MAX]);
 uint64_t hf_heap_n_classes(hf_dump *d, uint32_t s);
-const char *hf_heap_class_name(hf_dump *d, uint32_t s, uint64_t c);
+void hf_heap_class_name(hf_dump *d, uint32_t s, uint64_t c, char name[HF_NAME_MAX]);
 int64_t hf_heap_class_find(hf_dump *d, uint32_t s, const char *name);
-int64_t hf_heap_class_super(hf_dump *d, uint32_t s, uint64_t c);
-uint32_t hf_heap_class_parts(hf_dump *d, uint32_t s, uint64_t c);
 uint64_t hf_heap_n_objects(hf_dump *d, uint32_t s);
 void hf_heap_object_name(hf_dump *d, uint32_t s, uint64_t o, char name[HF_NAME_MAX]);
 int64_t hf_heap_object_find(hf_dump *d, uint32_t s, const char *name);
-uint32_t hf_heap_object_parts(hf_dump *d, uint32_t s, uint64_t o);
-int64_t hf_heap_object_class(hf_dump *d, uint32_t s, uint64_t o);
-hf_ref_status hf_heap_object_ref(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
-                                 char name[HF_NAME_MAX], char target[HF_NAME_MAX]);
-int64_t hf_heap_object_ref_find(hf_dump *d, uint32_t s, uint64_t o, const char *name);
 
-/* ---- renderers (same protocol as hf_dump_ops.render) ---- */
+/* ---- the parts of classes, objects and threads (parts.c: the tables) ---- */
 
-/* snapshots/S/{histogram,roots,strings}, and the heap part of S/info. */
-uint64_t hf_heap_render_histogram(hf_heap *h, uint32_t s, uint64_t first, GString *out,
+extern const hf_file hf_heap_class_files[];
+extern const hf_link hf_heap_class_links[];
+extern const hf_file hf_heap_object_files[];
+extern const hf_link hf_heap_object_links[];
+extern const hf_linkdir hf_heap_object_dirs[];
+extern const hf_file hf_heap_thread_files[];
+
+/* Their pieces, for decoders that declare tables of their own.  Views
+ * follow the render protocol (model.h); has/link/entry/find follow the
+ * hf_file, hf_link and hf_linkdir members. */
+uint64_t hf_heap_view_class_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                 size_t budget);
+uint64_t hf_heap_view_class_fields(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                   size_t budget);
+uint64_t hf_heap_view_class_statics(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                    size_t budget);
+uint64_t hf_heap_view_class_instances(hf_dump *d, const hf_view *v, uint64_t first,
+                                      GString *out, size_t budget);
+bool hf_heap_has_class_statics(hf_dump *d, uint32_t s, uint64_t c);
+bool hf_heap_has_class_instances(hf_dump *d, uint32_t s, uint64_t c);
+bool hf_heap_link_super(hf_dump *d, uint32_t s, uint64_t c, hf_target *to);
+
+uint64_t hf_heap_view_object_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                                   size_t budget);
-uint64_t hf_heap_render_roots(hf_heap *h, uint32_t s, uint64_t first, GString *out,
+uint64_t hf_heap_view_object_fields(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                    size_t budget);
+uint64_t hf_heap_view_object_value(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                   size_t budget);
+bool hf_heap_has_object_fields(hf_dump *d, uint32_t s, uint64_t o);
+bool hf_heap_has_object_value(hf_dump *d, uint32_t s, uint64_t o);
+bool hf_heap_link_class(hf_dump *d, uint32_t s, uint64_t o, hf_target *to);
+bool hf_heap_has_refs(hf_dump *d, uint32_t s, uint64_t o);
+hf_ref_status hf_heap_refs_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
+                                 char name[HF_NAME_MAX], hf_target *to);
+int64_t hf_heap_refs_find(hf_dump *d, uint32_t s, uint64_t o, const char *name);
+/* The class a class object describes, NULL for other objects. */
+const hf_hclass *hf_heap_described(const hf_hsnap *sn, const hf_hobj *ob);
+
+uint64_t hf_heap_view_thread_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                  size_t budget);
+uint64_t hf_heap_view_thread_stack(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                   size_t budget);
+/* traces/N (ops.render_trace). */
+uint64_t hf_heap_view_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget);
+
+/* ---- what keeps objects alive (dominators.c; retained.h computes) ---- */
+
+uint64_t hf_heap_view_dominators(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                 size_t budget);
+uint64_t hf_heap_view_histogram_retained(hf_dump *d, const hf_view *v, uint64_t first,
+                                         GString *out, size_t budget);
+uint64_t hf_heap_view_suspects(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                               size_t budget);
+uint64_t hf_heap_view_unreachable(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                  size_t budget);
+uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                 size_t budget);
+uint64_t hf_heap_view_class_retained(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                     size_t budget);
+uint64_t hf_heap_view_object_retained(hf_dump *d, const hf_view *v, uint64_t first,
+                                      GString *out, size_t budget);
+uint64_t hf_heap_view_object_path(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                  size_t budget);
+bool hf_heap_link_dominator(hf_dump *d, uint32_t s, uint64_t o, hf_target *to);
+bool hf_heap_has_always(hf_dump *d, uint32_t s, uint64_t index);
+hf_ref_status hf_heap_referrers_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
+                                      char name[HF_NAME_MAX], hf_target *to);
+int64_t hf_heap_referrers_find(hf_dump *d, uint32_t s, uint64_t o, const char *name);
+hf_ref_status hf_heap_dominated_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
+                                      char name[HF_NAME_MAX], hf_target *to);
+int64_t hf_heap_dominated_find(hf_dump *d, uint32_t s, uint64_t o, const char *name);
+
+/* Table rows every heap format's snapshot and object tables include. */
+#define HF_HEAP_RETAINED_SNAP_FILES                                                        \
+    {"dominators", hf_heap_view_dominators, NULL},                                          \
+        {"histogram-retained", hf_heap_view_histogram_retained, NULL},                      \
+        {"suspects", hf_heap_view_suspects, NULL}, {"unreachable", hf_heap_view_unreachable, NULL}
+#define HF_HEAP_RETAINED_OBJECT_FILES                                                      \
+    {"retained", hf_heap_view_object_retained, NULL}, {"path", hf_heap_view_object_path, NULL}
+
+/* ---- snapshot views (render.c; profile.c: heap.pprof, stacks.folded) ---- */
+
+uint64_t hf_heap_view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget);
+uint64_t hf_heap_view_folded(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                             size_t budget);
+
+uint64_t hf_heap_view_histogram(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                size_t budget);
+uint64_t hf_heap_view_roots(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget);
+uint64_t hf_heap_view_strings(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                               size_t budget);
 /* Append text as one line of a view: newline, CR, backslash and NUL become
  * \n, \r, \\ and \0 (a NUL would make grep call the file binary). */
 void hf_heap_escape_line(GString *out, const char *s, size_t n);
-uint64_t hf_heap_render_strings(hf_heap *h, uint32_t s, uint64_t first, GString *out,
-                                size_t budget);
+/* The heap part of a snapshot's info. */
 void hf_heap_render_snap_info(hf_heap *h, uint32_t s, GString *out);
-/* Views of kind HF_V_TRACE, HF_V_THREAD, HF_V_CLASS, HF_V_OBJECT. */
-uint64_t hf_heap_render(hf_heap *h, const hf_view *v, uint64_t first, GString *out,
-                        size_t budget);
 /* One trace in the HPROF agent's form (no trailing blank line). */
 void hf_heap_render_trace(const hf_heap *h, const hf_htrace *t, GString *out);
 /* Counts for MOUNT/info, summed over snapshots. */

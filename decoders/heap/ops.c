@@ -56,11 +56,11 @@ uint64_t hf_heap_n_classes(hf_dump *d, uint32_t s)
     return sn ? sn->classes->len : 0;
 }
 
-const char *hf_heap_class_name(hf_dump *d, uint32_t s, uint64_t c)
+void hf_heap_class_name(hf_dump *d, uint32_t s, uint64_t c, char name[HF_NAME_MAX])
 {
     const hf_hsnap *sn = hf_heap_snap(H(d), s);
     const hf_hclass *k = sn ? hf_heap_class(sn, c) : NULL;
-    return k ? k->dir : NULL;
+    g_strlcpy(name, k ? k->dir : "", HF_NAME_MAX);
 }
 
 int64_t hf_heap_class_find(hf_dump *d, uint32_t s, const char *name)
@@ -70,25 +70,27 @@ int64_t hf_heap_class_find(hf_dump *d, uint32_t s, const char *name)
     return v ? (int64_t)GPOINTER_TO_SIZE(v) - 1 : -1;
 }
 
-int64_t hf_heap_class_super(hf_dump *d, uint32_t s, uint64_t c)
+/* ---- links and link directories ---- */
+
+bool hf_heap_link_super(hf_dump *d, uint32_t s, uint64_t c, hf_target *to)
 {
     const hf_hsnap *sn = hf_heap_snap(H(d), s);
     const hf_hclass *k = sn ? hf_heap_class(sn, c) : NULL;
-    return k ? k->super : -1;
+    if (!k || k->super < 0)
+        return false;
+    to->kind = HF_TO_CLASS;
+    g_strlcpy(to->name, hf_heap_class(sn, (uint64_t)k->super)->dir, HF_NAME_MAX);
+    return true;
 }
 
-uint32_t hf_heap_class_parts(hf_dump *d, uint32_t s, uint64_t c)
+bool hf_heap_link_class(hf_dump *d, uint32_t s, uint64_t o, hf_target *to)
 {
     const hf_hsnap *sn = hf_heap_snap(H(d), s);
-    const hf_hclass *k = sn ? hf_heap_class(sn, c) : NULL;
-    if (!k)
-        return 0;
-    uint32_t parts = 1u << HF_CLASS_INFO | 1u << HF_CLASS_FIELDS;
-    if (k->n_statics)
-        parts |= 1u << HF_CLASS_STATICS;
-    if (k->count)
-        parts |= 1u << HF_CLASS_INSTANCES;
-    return parts;
+    if (!sn || o >= sn->n_objects)
+        return false;
+    to->kind = HF_TO_CLASS;
+    g_strlcpy(to->name, hf_heap_class(sn, sn->cls[o])->dir, HF_NAME_MAX);
+    return true;
 }
 
 uint64_t hf_heap_n_objects(hf_dump *d, uint32_t s)
@@ -131,61 +133,31 @@ int64_t hf_heap_object_find(hf_dump *d, uint32_t s, const char *name)
     return hf_heap_find_id(H(d), sn, id);
 }
 
-/* The class a class object describes, or NULL. */
-static const hf_hclass *described(const hf_hsnap *sn, const hf_hobj *ob)
-{
-    int64_t self = hf_heap_class_by_id(sn, ob->id);
-    return self >= 0 ? hf_heap_class(sn, (uint64_t)self) : NULL;
-}
-
-uint32_t hf_heap_object_parts(hf_dump *d, uint32_t s, uint64_t o)
+bool hf_heap_has_refs(hf_dump *d, uint32_t s, uint64_t o)
 {
     const hf_hsnap *sn = hf_heap_snap(H(d), s);
     hf_hobj ob;
     if (!sn || !hf_heap_decode(H(d), sn, o, &ob))
-        return 0;
-    uint32_t parts = 1u << HF_OBJ_INFO | HF_OBJ_HAS_CLASS;
+        return false;
     switch (ob.kind) {
-    case HF_K_INSTANCE: {
-        const hf_hclass *c = hf_heap_class(sn, ob.cls);
-        parts |= 1u << HF_OBJ_FIELDS;
-        if (c->n_refs)
-            parts |= HF_OBJ_HAS_REFS;
-        if (ob.cls == sn->string_class && sn->str_value >= 0)
-            parts |= 1u << HF_OBJ_VALUE;
-        break;
-    }
+    case HF_K_INSTANCE:
+        return hf_heap_class(sn, ob.cls)->n_refs > 0;
     case HF_K_OBJARRAY:
-        parts |= 1u << HF_OBJ_FIELDS;
-        if (ob.length)
-            parts |= HF_OBJ_HAS_REFS;
-        break;
-    case HF_K_PRIMARRAY:
-        if (!ob.nodata)
-            parts |= 1u << HF_OBJ_FIELDS | 1u << HF_OBJ_VALUE;
-        break;
+        return ob.length > 0;
     case HF_K_CLASS: {
-        const hf_hclass *c = described(sn, &ob);
-        if (c && c->n_statics) {
-            parts |= 1u << HF_OBJ_FIELDS;
-            for (uint32_t i = 0; i < c->n_statics; i++)
-                if (c->statics[i].type == HF_T_OBJECT)
-                    parts |= HF_OBJ_HAS_REFS;
-        }
-        break;
+        const hf_hclass *c = hf_heap_described(sn, &ob);
+        for (uint32_t i = 0; c && i < c->n_statics; i++)
+            if (c->statics[i].type == HF_T_OBJECT)
+                return true;
+        return false;
     }
+    default:
+        return false;
     }
-    return parts;
 }
 
-int64_t hf_heap_object_class(hf_dump *d, uint32_t s, uint64_t o)
-{
-    const hf_hsnap *sn = hf_heap_snap(H(d), s);
-    return sn && o < sn->n_objects ? (int64_t)sn->cls[o] : -1;
-}
-
-hf_ref_status hf_heap_object_ref(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
-                                 char name[HF_NAME_MAX], char target[HF_NAME_MAX])
+hf_ref_status hf_heap_refs_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
+                                 char name[HF_NAME_MAX], hf_target *to)
 {
     hf_heap *h = H(d);
     const hf_hsnap *sn = hf_heap_snap(h, s);
@@ -212,7 +184,7 @@ hf_ref_status hf_heap_object_ref(hf_dump *d, uint32_t s, uint64_t o, uint32_t sl
         g_snprintf(name, HF_NAME_MAX, "%u", slot);
         break;
     case HF_K_CLASS: {
-        const hf_hclass *c = described(sn, &ob);
+        const hf_hclass *c = hf_heap_described(sn, &ob);
         if (!c || slot >= c->n_statics)
             return HF_REF_END;
         if (c->statics[slot].type != HF_T_OBJECT || !(v = c->statics[slot].value))
@@ -225,11 +197,12 @@ hf_ref_status hf_heap_object_ref(hf_dump *d, uint32_t s, uint64_t o, uint32_t sl
     default:
         return HF_REF_END;
     }
-    id_name(v, target);
+    to->kind = HF_TO_OBJECT;
+    id_name(v, to->name);
     return HF_REF_OK;
 }
 
-int64_t hf_heap_object_ref_find(hf_dump *d, uint32_t s, uint64_t o, const char *name)
+int64_t hf_heap_refs_find(hf_dump *d, uint32_t s, uint64_t o, const char *name)
 {
     hf_heap *h = H(d);
     const hf_hsnap *sn = hf_heap_snap(h, s);
@@ -246,16 +219,13 @@ int64_t hf_heap_object_ref_find(hf_dump *d, uint32_t s, uint64_t o, const char *
         return -1;
     }
     case HF_K_OBJARRAY: {
-        char *end;
-        if (!g_ascii_isdigit(name[0]) || (name[0] == '0' && name[1]))
-            return -1;
-        unsigned long long i = strtoull(name, &end, 10);
-        if (*end || i >= ob.length || !hf_heap_element(h, &ob, i))
+        uint64_t i;
+        if (!hf_parse_decimal(name, &i) || i >= ob.length || !hf_heap_element(h, &ob, i))
             return -1;
         return (int64_t)i;
     }
     case HF_K_CLASS: {
-        const hf_hclass *c = described(sn, &ob);
+        const hf_hclass *c = hf_heap_described(sn, &ob);
         char *un = hf_name_unescape(name);
         int64_t r = -1;
         for (uint32_t i = 0; un && c && i < c->n_statics; i++)

@@ -169,3 +169,17 @@ uint64_t hf_heap_pprof_render(hf_heap_pprof *p, uint32_t s, bool folded, uint64_
         return hf_pprof_render_folded(ps->brief, HF_PPROF_INUSE_BYTES, first, out, budget);
     return hf_pprof_render(ps->full, first, out, budget);
 }
+
+uint64_t hf_heap_view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget)
+{
+    hf_heap_pprof *p = ((hf_heap *)d)->pprof;
+    return p ? hf_heap_pprof_render(p, v->snap, false, first, out, budget) : HF_DONE;
+}
+
+uint64_t hf_heap_view_folded(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                             size_t budget)
+{
+    hf_heap_pprof *p = ((hf_heap *)d)->pprof;
+    return p ? hf_heap_pprof_render(p, v->snap, true, first, out, budget) : HF_DONE;
+}

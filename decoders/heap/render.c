@@ -1,6 +1,7 @@
 /*
- * heap_render.c - the views of the neutral heap graph: histogram, roots,
- * strings, snapshot info, classes, objects, traces and threads.
+ * render.c - the snapshot views of the neutral heap graph (histogram,
+ * roots, strings, snapshot info) and traces and threads.  Classes and
+ * objects are in objects.c.
  *
  * Protocol (model.h): render from item `first`, stop after `budget` bytes,
  * return the next item or HF_DONE.  Items are lines, except where a view
@@ -14,14 +15,6 @@
 
 #include <string.h>
 
-#define FMT_ID "0x%" G_GINT64_MODIFIER "x"
-
-/* Stop once budget bytes were added, but never before the first item:
- * every call makes progress, even with a budget of 0. */
-static bool full(const GString *out, size_t start, size_t budget)
-{
-    return out->len > start && out->len - start >= budget;
-}
 
 /* Name of what object `id` is: the class it describes for a class object,
  * else its class; "?" when the snapshot lacks it. */
@@ -45,9 +38,11 @@ static void append_what(const hf_heap *h, const hf_hsnap *sn, uint64_t id, GStri
 
 /* ---- snapshot files ---- */
 
-uint64_t hf_heap_render_histogram(hf_heap *h, uint32_t s, uint64_t first, GString *out,
+uint64_t hf_heap_view_histogram(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                                   size_t budget)
 {
+    hf_heap *h = (hf_heap *)d;
+    uint32_t s = v->snap;
     const hf_hsnap *sn = hf_heap_snap(h, s);
     size_t start = out->len;
     uint64_t i = first;
@@ -56,7 +51,7 @@ uint64_t hf_heap_render_histogram(hf_heap *h, uint32_t s, uint64_t first, GStrin
         i = 1;
     }
     for (; i <= sn->n_hist; i++) {
-        if (full(out, start, budget))
+        if (hf_budget_spent(out, start, budget))
             return i;
         const hf_hclass *c = hf_heap_class(sn, sn->hist[i - 1]);
         g_string_append_printf(out, "%12" G_GUINT64_FORMAT "%13" G_GUINT64_FORMAT "  %s\n",
@@ -65,16 +60,18 @@ uint64_t hf_heap_render_histogram(hf_heap *h, uint32_t s, uint64_t first, GStrin
     return HF_DONE;
 }
 
-uint64_t hf_heap_render_roots(hf_heap *h, uint32_t s, uint64_t first, GString *out,
+uint64_t hf_heap_view_roots(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                               size_t budget)
 {
+    hf_heap *h = (hf_heap *)d;
+    uint32_t s = v->snap;
     const hf_hsnap *sn = hf_heap_snap(h, s);
     size_t start = out->len;
     for (uint64_t i = first; i < sn->roots->len; i++) {
-        if (full(out, start, budget))
+        if (hf_budget_spent(out, start, budget))
             return i;
         const hf_hroot *r = &g_array_index(sn->roots, hf_hroot, i);
-        g_string_append_printf(out, "%s " FMT_ID, hf_root_names[r->kind], (guint64)r->id);
+        g_string_append_printf(out, "%s " HF_FMT_ID, hf_root_names[r->kind], (guint64)r->id);
         switch (r->kind) {
         case HF_ROOT_JNI_LOCAL:
         case HF_ROOT_JAVA_FRAME:
@@ -91,7 +88,7 @@ uint64_t hf_heap_render_roots(hf_heap *h, uint32_t s, uint64_t first, GString *o
             g_string_append_printf(out, " thread=%u trace=%u", r->thread, (uint32_t)r->extra);
             break;
         case HF_ROOT_JNI_GLOBAL:
-            g_string_append_printf(out, " ref=" FMT_ID, (guint64)r->extra);
+            g_string_append_printf(out, " ref=" HF_FMT_ID, (guint64)r->extra);
             break;
         }
         g_string_append_c(out, ' ');
@@ -117,9 +114,11 @@ void hf_heap_escape_line(GString *out, const char *s, size_t n)
     }
 }
 
-uint64_t hf_heap_render_strings(hf_heap *h, uint32_t s, uint64_t first, GString *out,
+uint64_t hf_heap_view_strings(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                                 size_t budget)
 {
+    hf_heap *h = (hf_heap *)d;
+    uint32_t s = v->snap;
     const hf_hsnap *sn = hf_heap_snap(h, s);
     if (sn->string_class == UINT32_MAX)
         return HF_DONE;
@@ -128,7 +127,7 @@ uint64_t hf_heap_render_strings(hf_heap *h, uint32_t s, uint64_t first, GString 
     for (uint64_t o = first; o < sn->n_objects; o++) {
         if (sn->cls[o] != sn->string_class)
             continue;
-        if (full(out, start, budget)) {
+        if (hf_budget_spent(out, start, budget)) {
             g_string_free(t, TRUE);
             return o;
         }
@@ -137,7 +136,7 @@ uint64_t hf_heap_render_strings(hf_heap *h, uint32_t s, uint64_t first, GString 
             continue;
         g_string_truncate(t, 0);
         hf_heap_text(h, sn, &ob, t);
-        g_string_append_printf(out, FMT_ID " ", (guint64)ob.id);
+        g_string_append_printf(out, HF_FMT_ID " ", (guint64)ob.id);
         hf_heap_escape_line(out, t->str, t->len);
         g_string_append_c(out, '\n');
     }
@@ -167,212 +166,6 @@ void hf_heap_render_snap_info(hf_heap *h, uint32_t s, GString *out)
             g_string_append_printf(out, " %s", (const char *)g_ptr_array_index(sn->heap_names, i));
         g_string_append_c(out, '\n');
     }
-}
-
-/* ---- classes ---- */
-
-static const char *class_dir(const hf_hsnap *sn, int64_t c)
-{
-    return c >= 0 ? hf_heap_class(sn, (uint64_t)c)->dir : "none";
-}
-
-static uint64_t render_class(hf_heap *h, const hf_hsnap *sn, uint64_t ci, uint32_t file,
-                             uint64_t first, GString *out, size_t budget)
-{
-    const hf_hclass *c = hf_heap_class(sn, ci);
-    if (!c)
-        return HF_DONE;
-    switch (file) {
-    case HF_CLASS_INFO:
-        if (c->synthetic && !c->id)
-            g_string_append(out, "id: none (not in the dump)\n");
-        else
-            g_string_append_printf(out, "id: " FMT_ID "\n", (guint64)c->id);
-        g_string_append_printf(out, "name: %s\n", c->name);
-        g_string_append_printf(out, "super: %s\n", class_dir(sn, c->super));
-        if (c->loader_id)
-            g_string_append_printf(out, "loader: " FMT_ID "\n", (guint64)c->loader_id);
-        else
-            g_string_append(out, "loader: none (bootstrap)\n");
-        if (c->elem)
-            g_string_append_printf(out, "array of: %s\n",
-                                   c->elem == HF_T_OBJECT ? "object" : hf_btype_name(c->elem));
-        else
-            g_string_append_printf(out, "instance size: %" G_GUINT64_FORMAT
-                                   " (size rule; the dump says %u bytes of fields)\n",
-                                   (guint64)c->shallow, c->inst_size);
-        if (c->omitted)
-            g_string_append_printf(out, "fields left out of the dump: %u bytes (counted in "
-                                   "the instance size, not listed in fields)\n", c->omitted);
-        g_string_append_printf(out, "instance count: %" G_GUINT64_FORMAT "\n", (guint64)c->count);
-        g_string_append_printf(out, "total bytes: %" G_GUINT64_FORMAT "\n", (guint64)c->bytes);
-        if (c->trace)
-            g_string_append_printf(out, "trace: %u\n", c->trace);
-        return HF_DONE;
-    case HF_CLASS_FIELDS:
-        for (uint32_t i = 0; i < c->n_fields; i++) {
-            const hf_hfield *f = &c->fields[i];
-            g_string_append_printf(out, "%s %s", f->name, hf_btype_name(f->type));
-            if (f->decl != ci)
-                g_string_append_printf(out, " from %s", hf_heap_class(sn, f->decl)->dir);
-            g_string_append_c(out, '\n');
-        }
-        return HF_DONE;
-    case HF_CLASS_STATICS:
-        for (uint32_t i = 0; i < c->n_statics; i++) {
-            const hf_hstatic *st = &c->statics[i];
-            g_string_append_printf(out, "%s %s ", st->name,
-                                   hf_btype_name(st->type) ? hf_btype_name(st->type) : "?");
-            hf_heap_format_value(out, st->type, st->value);
-            g_string_append_c(out, '\n');
-        }
-        return HF_DONE;
-    case HF_CLASS_INSTANCES: {
-        size_t start = out->len;
-        for (uint64_t o = first; o < sn->n_objects; o++) {
-            if (sn->cls[o] != ci)
-                continue;
-            if (full(out, start, budget))
-                return o;
-            g_string_append_printf(out, FMT_ID "\n", (guint64)hf_heap_object_id(h, sn, o));
-        }
-        return HF_DONE;
-    }
-    }
-    return HF_DONE;
-}
-
-/* ---- objects ---- */
-
-/* Elements [first, ...) of array ob as "[i] value" lines or bare values. */
-static uint64_t render_elements(hf_heap *h, const hf_hobj *ob, bool indexed, uint64_t first,
-                                GString *out, size_t budget)
-{
-    size_t start = out->len;
-    for (uint64_t i = first; i < ob->length; i++) {
-        if (full(out, start, budget))
-            return i;
-        uint64_t v = 0;
-        h->codec->element(h, ob, i, &v);
-        if (indexed)
-            g_string_append_printf(out, "[%" G_GUINT64_FORMAT "] ", (guint64)i);
-        hf_heap_format_value(out, ob->elem, v);
-        g_string_append_c(out, '\n');
-    }
-    return HF_DONE;
-}
-
-/* value of a char[] or byte[] in chunks of elements; item = element index. */
-static uint64_t render_array_text(hf_heap *h, const hf_hobj *ob, uint64_t first, GString *out,
-                                  size_t budget)
-{
-    size_t start = out->len;
-    uint64_t i = first;
-    while (i < ob->length) {
-        if (full(out, start, budget))
-            return i;
-        uint64_t n = ob->length - i < 4096 ? ob->length - i : 4096;
-        uint64_t v;
-        if (ob->elem == HF_T_CHAR) {
-            /* never end a chunk between the halves of a surrogate pair */
-            if (i + n < ob->length && h->codec->element(h, ob, i + n - 1, &v) && v >= 0xD800 &&
-                v < 0xDC00)
-                n++;
-            for (uint64_t k = i; k < i + n; k++) {
-                h->codec->element(h, ob, k, &v);
-                uint32_t u = (uint32_t)v;
-                uint64_t lo;
-                if (u >= 0xD800 && u < 0xDC00 && k + 1 < i + n &&
-                    h->codec->element(h, ob, k + 1, &lo) && lo >= 0xDC00 && lo < 0xE000) {
-                    g_string_append_unichar(out, 0x10000 + ((u - 0xD800) << 10) + ((uint32_t)lo - 0xDC00));
-                    k++;
-                    continue;
-                }
-                g_string_append_unichar(out, u >= 0xD800 && u < 0xE000 ? 0xFFFD : u);
-            }
-        } else if (h->codec->fixed_be) {
-            g_string_append_len(out, (const char *)ob->data + i, (gssize)n);
-        } else {
-            for (uint64_t k = i; k < i + n; k++) {
-                h->codec->element(h, ob, k, &v);
-                g_string_append_c(out, (char)v);
-            }
-        }
-        i += n;
-    }
-    return HF_DONE;
-}
-
-static uint64_t render_object(hf_heap *h, const hf_hsnap *sn, uint64_t o, uint32_t file,
-                              uint64_t first, GString *out, size_t budget)
-{
-    hf_hobj ob;
-    if (!hf_heap_decode(h, sn, o, &ob))
-        return HF_DONE;
-    const hf_hclass *c = hf_heap_class(sn, ob.cls);
-    const hf_hclass *self = NULL;
-    if (ob.kind == HF_K_CLASS) {
-        int64_t k = hf_heap_class_by_id(sn, ob.id);
-        self = k >= 0 ? hf_heap_class(sn, (uint64_t)k) : NULL;
-    }
-    switch (file) {
-    case HF_OBJ_INFO: {
-        g_string_append_printf(out, "id: " FMT_ID "\n", (guint64)ob.id);
-        g_string_append_printf(out, "class: %s\n", c->dir);
-        g_string_append_printf(out, "kind: %s\n", hf_okind_names[ob.kind]);
-        g_string_append_printf(out, "size: %" G_GUINT64_FORMAT "\n",
-                               (guint64)hf_heap_shallow(h, sn, &ob));
-        if (ob.kind == HF_K_OBJARRAY || ob.kind == HF_K_PRIMARRAY)
-            g_string_append_printf(out, "length: %" G_GUINT64_FORMAT "%s\n", (guint64)ob.length,
-                                   ob.nodata ? " (elements not in the dump)" : "");
-        if (self)
-            g_string_append_printf(out, "describes: %s\n", self->dir);
-        const char *heap = hf_heap_heap_name(sn, ob.loc);
-        if (heap)
-            g_string_append_printf(out, "heap: %s\n", heap);
-        if (ob.trace)
-            g_string_append_printf(out, "allocation trace: %u\n", ob.trace);
-        else
-            g_string_append(out, "allocation trace: none\n");
-        return HF_DONE;
-    }
-    case HF_OBJ_FIELDS:
-        if (ob.kind == HF_K_INSTANCE) {
-            for (uint32_t i = 0; i < c->n_fields; i++) {
-                const hf_hfield *f = &c->fields[i];
-                uint64_t v;
-                g_string_append_printf(out, "%s %s ", f->refname, hf_btype_name(f->type));
-                if (hf_heap_field(h, sn, &ob, i, &v))
-                    hf_heap_format_value(out, f->type, v);
-                else
-                    g_string_append(out, "?");
-                g_string_append_c(out, '\n');
-            }
-            return HF_DONE;
-        }
-        if (ob.kind == HF_K_CLASS) {
-            for (uint32_t i = 0; self && i < self->n_statics; i++) {
-                const hf_hstatic *st = &self->statics[i];
-                g_string_append_printf(out, "%s %s ", st->name,
-                                       hf_btype_name(st->type) ? hf_btype_name(st->type) : "?");
-                hf_heap_format_value(out, st->type, st->value);
-                g_string_append_c(out, '\n');
-            }
-            return HF_DONE;
-        }
-        return ob.nodata ? HF_DONE : render_elements(h, &ob, true, first, out, budget);
-    case HF_OBJ_VALUE:
-        if (ob.kind == HF_K_INSTANCE) {
-            hf_heap_text(h, sn, &ob, out); /* a String: whole */
-            return HF_DONE;
-        }
-        if (ob.kind != HF_K_PRIMARRAY || ob.nodata)
-            return HF_DONE;
-        if (ob.elem == HF_T_CHAR || ob.elem == HF_T_BYTE)
-            return render_array_text(h, &ob, first, out, budget);
-        return render_elements(h, &ob, false, first, out, budget);
-    }
-    return HF_DONE;
 }
 
 /* ---- traces and threads ---- */
@@ -419,7 +212,7 @@ static bool is_thread_root(const hf_hroot *r, uint32_t serial)
 
 static void append_local(const hf_heap *h, const hf_hsnap *sn, const hf_hroot *r, GString *out)
 {
-    g_string_append_printf(out, "\t\t%s " FMT_ID " ",
+    g_string_append_printf(out, "\t\t%s " HF_FMT_ID " ",
                            r->kind == HF_ROOT_JNI_LOCAL || r->kind == HF_ROOT_JAVA_FRAME
                                ? "local" : hf_root_names[r->kind],
                            (guint64)r->id);
@@ -427,13 +220,19 @@ static void append_local(const hf_heap *h, const hf_hsnap *sn, const hf_hroot *r
     g_string_append_c(out, '\n');
 }
 
-static void render_thread(const hf_heap *h, const hf_hthread *t, uint32_t file, GString *out)
+static const hf_hthread *view_thread(hf_dump *d, const hf_view *v)
 {
-    const hf_hsnap *sn = hf_heap_snap(h, t->snap);
-    const hf_htrace *tr = t->trace ? hf_heap_trace_by_serial(h, t->trace) : NULL;
-    if (file == HF_THREAD_INFO) {
+    const hf_heap *h = (hf_heap *)d;
+    return v->index < h->threads->len ? &g_array_index(h->threads, hf_hthread, v->index) : NULL;
+}
+
+uint64_t hf_heap_view_thread_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                  size_t budget)
+{
+    const hf_hthread *t = view_thread(d, v);
+    if (t) {
         g_string_append_printf(out, "serial: %u\n", t->serial);
-        g_string_append_printf(out, "object: " FMT_ID "\n", (guint64)t->obj);
+        g_string_append_printf(out, "object: " HF_FMT_ID "\n", (guint64)t->obj);
         if (t->name)
             g_string_append_printf(out, "name: %s\n", t->name);
         if (t->group)
@@ -441,8 +240,19 @@ static void render_thread(const hf_heap *h, const hf_hthread *t, uint32_t file, 
         if (t->parent)
             g_string_append_printf(out, "parent group: %s\n", t->parent);
         g_string_append_printf(out, "trace: %u\n", t->trace);
-        return;
     }
+    return HF_DONE;
+}
+
+uint64_t hf_heap_view_thread_stack(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                   size_t budget)
+{
+    const hf_heap *h = (hf_heap *)d;
+    const hf_hthread *t = view_thread(d, v);
+    if (!t)
+        return HF_DONE;
+    const hf_hsnap *sn = hf_heap_snap(h, t->snap);
+    const hf_htrace *tr = t->trace ? hf_heap_trace_by_serial(h, t->trace) : NULL;
     uint32_t nframes = tr ? tr->n : 0;
     if (!nframes)
         g_string_append(out, "\t<empty>\n");
@@ -466,29 +276,14 @@ static void render_thread(const hf_heap *h, const hf_hthread *t, uint32_t file, 
         header = true;
         append_local(h, sn, r, out);
     }
+    return HF_DONE;
 }
 
-uint64_t hf_heap_render(hf_heap *h, const hf_view *v, uint64_t first, GString *out,
-                        size_t budget)
+uint64_t hf_heap_view_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget)
 {
-    switch (v->kind) {
-    case HF_V_TRACE:
-        if (v->index < h->traces->len)
-            hf_heap_render_trace(h, &g_array_index(h->traces, hf_htrace, v->index), out);
-        return HF_DONE;
-    case HF_V_THREAD:
-        if (v->index < h->threads->len)
-            render_thread(h, &g_array_index(h->threads, hf_hthread, v->index), v->file, out);
-        return HF_DONE;
-    case HF_V_CLASS: {
-        const hf_hsnap *sn = hf_heap_snap(h, v->snap);
-        return sn ? render_class(h, sn, v->index, v->file, first, out, budget) : HF_DONE;
-    }
-    case HF_V_OBJECT: {
-        const hf_hsnap *sn = hf_heap_snap(h, v->snap);
-        return sn ? render_object(h, sn, v->index, v->file, first, out, budget) : HF_DONE;
-    }
-    default:
-        return HF_DONE;
-    }
+    const hf_heap *h = (hf_heap *)d;
+    if (v->index < h->traces->len)
+        hf_heap_render_trace(h, &g_array_index(h->traces, hf_htrace, v->index), out);
+    return HF_DONE;
 }

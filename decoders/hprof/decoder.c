@@ -8,6 +8,7 @@
  * thread-safe.
  */
 #include "decoders/hprof/hprof.h"
+#include "decoders/heap/retained.h"
 
 #include <string.h>
 #include <sys/mman.h>
@@ -158,7 +159,6 @@ static void hprof_destroy(hf_dump *base)
         g_array_free(d->sites, TRUE);
     if (d->sites_snap)
         g_array_free(d->sites_snap, TRUE);
-    hf_heap_pprof_free(d->pprof);
     hf_heap_clear(&d->heap);
     g_free(d);
 }
@@ -192,7 +192,7 @@ static hf_dump *hprof_open(const char *path, GMappedFile *map, GError **err)
     d->header_len = hl;
     d->time_ms = (uint64_t)hprof_u4(data + hl - 8) << 32 | hprof_u4(data + hl - 4);
     hprof_index(d);
-    d->pprof = hf_heap_pprof_new(&d->heap, d->heap.snaps->len, "java", hprof_build_pprof, d,
+    d->heap.pprof = hf_heap_pprof_new(&d->heap, d->heap.snaps->len, "java", hprof_build_pprof, d,
                                  NULL, NULL);
     madvise(mstart, mlen, MADV_RANDOM); /* views read a record here and there */
     return &d->heap.base;
@@ -216,8 +216,10 @@ static void format_time(uint64_t ms, GString *out)
     g_string_append_printf(out, "%s.%03uZ", buf, (unsigned)(ms % 1000));
 }
 
-static void render_info(hprof_dump *d, GString *out)
+static uint64_t render_info(hf_dump *base, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget)
 {
+    hprof_dump *d = (hprof_dump *)base;
     hf_heap *h = &d->heap;
     uint64_t classes, objects, roots;
     hf_heap_totals(h, &classes, &objects, &roots);
@@ -237,7 +239,7 @@ static void render_info(hprof_dump *d, GString *out)
     g_string_append_printf(out, "roots: %" G_GUINT64_FORMAT "\n", roots);
     g_string_append_printf(out, "strings: %" G_GUINT64_FORMAT "\n", d->n_strings);
     g_string_append_printf(out, "index bytes: %" G_GUINT64_FORMAT "\n", hf_heap_index_bytes(h));
-    g_string_append_printf(out, "problems: %u\n", h->base.problems->len);
+    g_string_append_printf(out, "problems: %" G_GUINT64_FORMAT "\n", (guint64)h->base.n_problems);
     g_string_append(out, "size rule: ");
     hf_heap_size_rule(h, out);
     g_string_append_c(out, '\n');
@@ -255,10 +257,14 @@ static void render_info(hprof_dump *d, GString *out)
                                d->n_records[recs[i].tag]);
     if (d->truncated)
         g_string_append(out, "warning: the file ends inside a record (truncated dump)\n");
+    return HF_DONE;
 }
 
-static void render_snap_info(hprof_dump *d, uint32_t s, GString *out)
+static uint64_t render_snap_info(hf_dump *base, const hf_view *v, uint64_t first, GString *out,
+                                 size_t budget)
 {
+    hprof_dump *d = (hprof_dump *)base;
+    uint32_t s = v->snap;
     static const struct { uint8_t tag; const char *name; } subs[] = {
         {HPROF_GC_CLASS_DUMP, "class dump"}, {HPROF_GC_INSTANCE_DUMP, "instance dump"},
         {HPROF_GC_OBJ_ARRAY_DUMP, "object array dump"},
@@ -270,12 +276,16 @@ static void render_snap_info(hprof_dump *d, uint32_t s, GString *out)
         for (size_t i = 0; i < G_N_ELEMENTS(subs); i++)
             g_string_append_printf(out, "records %s: %" G_GUINT64_FORMAT "\n", subs[i].name,
                                    d->n_sub[subs[i].tag]);
+    return HF_DONE;
 }
 
 /* The HPROF agent's SITES block for every ALLOC SITES record of snapshot s;
  * item = record index. */
-static uint64_t render_sites(hprof_dump *d, uint32_t s, uint64_t first, GString *out, size_t budget)
+static uint64_t render_sites(hf_dump *base, const hf_view *v, uint64_t first, GString *out,
+                             size_t budget)
 {
+    hprof_dump *d = (hprof_dump *)base;
+    uint32_t s = v->snap;
     hf_heap *h = &d->heap;
     size_t start = out->len;
     for (uint64_t i = first; i < d->sites->len; i++) {
@@ -318,63 +328,27 @@ static uint64_t render_sites(hprof_dump *d, uint32_t s, uint64_t first, GString 
     return HF_DONE;
 }
 
-static const char *const files_sites[] = {"info",  "histogram",  "roots",        "strings",
-                                          "sites", "heap.pprof", "stacks.folded"};
-static const char *const files_plain[] = {"info",       "histogram",    "roots", "strings",
-                                          "heap.pprof", "stacks.folded"};
-
-static bool has_sites(hprof_dump *d, uint32_t s)
+static bool has_sites(hf_dump *base, uint32_t s, uint64_t index)
 {
+    hprof_dump *d = (hprof_dump *)base;
     for (guint i = 0; i < d->sites_snap->len; i++)
         if (g_array_index(d->sites_snap, uint32_t, i) == s)
             return true;
     return false;
 }
 
-static uint32_t hprof_snap_files(hf_dump *base, uint32_t s, const char *const **names)
-{
-    hprof_dump *d = (hprof_dump *)base;
-    bool sites = has_sites(d, s);
-    *names = sites ? files_sites : files_plain;
-    return sites ? G_N_ELEMENTS(files_sites) : G_N_ELEMENTS(files_plain);
-}
-
-static uint64_t hprof_render(hf_dump *base, const hf_view *v, uint64_t first, GString *out,
-                             size_t budget)
-{
-    hprof_dump *d = (hprof_dump *)base;
-    hf_heap *h = &d->heap;
-    if (v->kind == HF_V_INFO) {
-        render_info(d, out);
-        return HF_DONE;
-    }
-    if (v->kind != HF_V_SNAP)
-        return hf_heap_render(h, v, first, out, budget);
-    if (v->snap >= h->snaps->len)
-        return HF_DONE;
-    switch (v->file) {
-    case 0:
-        render_snap_info(d, v->snap, out);
-        return HF_DONE;
-    case 1:
-        return hf_heap_render_histogram(h, v->snap, first, out, budget);
-    case 2:
-        return hf_heap_render_roots(h, v->snap, first, out, budget);
-    case 3:
-        return hf_heap_render_strings(h, v->snap, first, out, budget);
-    }
-    /* after the first four, the files differ with and without sites */
-    const char *const *names;
-    uint32_t n = hprof_snap_files(base, v->snap, &names);
-    const char *f = v->file < n ? names[v->file] : "";
-    if (strcmp(f, "sites") == 0)
-        return render_sites(d, v->snap, first, out, budget);
-    if (strcmp(f, "heap.pprof") == 0)
-        return hf_heap_pprof_render(d->pprof, v->snap, false, first, out, budget);
-    if (strcmp(f, "stacks.folded") == 0)
-        return hf_heap_pprof_render(d->pprof, v->snap, true, first, out, budget);
-    return HF_DONE;
-}
+static const hf_file snap_files[] = {
+    {"info", render_snap_info, NULL},
+    {"histogram", hf_heap_view_histogram, NULL},
+    {"roots", hf_heap_view_roots, NULL},
+    {"strings", hf_heap_view_strings, NULL},
+    {"sites", render_sites, has_sites},
+    {"heap.pprof", hf_heap_view_pprof, NULL},
+    {"stacks.folded", hf_heap_view_folded, NULL},
+    HF_HEAP_RETAINED_SNAP_FILES,
+    {"duplicates", hf_heap_view_duplicates, NULL},
+    {NULL},
+};
 
 static void hprof_describe(hf_dump *base, GString *out)
 {
@@ -403,9 +377,11 @@ const hf_dump_ops hprof_ops = {
     .format = "hprof",
     .destroy = hprof_destroy,
     .describe = hprof_describe,
+    .render_info = render_info,
+    .status = hf_heap_graph_status,
+    .render_trace = hf_heap_view_trace,
     .n_snapshots = hf_heap_n_snapshots,
     .snapshot_number = hf_heap_snapshot_number,
-    .snap_files = hprof_snap_files,
     .n_traces = hf_heap_n_traces,
     .trace_number = hf_heap_trace_number,
     .n_threads = hf_heap_n_threads,
@@ -413,14 +389,11 @@ const hf_dump_ops hprof_ops = {
     .n_classes = hf_heap_n_classes,
     .class_name = hf_heap_class_name,
     .class_find = hf_heap_class_find,
-    .class_super = hf_heap_class_super,
-    .class_parts = hf_heap_class_parts,
     .n_objects = hf_heap_n_objects,
     .object_name = hf_heap_object_name,
     .object_find = hf_heap_object_find,
-    .object_parts = hf_heap_object_parts,
-    .object_class = hf_heap_object_class,
-    .object_ref = hf_heap_object_ref,
-    .object_ref_find = hf_heap_object_ref_find,
-    .render = hprof_render,
+    .snapshot = {.files = snap_files},
+    .thread = {.files = hf_heap_thread_files},
+    .class_ = {hf_heap_class_files, hf_heap_class_links, NULL},
+    .object = {hf_heap_object_files, hf_heap_object_links, hf_heap_object_dirs},
 };

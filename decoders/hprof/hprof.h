@@ -181,7 +181,6 @@ typedef struct hprof_dump {
     GArray *sites_snap;   /* uint32 snapshot index per sites record */
     const char **snap_files[2]; /* with and without "sites" */
     bool truncated;
-    hf_heap_pprof *pprof; /* heap.pprof, stacks.folded (hprof_pprof.c) */
 } hprof_dump;
 
 /* The streaming pass (hprof_index.c): fills everything above and calls

@@ -19,6 +19,7 @@
  * whole.
  */
 #include "decoders/hproftxt/hproftxt.h"
+#include "decoders/heap/retained.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -83,12 +84,15 @@ void txt_build_pprof(hf_heap_pprof_out *o, uint32_t s, void *ud)
 
 /* ---- info views ---- */
 
-static void render_info(txt_dump *t, GString *out)
+static uint64_t render_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget)
 {
+    txt_dump *t = T(d);
     g_string_append(out, "format: HPROF agent text output (java.hprof.txt)\n");
-    const char *d = (const char *)t->heap.base.data;
-    size_t n = strcspn(d, ",\n");
-    g_string_append_printf(out, "version: %.*s\n", (int)(n > 13 && n < 64 ? n - 13 : 0), d + 13);
+    const char *text = (const char *)t->heap.base.data;
+    size_t n = strcspn(text, ",\n");
+    g_string_append_printf(out, "version: %.*s\n", (int)(n > 13 && n < 64 ? n - 13 : 0),
+                           text + 13);
     g_string_append_printf(out, "file: %s\n", t->heap.base.path);
     g_string_append_printf(out, "size: %zu\n", t->heap.base.size);
     if (t->created)
@@ -96,7 +100,8 @@ static void render_info(txt_dump *t, GString *out)
     g_string_append_printf(out, "snapshots: %u\n", t->snaps->len);
     g_string_append_printf(out, "traces: %u\n", t->traces->len);
     g_string_append_printf(out, "threads: %u\n", t->threads->len);
-    g_string_append_printf(out, "warnings: %u\n", t->heap.base.problems->len);
+    g_string_append_printf(out, "warnings: %" G_GUINT64_FORMAT "\n", (guint64)t->heap.base.n_problems);
+    return HF_DONE;
 }
 
 static void block_line(txt_dump *t, const txt_block *b, GString *out)
@@ -110,7 +115,7 @@ static void block_line(txt_dump *t, const txt_block *b, GString *out)
     g_string_append(out, b->closed ? "\n" : " (no END line)\n");
 }
 
-static void render_snap_info(txt_dump *t, txt_snap *sn, GString *out)
+static void snap_info(txt_dump *t, txt_snap *sn, GString *out)
 {
     static const char *const keys[TB_N] = {"sites", "cpu samples", "cpu times",
                                            "heap dump", "monitor dump", "monitor time"};
@@ -148,88 +153,137 @@ static void render_snap_info(txt_dump *t, txt_snap *sn, GString *out)
                                sn->times->len, sn->blk[TB_CPU_TIME].total);
 }
 
-static void render_thread(txt_dump *t, const txt_thread *th, uint32_t file, GString *out)
+static const txt_thread *view_thread(hf_dump *d, const hf_view *v)
 {
-    if (file == HF_THREAD_INFO) {
-        g_string_append_printf(out, "id: %u\n", th->serial);
-        if (th->name)
-            g_string_append_printf(out, "name: %s\n", th->name);
-        if (th->group)
-            g_string_append_printf(out, "group: %s\n", th->group);
-        g_string_append_printf(out, "object: 0x%" PRIx64 "\n", th->obj);
-        g_string_append_printf(out, "ended: %s\n", th->ended ? "yes" : "no");
-        if (th->trace)
-            g_string_append_printf(out, "trace: %u\n", th->trace);
-        return;
-    }
-    int64_t ti = th->trace ? txt_trace_find(t, th->trace) : -1;
+    GArray *a = T(d)->threads;
+    return v->index < a->len ? &g_array_index(a, txt_thread, v->index) : NULL;
+}
+
+static uint64_t render_thread_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                   size_t budget)
+{
+    const txt_thread *th = view_thread(d, v);
+    if (!th)
+        return HF_DONE;
+    g_string_append_printf(out, "id: %u\n", th->serial);
+    if (th->name)
+        g_string_append_printf(out, "name: %s\n", th->name);
+    if (th->group)
+        g_string_append_printf(out, "group: %s\n", th->group);
+    g_string_append_printf(out, "object: 0x%" PRIx64 "\n", th->obj);
+    g_string_append_printf(out, "ended: %s\n", th->ended ? "yes" : "no");
+    if (th->trace)
+        g_string_append_printf(out, "trace: %u\n", th->trace);
+    return HF_DONE;
+}
+
+static uint64_t render_thread_stack(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                    size_t budget)
+{
+    txt_dump *t = T(d);
+    const txt_thread *th = view_thread(d, v);
+    int64_t ti = th && th->trace ? txt_trace_find(t, th->trace) : -1;
     if (ti < 0) {
         g_string_append(out, "# the file records no stack for this thread\n");
-        return;
+        return HF_DONE;
     }
     const txt_trace *tr = &g_array_index(t->traces, txt_trace, ti);
     verbatim(t, tr->off, tr->end, 0, out, SIZE_MAX);
-}
-
-uint64_t hproftxt_render(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                                size_t budget)
-{
-    txt_dump *t = T(d);
-    switch (v->kind) {
-    case HF_V_INFO:
-        render_info(t, out);
-        return HF_DONE;
-    case HF_V_TRACE:
-        if (v->index < t->traces->len) {
-            const txt_trace *tr = &g_array_index(t->traces, txt_trace, v->index);
-            return verbatim(t, tr->off, tr->end, first, out, budget);
-        }
-        return HF_DONE;
-    case HF_V_THREAD:
-        if (v->index < t->threads->len)
-            render_thread(t, &g_array_index(t->threads, txt_thread, v->index), v->file, out);
-        return HF_DONE;
-    case HF_V_SNAP:
-        break;
-    case HF_V_OBJECT:
-        if (v->file == HF_OBJ_FIELDS && txt_render_fields(t, v->snap, v->index, out))
-            return HF_DONE;
-        return t->has_heap ? hf_heap_render(&t->heap, v, first, out, budget) : HF_DONE;
-    case HF_V_CLASS:
-        return t->has_heap ? hf_heap_render(&t->heap, v, first, out, budget) : HF_DONE;
-    default:
-        return HF_DONE;
-    }
-    if (v->snap >= t->snaps->len)
-        return HF_DONE;
-    txt_snap *sn = &g_array_index(t->snaps, txt_snap, v->snap);
-    if (v->file >= sn->n_files)
-        return HF_DONE;
-    const char *f = sn->files[v->file];
-    if (strcmp(f, "info") == 0) {
-        render_snap_info(t, sn, out);
-        if (sn->blk[TB_HEAP].present)
-            hf_heap_render_snap_info(&t->heap, v->snap, out);
-        return HF_DONE;
-    }
-    if (strcmp(f, "sites") == 0)
-        return verbatim(t, sn->blk[TB_SITES].off, sn->blk[TB_SITES].end, first, out, budget);
-    if (strcmp(f, "cpu/samples") == 0)
-        return verbatim(t, sn->blk[TB_CPU_SAMPLES].off, sn->blk[TB_CPU_SAMPLES].end, first, out,
-                        budget);
-    if (strcmp(f, "cpu/times") == 0)
-        return verbatim(t, sn->blk[TB_CPU_TIME].off, sn->blk[TB_CPU_TIME].end, first, out,
-                        budget);
-    if (strcmp(f, "heap.pprof") == 0)
-        return hf_heap_pprof_render(t->pprof, v->snap, false, first, out, budget);
-    if (strcmp(f, "stacks.folded") == 0)
-        return hf_heap_pprof_render(t->pprof, v->snap, true, first, out, budget);
-    if (strcmp(f, "histogram") == 0)
-        return hf_heap_render_histogram(&t->heap, v->snap, first, out, budget);
-    if (strcmp(f, "roots") == 0)
-        return hf_heap_render_roots(&t->heap, v->snap, first, out, budget);
     return HF_DONE;
 }
+
+static uint64_t render_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                             size_t budget)
+{
+    txt_dump *t = T(d);
+    if (v->index >= t->traces->len)
+        return HF_DONE;
+    const txt_trace *tr = &g_array_index(t->traces, txt_trace, v->index);
+    return verbatim(t, tr->off, tr->end, first, out, budget);
+}
+
+/* ---- snapshot files ---- */
+
+static txt_snap *view_snap(hf_dump *d, uint32_t s)
+{
+    GArray *a = T(d)->snaps;
+    return s < a->len ? &g_array_index(a, txt_snap, s) : NULL;
+}
+
+static bool has_block(hf_dump *d, uint32_t s, int b)
+{
+    txt_snap *sn = view_snap(d, s);
+    return sn && sn->blk[b].present;
+}
+
+static bool has_sites(hf_dump *d, uint32_t s, uint64_t i) { return has_block(d, s, TB_SITES); }
+static bool has_samples(hf_dump *d, uint32_t s, uint64_t i) { return has_block(d, s, TB_CPU_SAMPLES); }
+static bool has_times(hf_dump *d, uint32_t s, uint64_t i) { return has_block(d, s, TB_CPU_TIME); }
+bool txt_has_heap(hf_dump *d, uint32_t s, uint64_t i) { return has_block(d, s, TB_HEAP); }
+static bool has_profile(hf_dump *d, uint32_t s, uint64_t i)
+{
+    return has_block(d, s, TB_SITES) || has_block(d, s, TB_HEAP);
+}
+
+static uint64_t render_snap_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                 size_t budget)
+{
+    txt_snap *sn = view_snap(d, v->snap);
+    if (!sn)
+        return HF_DONE;
+    snap_info(T(d), sn, out);
+    if (sn->blk[TB_HEAP].present)
+        hf_heap_render_snap_info(&T(d)->heap, v->snap, out);
+    return HF_DONE;
+}
+
+/* A block of the snapshot as the file has it. */
+static uint64_t render_block(hf_dump *d, uint32_t s, int b, uint64_t first, GString *out,
+                             size_t budget)
+{
+    txt_snap *sn = view_snap(d, s);
+    return sn ? verbatim(T(d), sn->blk[b].off, sn->blk[b].end, first, out, budget) : HF_DONE;
+}
+
+static uint64_t render_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                             size_t budget)
+{
+    return render_block(d, v->snap, TB_SITES, first, out, budget);
+}
+
+static uint64_t render_samples(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                               size_t budget)
+{
+    return render_block(d, v->snap, TB_CPU_SAMPLES, first, out, budget);
+}
+
+static uint64_t render_times(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                             size_t budget)
+{
+    return render_block(d, v->snap, TB_CPU_TIME, first, out, budget);
+}
+
+static const hf_file snap_files[] = {
+    {"info", render_snap_info, NULL},
+    {"sites", render_sites, has_sites},
+    {"cpu/samples", render_samples, has_samples},
+    {"cpu/times", render_times, has_times},
+    {"histogram", hf_heap_view_histogram, txt_has_heap},
+    {"roots", hf_heap_view_roots, txt_has_heap},
+    {"heap.pprof", hf_heap_view_pprof, has_profile},
+    {"stacks.folded", hf_heap_view_folded, has_profile},
+    {"dominators", hf_heap_view_dominators, txt_has_heap},
+    {"histogram-retained", hf_heap_view_histogram_retained, txt_has_heap},
+    {"suspects", hf_heap_view_suspects, txt_has_heap},
+    {"unreachable", hf_heap_view_unreachable, txt_has_heap},
+    {NULL},
+};
+
+static const hf_file thread_files[] = {
+    {"info", render_thread_info, NULL},
+    {"stack", render_thread_stack, NULL},
+    {NULL},
+};
 
 /* ---- model ops ---- */
 
@@ -263,13 +317,6 @@ uint64_t hproftxt_snapshot_number(hf_dump *d, uint32_t s)
     return (uint64_t)s + 1;
 }
 
-uint32_t hproftxt_snap_files(hf_dump *d, uint32_t s, const char *const **names)
-{
-    txt_snap *sn = &g_array_index(T(d)->snaps, txt_snap, s);
-    *names = sn->files;
-    return sn->n_files;
-}
-
 uint64_t hproftxt_n_traces(hf_dump *d)
 {
     return T(d)->traces->len;
@@ -294,12 +341,23 @@ const hf_dump_ops hproftxt_ops = {
     .format = "hprof-text",
     .destroy = hproftxt_destroy,
     .describe = hproftxt_describe,
+    .render_info = render_info,
+    .status = hf_heap_graph_status,
+    .render_trace = render_trace,
     .n_snapshots = hproftxt_n_snapshots,
     .snapshot_number = hproftxt_snapshot_number,
-    .snap_files = hproftxt_snap_files,
     .n_traces = hproftxt_n_traces,
     .trace_number = hproftxt_trace_number,
     .n_threads = hproftxt_n_threads,
     .thread_name = hproftxt_thread_name,
-    .render = hproftxt_render,
+    .n_classes = txt_n_classes,
+    .class_name = hf_heap_class_name,
+    .class_find = txt_class_find,
+    .n_objects = txt_n_objects,
+    .object_name = hf_heap_object_name,
+    .object_find = txt_object_find,
+    .snapshot = {.files = snap_files},
+    .thread = {.files = thread_files},
+    .class_ = {hf_heap_class_files, hf_heap_class_links, NULL},
+    .object = {txt_object_files, hf_heap_object_links, txt_object_dirs},
 };

@@ -59,8 +59,6 @@ typedef struct {
     GArray *sites;   /* txt_site, file order */
     GArray *samples; /* txt_cpu */
     GArray *times;   /* txt_cpu */
-    const char *files[8];
-    uint32_t n_files;
 } txt_snap;
 
 typedef struct {
@@ -88,11 +86,19 @@ typedef struct {
     GArray *snaps;   /* txt_snap */
     GArray *traces;  /* txt_trace, ascending serial */
     GArray *threads; /* txt_thread, ascending serial */
-    hf_heap_pprof *pprof; /* heap.pprof, stacks.folded (made lazily per snapshot) */
 } txt_dump;
 
-extern const hf_dump_ops hproftxt_ops;      /* files without a HEAP DUMP */
-extern const hf_dump_ops hproftxt_heap_ops; /* files with one: classes/, objects/ too */
+extern const hf_dump_ops hproftxt_ops;
+/* objects.c: what a text heap dump's objects hold, and the model ops that
+ * hide classes/ and objects/ in snapshots without a HEAP DUMP. */
+extern const hf_file txt_object_files[];
+extern const hf_linkdir txt_object_dirs[];
+uint64_t txt_n_classes(hf_dump *d, uint32_t s);
+int64_t txt_class_find(hf_dump *d, uint32_t s, const char *name);
+uint64_t txt_n_objects(hf_dump *d, uint32_t s);
+int64_t txt_object_find(hf_dump *d, uint32_t s, const char *name);
+/* True when snapshot s has a HEAP DUMP block (an hf_has_fn). */
+bool txt_has_heap(hf_dump *d, uint32_t s, uint64_t index);
 extern const hf_heap_codec txt_codec;
 
 /* Building the heap part while scanning (hproftxt_heap.c): begin at each

@@ -16,16 +16,9 @@
 
 #define H(d) ((hf_heap *)(d))
 
-static txt_snap *tsnap(hf_dump *d, uint32_t s)
-{
-    txt_dump *t = (txt_dump *)d;
-    return s < t->snaps->len ? &g_array_index(t->snaps, txt_snap, s) : NULL;
-}
-
 static bool has_heap(hf_dump *d, uint32_t s)
 {
-    txt_snap *sn = tsnap(d, s);
-    return sn && sn->blk[TB_HEAP].present;
+    return txt_has_heap(d, s, 0);
 }
 
 /* Calls fn(name, len, id) for each sub-line of the record at loc. */
@@ -99,7 +92,7 @@ static bool elem_cb(const char *name, size_t len, uint64_t id, void *ud)
 
 /* Instances: every reference field of the class with its value (null when
  * the text lists none); object arrays: "[i] value" for every element. */
-bool txt_render_fields(txt_dump *t, uint32_t s, uint64_t o, GString *out)
+static bool render_fields(txt_dump *t, uint32_t s, uint64_t o, GString *out)
 {
     hf_heap *h = &t->heap;
     const hf_hsnap *sn = hf_heap_snap(h, s);
@@ -131,32 +124,34 @@ bool txt_render_fields(txt_dump *t, uint32_t s, uint64_t o, GString *out)
     return false; /* class objects: the layer's statics */
 }
 
+static uint64_t view_fields(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget)
+{
+    if (render_fields((txt_dump *)d, v->snap, v->index, out))
+        return HF_DONE;
+    return hf_heap_view_object_fields(d, v, first, out, budget);
+}
+
 /* ---- ops ---- */
 
-static uint64_t txt_n_classes(hf_dump *d, uint32_t s)
+uint64_t txt_n_classes(hf_dump *d, uint32_t s)
 {
     return has_heap(d, s) ? hf_heap_n_classes(d, s) : 0;
 }
 
-static int64_t txt_class_find(hf_dump *d, uint32_t s, const char *name)
+int64_t txt_class_find(hf_dump *d, uint32_t s, const char *name)
 {
     return has_heap(d, s) ? hf_heap_class_find(d, s, name) : -1;
 }
 
-static uint64_t txt_n_objects(hf_dump *d, uint32_t s)
+uint64_t txt_n_objects(hf_dump *d, uint32_t s)
 {
     return has_heap(d, s) ? hf_heap_n_objects(d, s) : 0;
 }
 
-static int64_t txt_object_find(hf_dump *d, uint32_t s, const char *name)
+int64_t txt_object_find(hf_dump *d, uint32_t s, const char *name)
 {
     return has_heap(d, s) ? hf_heap_object_find(d, s, name) : -1;
-}
-
-static uint32_t txt_object_parts(hf_dump *d, uint32_t s, uint64_t o)
-{
-    /* no string contents in the text: no value file for a String */
-    return hf_heap_object_parts(d, s, o) & ~(1u << HF_OBJ_VALUE);
 }
 
 static void id_name(uint64_t id, char name[HF_NAME_MAX])
@@ -164,8 +159,8 @@ static void id_name(uint64_t id, char name[HF_NAME_MAX])
     g_snprintf(name, HF_NAME_MAX, "0x%" G_GINT64_MODIFIER "x", (guint64)id);
 }
 
-static hf_ref_status txt_object_ref(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
-                                    char name[HF_NAME_MAX], char target[HF_NAME_MAX])
+static hf_ref_status refs_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
+                                char name[HF_NAME_MAX], hf_target *to)
 {
     hf_heap *h = H(d);
     const hf_hsnap *sn = hf_heap_snap(h, s);
@@ -187,13 +182,14 @@ static hf_ref_status txt_object_ref(hf_dump *d, uint32_t s, uint64_t o, uint32_t
             return HF_REF_EMPTY;
         g_snprintf(name, HF_NAME_MAX, "%u", slot);
     } else {
-        return hf_heap_object_ref(d, s, o, slot, name, target);
+        return hf_heap_refs_entry(d, s, o, slot, name, to);
     }
-    id_name(v, target);
+    to->kind = HF_TO_OBJECT;
+    id_name(v, to->name);
     return HF_REF_OK;
 }
 
-static int64_t txt_object_ref_find(hf_dump *d, uint32_t s, uint64_t o, const char *name)
+static int64_t refs_find(hf_dump *d, uint32_t s, uint64_t o, const char *name)
 {
     hf_heap *h = H(d);
     const hf_hsnap *sn = hf_heap_snap(h, s);
@@ -216,31 +212,20 @@ static int64_t txt_object_ref_find(hf_dump *d, uint32_t s, uint64_t o, const cha
             return -1;
         return (int64_t)i;
     }
-    return hf_heap_object_ref_find(d, s, o, name);
+    return hf_heap_refs_find(d, s, o, name);
 }
 
-const hf_dump_ops hproftxt_heap_ops = {
-    .format = "hprof-text",
-    .destroy = hproftxt_destroy,
-    .describe = hproftxt_describe,
-    .n_snapshots = hproftxt_n_snapshots,
-    .snapshot_number = hproftxt_snapshot_number,
-    .snap_files = hproftxt_snap_files,
-    .n_traces = hproftxt_n_traces,
-    .trace_number = hproftxt_trace_number,
-    .n_threads = hproftxt_n_threads,
-    .thread_name = hproftxt_thread_name,
-    .n_classes = txt_n_classes,
-    .class_name = hf_heap_class_name,
-    .class_find = txt_class_find,
-    .class_super = hf_heap_class_super,
-    .class_parts = hf_heap_class_parts,
-    .n_objects = txt_n_objects,
-    .object_name = hf_heap_object_name,
-    .object_find = txt_object_find,
-    .object_parts = txt_object_parts,
-    .object_class = hf_heap_object_class,
-    .object_ref = txt_object_ref,
-    .object_ref_find = txt_object_ref_find,
-    .render = hproftxt_render,
+/* No value file: the text has no string contents. */
+const hf_file txt_object_files[] = {
+    {"info", hf_heap_view_object_info, NULL},
+    {"fields", view_fields, hf_heap_has_object_fields},
+    HF_HEAP_RETAINED_OBJECT_FILES,
+    {NULL},
+};
+
+const hf_linkdir txt_object_dirs[] = {
+    {"refs", hf_heap_has_refs, refs_entry, refs_find},
+    {"referrers", NULL, hf_heap_referrers_entry, hf_heap_referrers_find},
+    {"dominated", NULL, hf_heap_dominated_entry, hf_heap_dominated_find},
+    {NULL},
 };

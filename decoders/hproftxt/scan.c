@@ -509,23 +509,6 @@ static void finish_snaps(txt_dump *t)
                            "CPU SAMPLES counts sum to %" PRIu64 ", not the total %" PRIu64, sum,
                            sn->blk[TB_CPU_SAMPLES].total);
         }
-        uint32_t n = 0;
-        sn->files[n++] = "info";
-        if (sn->blk[TB_SITES].present)
-            sn->files[n++] = "sites";
-        if (sn->blk[TB_CPU_SAMPLES].present)
-            sn->files[n++] = "cpu/samples";
-        if (sn->blk[TB_CPU_TIME].present)
-            sn->files[n++] = "cpu/times";
-        if (sn->blk[TB_HEAP].present) {
-            sn->files[n++] = "histogram";
-            sn->files[n++] = "roots";
-        }
-        if (sn->blk[TB_SITES].present || sn->blk[TB_HEAP].present) {
-            sn->files[n++] = "heap.pprof";
-            sn->files[n++] = "stacks.folded";
-        }
-        sn->n_files = n;
     }
 }
 
@@ -622,7 +605,6 @@ void hproftxt_destroy(hf_dump *d)
         g_array_free(sn->times, TRUE);
     }
     g_array_free(t->snaps, TRUE);
-    hf_heap_pprof_free(t->pprof);
     g_array_free(t->traces, TRUE);
     g_array_free(t->threads, TRUE);
     g_string_chunk_free(t->chunk);
@@ -645,11 +627,9 @@ static hf_dump *hproftxt_open(const char *path, GMappedFile *map, GError **err)
     if (t->heap.base.size && t->heap.base.data[t->heap.base.size - 1] != '\n')
         hf_problem(&t->heap.base, t->heap.base.size,
                    "last line has no newline (file truncated?)");
-    if (t->has_heap)
-        t->heap.base.ops = &hproftxt_heap_ops;
     finish_index(t);
     finish_snaps(t);
-    t->pprof = hf_heap_pprof_new(&t->heap, t->snaps->len, "java", txt_build_pprof, t,
+    t->heap.pprof = hf_heap_pprof_new(&t->heap, t->snaps->len, "java", txt_build_pprof, t,
                                  txt_trace_names, t);
     if (!t->traces->len && !t->threads->len && !t->snaps->len) {
         g_set_error(err, HF_ERROR, HF_ERROR_FORMAT,

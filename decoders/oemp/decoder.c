@@ -93,12 +93,6 @@ static uint64_t op_snapshot_number(hf_dump *d, uint32_t s)
     return s < oemp_n_snaps(D(d)) ? oemp_snap_at(D(d), s)->seq : 0;
 }
 
-static uint32_t op_snap_files(hf_dump *d, uint32_t s, const char *const **names)
-{
-    *names = oemp_snap_file_names;
-    return oemp_n_snap_files;
-}
-
 static uint64_t op_n_traces(hf_dump *d)
 {
     return D(d)->nodes->len;
@@ -179,34 +173,34 @@ static uint64_t scope_of(oemp_dump *d, uint32_t s, uint64_t o)
     return oemp_find_live(d, s, id) >= 0 ? id : 0;
 }
 
-static uint32_t op_object_parts(hf_dump *hd, uint32_t s, uint64_t o)
-{
-    return (1u << HF_OBJ_INFO) | (1u << HF_OBJ_STACK) |
-           (scope_of(D(hd), s, o) ? HF_OBJ_HAS_SCOPE : 0);
-}
-
-static bool op_object_scope(hf_dump *hd, uint32_t s, uint64_t o, char target[HF_NAME_MAX])
+static bool link_scope(hf_dump *hd, uint32_t s, uint64_t o, hf_target *to)
 {
     uint64_t id = scope_of(D(hd), s, o);
     if (!id)
         return false;
-    snprintf(target, HF_NAME_MAX, "%" PRIu64, id);
+    to->kind = HF_TO_OBJECT;
+    snprintf(to->name, HF_NAME_MAX, "%" PRIu64, id);
     return true;
 }
+
+static const hf_link object_links[] = {
+    {"scope", link_scope},
+    {NULL},
+};
 
 static const hf_dump_ops oemp_ops = {
     .format = "oemp",
     .destroy = oemp_free,
     .describe = oemp_describe,
+    .render_info = oemp_view_info,
+    .render_trace = oemp_view_trace,
     .n_snapshots = op_n_snapshots,
     .snapshot_number = op_snapshot_number,
-    .snap_files = op_snap_files,
     .n_traces = op_n_traces,
     .trace_number = op_trace_number,
     .n_objects = op_n_objects,
     .object_name = op_object_name,
     .object_find = op_object_find,
-    .object_parts = op_object_parts,
-    .object_scope = op_object_scope,
-    .render = oemp_render,
+    .snapshot = {.files = oemp_snap_files},
+    .object = {.files = oemp_object_files, .links = object_links},
 };

@@ -298,14 +298,13 @@ void oemp_frame_label(const oemp_dump *d, int64_t src, int64_t line, GString *ou
 #define OEMP_MAX_FRAMES 4096
 
 /* oemp_render.c */
-uint64_t oemp_render(hf_dump *hd, const hf_view *v, uint64_t first, GString *out, size_t budget);
+uint64_t oemp_view_info(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
+                        size_t budget);
+uint64_t oemp_view_trace(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
+                         size_t budget);
 void oemp_describe(hf_dump *hd, GString *out);
-extern const char *const oemp_snap_file_names[];
-extern const uint32_t oemp_n_snap_files;
-enum {
-    OEMP_F_INFO, OEMP_F_HISTOGRAM, OEMP_F_PLATFORM, OEMP_F_CREATED, OEMP_F_CHANGED,
-    OEMP_F_DELETED, OEMP_F_PPROF, OEMP_F_FOLDED, OEMP_F_N
-};
+extern const hf_file oemp_snap_files[];   /* snapshots/SEQ/ */
+extern const hf_file oemp_object_files[]; /* objects/ID/ */
 
 /* oemp_pprof.c: heap.pprof and stacks.folded of snapshot s (item views). */
 uint64_t oemp_render_pprof(oemp_dump *d, uint32_t s, uint64_t first, GString *out,

@@ -25,10 +25,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-const char *const oemp_snap_file_names[] = {
-    "info", "histogram", "platform", "created", "changed", "deleted", "heap.pprof", "stacks.folded",
-};
-const uint32_t oemp_n_snap_files = G_N_ELEMENTS(oemp_snap_file_names);
 
 /* Header columns under the seed's names (NULL: an unused column). */
 static const char *const hdr_keys[18] = {
@@ -278,7 +274,9 @@ static void append_hist(const oemp_dump *d, GArray *lines, GString *out)
     }
 }
 
-static void render_histogram(oemp_dump *d, uint32_t s, GString *out)
+/* One line per type (every live object once, so columns sum to the live
+ * totals), or per type and name for the objects that have a name. */
+static void render_histogram(oemp_dump *d, uint32_t s, bool names, GString *out)
 {
     guint ng = d->groups->len;
     uint64_t *count = g_new0(uint64_t, ng ? ng : 1);
@@ -313,10 +311,13 @@ static void render_histogram(oemp_dump *d, uint32_t s, GString *out)
             g_array_append_val(by_name, h);
         }
     }
-    g_string_append(out, "# by type: objects bytes type\n");
-    append_hist(d, by_type, out);
-    g_string_append(out, "# by name: objects bytes type<TAB>name\n");
-    append_hist(d, by_name, out);
+    if (names) {
+        g_string_append(out, "# objects bytes type<TAB>name (named objects only)\n");
+        append_hist(d, by_name, out);
+    } else {
+        g_string_append(out, "# objects bytes type\n");
+        append_hist(d, by_type, out);
+    }
     g_hash_table_destroy(type_at);
     g_array_free(by_type, TRUE);
     g_array_free(by_name, TRUE);
@@ -540,59 +541,123 @@ static void render_object_stack(oemp_dump *d, uint32_t s, uint64_t o, GString *o
     oemp_stack_append(d, a.v[OEMP_A_NODE], a.v[OEMP_A_LINE], out, "", "\n", OEMP_MAX_FRAMES);
 }
 
-/* ---- dispatch ---------------------------------------------------------------- */
+/* ---- the views, as the model calls them ---------------------------------- */
 
-uint64_t oemp_render(hf_dump *hd, const hf_view *v, uint64_t first, GString *out, size_t budget)
+#define D(hd) ((oemp_dump *)(hd))
+
+uint64_t oemp_view_info(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
+                        size_t budget)
 {
-    oemp_dump *d = (oemp_dump *)hd;
-    uint32_t s = v->snap;
-    if (v->kind != HF_V_INFO && v->kind != HF_V_TRACE && s >= oemp_n_snaps(d))
-        return HF_DONE;
-    const oemp_snap *sn = v->kind == HF_V_SNAP ? oemp_snap_at(d, s) : NULL;
-    switch (v->kind) {
-    case HF_V_INFO:
-        render_info(d, out);
-        break;
-    case HF_V_TRACE:
-        render_trace(d, v->index, out);
-        break;
-    case HF_V_OBJECT:
-        if (v->file == HF_OBJ_INFO)
-            render_object(d, s, v->index, out);
-        else if (v->file == HF_OBJ_STACK)
-            render_object_stack(d, s, v->index, out);
-        break;
-    case HF_V_SNAP:
-        switch (v->file) {
-        case OEMP_F_INFO:
-            render_snap_info(d, s, out);
-            break;
-        case OEMP_F_HISTOGRAM:
-            render_histogram(d, s, out);
-            break;
-        case OEMP_F_PLATFORM:
-            render_platform(d, s, out);
-            break;
-        case OEMP_F_CREATED:
-            return render_list(d, s, "# id bytes type<TAB>name\n", sn->obj_first,
-                               oemp_snap_obj_end(d, s), created_entry, first, out, budget);
-        case OEMP_F_CHANGED:
-            return render_list(d, s, "# id bytes-before bytes-after delta type<TAB>name\n",
-                               sn->chg_first, oemp_snap_chg_end(d, s), changed_entry, first, out,
-                               budget);
-        case OEMP_F_DELETED:
-            return render_list(d, s, "# id bytes DelTime type<TAB>name\n", sn->del_first,
-                               oemp_snap_del_end(d, s), deleted_entry, first, out, budget);
-        case OEMP_F_PPROF:
-            return oemp_render_pprof(d, s, first, out, budget);
-        case OEMP_F_FOLDED:
-            return oemp_render_folded(d, s, first, out, budget);
-        default:
-            break;
-        }
-        break;
-    default:
-        break;
-    }
+    render_info(D(hd), out);
     return HF_DONE;
 }
+
+uint64_t oemp_view_trace(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
+                         size_t budget)
+{
+    render_trace(D(hd), v->index, out);
+    return HF_DONE;
+}
+
+static uint64_t view_snap_info(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
+                               size_t budget)
+{
+    render_snap_info(D(hd), v->snap, out);
+    return HF_DONE;
+}
+
+static uint64_t view_histogram(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
+                               size_t budget)
+{
+    render_histogram(D(hd), v->snap, false, out);
+    return HF_DONE;
+}
+
+static uint64_t view_histogram_names(hf_dump *hd, const hf_view *v, uint64_t first,
+                                     GString *out, size_t budget)
+{
+    render_histogram(D(hd), v->snap, true, out);
+    return HF_DONE;
+}
+
+static uint64_t view_platform(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
+                              size_t budget)
+{
+    render_platform(D(hd), v->snap, out);
+    return HF_DONE;
+}
+
+static uint64_t view_created(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
+                             size_t budget)
+{
+    oemp_dump *d = D(hd);
+    uint32_t s = v->snap;
+    return render_list(d, s, "# id bytes type<TAB>name\n", oemp_snap_at(d, s)->obj_first,
+                       oemp_snap_obj_end(d, s), created_entry, first, out, budget);
+}
+
+static uint64_t view_changed(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
+                             size_t budget)
+{
+    oemp_dump *d = D(hd);
+    uint32_t s = v->snap;
+    return render_list(d, s, "# id bytes-before bytes-after delta type<TAB>name\n",
+                       oemp_snap_at(d, s)->chg_first, oemp_snap_chg_end(d, s), changed_entry,
+                       first, out, budget);
+}
+
+static uint64_t view_deleted(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
+                             size_t budget)
+{
+    oemp_dump *d = D(hd);
+    uint32_t s = v->snap;
+    return render_list(d, s, "# id bytes DelTime type<TAB>name\n", oemp_snap_at(d, s)->del_first,
+                       oemp_snap_del_end(d, s), deleted_entry, first, out, budget);
+}
+
+static uint64_t view_pprof(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
+                           size_t budget)
+{
+    return oemp_render_pprof(D(hd), v->snap, first, out, budget);
+}
+
+static uint64_t view_folded(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget)
+{
+    return oemp_render_folded(D(hd), v->snap, first, out, budget);
+}
+
+static uint64_t view_object_info(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
+                                 size_t budget)
+{
+    render_object(D(hd), v->snap, v->index, out);
+    return HF_DONE;
+}
+
+static uint64_t view_object_stack(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
+                                  size_t budget)
+{
+    render_object_stack(D(hd), v->snap, v->index, out);
+    return HF_DONE;
+}
+
+const hf_file oemp_snap_files[] = {
+    {"info", view_snap_info, NULL},
+    {"histogram", view_histogram, NULL},
+    {"histogram-by-name", view_histogram_names, NULL},
+    {"platform", view_platform, NULL},
+    {"created", view_created, NULL},
+    {"changed", view_changed, NULL},
+    {"deleted", view_deleted, NULL},
+    {"heap.pprof", view_pprof, NULL},
+    {"stacks.folded", view_folded, NULL},
+    {NULL},
+};
+
+/* stack: the creation stack, apart from info so that grep of info
+ * matches what an object is, never the code that made it. */
+const hf_file oemp_object_files[] = {
+    {"info", view_object_info, NULL},
+    {"stack", view_object_stack, NULL},
+    {NULL},
+};

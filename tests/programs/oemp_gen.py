@@ -537,19 +537,16 @@ def check(a):
                 n = by_name.setdefault(f"{o['type']}\t{o['name']}", [0, 0])
                 n[0] += 1
                 n[1] += b
-        got_type, got_name, part = {}, {}, None
-        for line in c.read(sd, "histogram").splitlines():
-            if line.startswith("# by type"):
-                part = got_type
-                continue
-            if line.startswith("# by name"):
-                part = got_name
-                continue
-            m = re.match(r"^ *(\d+) +(-?\d+)  (.*)$", line)
-            if not m or part is None:
-                hist_bad.append(f"{seq}: bad line {line!r}")
-                continue
-            part[m.group(3)] = [int(m.group(1)), int(m.group(2))]
+        got_type, got_name = {}, {}
+        for fname, part in (("histogram", got_type), ("histogram-by-name", got_name)):
+            for line in c.read(sd, fname).splitlines():
+                if line.startswith("#"):
+                    continue
+                m = re.match(r"^ *(\d+) +(-?\d+)  (.*)$", line)
+                if not m:
+                    hist_bad.append(f"{seq}: bad {fname} line {line!r}")
+                    continue
+                part[m.group(3)] = [int(m.group(1)), int(m.group(2))]
         if got_type != by_type or got_name != by_name:
             diff = [k for k in set(by_type) | set(by_name) | set(got_type) | set(got_name)
                     if by_type.get(k, by_name.get(k)) != got_type.get(k, got_name.get(k))]

@@ -14,21 +14,16 @@
  *
  * Run from the project root (the corpus is tests/corpus).
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <cmocka.h>
+#include "tests/unit/helpers.h"
 
 #include "decoders/bmd/bmd.h"
 #include "decoders/hprof/hprof.h"
 #include "decoders/core/registry.h"
-
-#define CORPUS "tests/corpus"
 
 /* ---- builder ---- */
 
@@ -158,15 +153,14 @@ static void rlegacy(bld *b, uint32_t tag, const bld *body)
 }
 static void u4(bld *b, uint32_t v) { b1(b, v >> 24); b1(b, v >> 16); b1(b, v >> 8); b1(b, (uint8_t)v); }
 
-/* ---- opening and rendering ---- */
+/* ---- opening ---- */
 
+/* Views render in chunks of 16 bytes, each compared with the whole view
+ * (th_set_budget in main). */
 static hf_dump *open_bytes_opts(const bld *bytes, char **path, const hf_open_opts *opts)
 {
     GError *e = NULL;
-    int fd = g_file_open_tmp("bmd-test-XXXXXX", path, &e);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, bytes->data, bytes->len), (ssize_t)bytes->len);
-    close(fd);
+    *path = th_write_temp(bytes->data, bytes->len);
     hf_dump *d = hf_open_with(*path, opts, &e);
     if (!d)
         fail_msg("open: %s", e->message);
@@ -183,66 +177,6 @@ static void close_bytes(hf_dump *d, char *path)
     unlink(path);
     g_free(path);
 }
-static char *render(hf_dump *d, hf_view v)
-{
-    GString *s = g_string_new(NULL);
-    uint64_t f = 0;
-    int guard = 0;
-    do {
-        f = d->ops->render(d, &v, f, s, 16);
-        assert_true(++guard < 1000000);
-    } while (f != HF_DONE);
-    return g_string_free(s, FALSE);
-}
-static char *snapfile(hf_dump *d, const char *name)
-{
-    const char *const *names;
-    uint32_t n = d->ops->snap_files(d, 0, &names);
-    for (uint32_t i = 0; i < n; i++)
-        if (strcmp(names[i], name) == 0)
-            return render(d, (hf_view){.kind = HF_V_SNAP, .file = i});
-    fail_msg("no snapshot file %s", name);
-    return NULL;
-}
-static char *info(hf_dump *d)
-{
-    return render(d, (hf_view){.kind = HF_V_INFO});
-}
-static char *objfile(hf_dump *d, const char *oname, uint32_t file)
-{
-    int64_t o = d->ops->object_find(d, 0, oname);
-    if (o < 0)
-        fail_msg("no object %s", oname);
-    return render(d, (hf_view){.kind = HF_V_OBJECT, .index = (uint64_t)o, .file = file});
-}
-static char *classfile(hf_dump *d, const char *cname, uint32_t file)
-{
-    int64_t c = d->ops->class_find(d, 0, cname);
-    if (c < 0)
-        fail_msg("no class %s", cname);
-    return render(d, (hf_view){.kind = HF_V_CLASS, .index = (uint64_t)c, .file = file});
-}
-static char *problems(hf_dump *d)
-{
-    GString *s = g_string_new(NULL);
-    for (guint i = 0; i < d->problems->len; i++)
-        g_string_append_printf(s, "%s\n", (char *)g_ptr_array_index(d->problems, i));
-    return g_string_free(s, FALSE);
-}
-#define assert_contains(hay, needle)                                                     \
-    do {                                                                                 \
-        char *h_ = (hay);                                                                \
-        if (!strstr(h_, (needle)))                                                       \
-            fail_msg("%s:%d: %s\n--- not in ---\n%s", __FILE__, __LINE__, (needle), h_); \
-        g_free(h_);                                                                      \
-    } while (0)
-#define assert_lacks(hay, needle)                                                        \
-    do {                                                                                 \
-        char *h_ = (hay);                                                                \
-        if (strstr(h_, (needle)))                                                        \
-            fail_msg("%s:%d: %s\n--- is in ---\n%s", __FILE__, __LINE__, (needle), h_);  \
-        g_free(h_);                                                                      \
-    } while (0)
 
 /* ---- varints and values ---- */
 
@@ -624,11 +558,11 @@ static void test_full(void **state)
     bld *b = full_file();
     char *path;
     hf_dump *d = open_bytes(b, &path);
-    char *pr = problems(d);
+    char *pr = th_problems(d);
     if (*pr)
         fail_msg("problems:\n%s", pr);
     g_free(pr);
-    char *in = info(d);
+    char *in = th_info(d);
     assert_non_null(strstr(in, "format: bmd\n"));
     assert_non_null(strstr(in, "metadata: JAVA PROFILE 1.0.3\n"));
     assert_non_null(strstr(in, "records instance dump: 3\n"));
@@ -646,16 +580,16 @@ static void test_full(void **state)
     bmd_placeholder(bar, 15, bmd_java_hash("com.example.Bar", 15));
     bmd_placeholder(next, 4, bmd_java_hash("next", 4));
     assert_string_equal(next->str, "hash.4.00338af3");
-    assert_contains(classfile(d, bar->str, HF_CLASS_INFO), foo->str); /* super */
+    assert_contains(th_class_file(d, 0, bar->str, "info"), foo->str); /* super */
     /* fields: every type decoded, own fields first, then the super's */
     char *want = g_strdup_printf("%s object 0x65\ni int -7\nz boolean true\nb byte -2\n"
                                  "c char 'A'\nf float 1.5\nd double -2.25\nj long -3\n"
                                  "s short -4\n", next->str);
-    char *got = objfile(d, "0x64", HF_OBJ_FIELDS);
+    char *got = th_object_file(d, 0, "0x64", "fields");
     assert_string_equal(got, want);
     g_free(got);
     g_free(want);
-    got = objfile(d, "0x65", HF_OBJ_FIELDS);
+    got = th_object_file(d, 0, "0x65", "fields");
     want = g_strdup_printf("%s object 0x64\n%s@%s object null\ni int 8\nz boolean false\n"
                            "b byte 1\nc char '\\u263a'\nf float 0\nd double 0\nj long 1\n"
                            "s short 2\n", next->str, next->str, foo->str);
@@ -664,18 +598,26 @@ static void test_full(void **state)
     g_free(want);
     /* refs/ and for_each_ref */
     int64_t bo = d->ops->object_find(d, 0, "0x65");
-    char name[HF_NAME_MAX], target[HF_NAME_MAX];
-    assert_int_equal(d->ops->object_ref(d, 0, (uint64_t)bo, 0, name, target), HF_REF_OK);
+    char name[HF_NAME_MAX];
+    hf_target to;
+    assert_int_equal(th_ref(d, 0, (uint64_t)bo, 0, name, &to), HF_REF_OK);
     assert_string_equal(name, next->str);
-    assert_string_equal(target, "0x64");
-    assert_int_equal(d->ops->object_ref(d, 0, (uint64_t)bo, 1, name, target), HF_REF_EMPTY);
-    assert_int_equal(d->ops->object_ref_find(d, 0, (uint64_t)bo, next->str), 0);
+    assert_string_equal(to.name, "0x64");
+    assert_int_equal(th_ref(d, 0, (uint64_t)bo, 1, name, &to), HF_REF_EMPTY);
+    assert_int_equal(th_ref_find(d, 0, (uint64_t)bo, next->str), 0);
+    /* links: 0x65 is a Bar, whose super is Foo */
+    assert_true(th_object_link(d, 0, "0x65", "class", &to));
+    assert_int_equal(to.kind, HF_TO_CLASS);
+    assert_string_equal(to.name, bar->str);
+    assert_true(th_class_link(d, 0, bar->str, "super", &to));
+    assert_int_equal(to.kind, HF_TO_CLASS);
+    assert_string_equal(to.name, foo->str);
     /* sizes: 32-bit rule, Foo = 8 + 4+4+1+1+2+4+8+8+2 + 4 discarded = 46 -> 48 */
-    assert_contains(classfile(d, foo->str, HF_CLASS_INFO), "instance size: 48 ");
-    assert_contains(classfile(d, foo->str, HF_CLASS_INFO), "fields left out of the dump: 4 bytes");
-    assert_contains(classfile(d, "java.lang.String", HF_CLASS_INFO), "instance size: 24 ");
+    assert_contains(th_class_file(d, 0, foo->str, "info"), "instance size: 48 ");
+    assert_contains(th_class_file(d, 0, foo->str, "info"), "fields left out of the dump: 4 bytes");
+    assert_contains(th_class_file(d, 0, "java.lang.String", "info"), "instance size: 24 ");
     /* statics of every kind, names kept or hashed */
-    got = classfile(d, "java.lang.Class", HF_CLASS_STATICS);
+    got = th_class_file(d, 0, "java.lang.Class", "statics");
     GString *secret = g_string_new(NULL);
     bmd_placeholder(secret, 10, bmd_java_hash("secretName", 10));
     want = g_strdup_printf("COUNT int -5\n%s object 0x64\nd double 2.5\nc char 'x'\n",
@@ -684,46 +626,43 @@ static void test_full(void **state)
     g_free(got);
     g_free(want);
     /* object array: elements and refs */
-    assert_contains(objfile(d, "0x66", HF_OBJ_FIELDS), "[0] 0x64\n[1] null\n[2] 0x65\n");
-    assert_contains(objfile(d, "0x66", HF_OBJ_INFO), "class: java.lang.Object[]\n");
+    assert_contains(th_object_file(d, 0, "0x66", "fields"), "[0] 0x64\n[1] null\n[2] 0x65\n");
+    assert_contains(th_object_file(d, 0, "0x66", "info"), "class: java.lang.Object[]\n");
     int64_t ao = d->ops->object_find(d, 0, "0x66");
-    assert_int_equal(d->ops->object_ref(d, 0, (uint64_t)ao, 2, name, target), HF_REF_OK);
-    assert_string_equal(target, "0x65");
-    assert_int_equal(d->ops->object_ref(d, 0, (uint64_t)ao, 0, name, target), HF_REF_OK);
-    assert_string_equal(target, "0x64");
+    assert_int_equal(th_ref(d, 0, (uint64_t)ao, 2, name, &to), HF_REF_OK);
+    assert_string_equal(to.name, "0x65");
+    assert_int_equal(th_ref(d, 0, (uint64_t)ao, 0, name, &to), HF_REF_OK);
+    assert_string_equal(to.name, "0x64");
     /* primitive array: type and length, no fields or value */
-    assert_contains(objfile(d, "0x67", HF_OBJ_INFO), "length: 10 (elements not in the dump)\n");
-    assert_contains(objfile(d, "0x67", HF_OBJ_INFO), "kind: primitive array\n");
-    int64_t io = d->ops->object_find(d, 0, "0x67");
-    uint32_t parts = d->ops->object_parts(d, 0, (uint64_t)io);
-    assert_false(parts & (1u << HF_OBJ_VALUE));
-    assert_false(parts & (1u << HF_OBJ_FIELDS));
+    assert_contains(th_object_file(d, 0, "0x67", "info"), "length: 10 (elements not in the dump)\n");
+    assert_contains(th_object_file(d, 0, "0x67", "info"), "kind: primitive array\n");
+    assert_false(th_object_has(d, 0, "0x67", "value"));
+    assert_false(th_object_has(d, 0, "0x67", "fields"));
     /* a String has no text in BMD: no value file */
-    int64_t so = d->ops->object_find(d, 0, "0x68");
-    assert_false(d->ops->object_parts(d, 0, (uint64_t)so) & (1u << HF_OBJ_VALUE));
+    assert_false(th_object_has(d, 0, "0x68", "value"));
     /* int[] is hashed: the arrays go to a made-up int[] */
-    assert_contains(classfile(d, "int[]", HF_CLASS_INFO), "instance count: 1\n");
+    assert_contains(th_class_file(d, 0, "int[]", "info"), "instance count: 1\n");
     /* roots, strings, histogram */
-    assert_contains(snapfile(d, "roots"), "unknown 0x64 ");
-    got = snapfile(d, "strings");
+    assert_contains(th_snap_file(d, 0, "roots"), "unknown 0x64 ");
+    got = th_snap_file(d, 0, "strings");
     assert_non_null(strstr(got, "1 text java.lang.Object\n"));
     want = g_strdup_printf("%u hashed %s\n", S_FOO, foo->str);
     assert_non_null(strstr(got, want));
     g_free(want);
     g_free(got);
-    assert_contains(snapfile(d, "histogram"), foo->str);
+    assert_contains(th_snap_file(d, 0, "histogram"), foo->str);
     /* heap.pprof and stacks.folded: live objects by class */
-    assert_contains(snapfile(d, "heap.pprof"), "heap profile: ");
+    assert_contains(th_snap_file(d, 0, "heap.pprof"), "heap profile: ");
     char *want_line = g_strdup_printf("%s 48\n", foo->str);
-    assert_contains(snapfile(d, "stacks.folded"), want_line);
+    assert_contains(th_snap_file(d, 0, "stacks.folded"), want_line);
     g_free(want_line);
     want_line = g_strdup_printf("%s 56\n", bar->str);
-    assert_contains(snapfile(d, "stacks.folded"), want_line);
+    assert_contains(th_snap_file(d, 0, "stacks.folded"), want_line);
     g_free(want_line);
     /* legacy records: one trace, two threads, one without a name */
     assert_int_equal(d->ops->n_traces(d), 1);
     assert_int_equal(d->ops->trace_number(d, 0), 7);
-    assert_string_equal(got = render(d, (hf_view){.kind = HF_V_TRACE, .index = 0}),
+    assert_string_equal(got = th_trace(d, 0),
                         "TRACE 7: (thread=1)\n\tcom.example.Foo.run(Foo.java:12)\n"
                         "\t<unknown class>.0x5f0(Native Method)\n");
     g_free(got);
@@ -732,7 +671,7 @@ static void test_full(void **state)
     assert_string_equal(name, "3-main");
     d->ops->thread_name(d, 1, name);
     assert_string_equal(name, "4");
-    assert_contains(render(d, (hf_view){.kind = HF_V_THREAD, .index = 0, .file = HF_THREAD_STACK}),
+    assert_contains(th_thread_file(d, 0, "stack"),
                     "\tcom.example.Foo.run(Foo.java:12)\n");
     g_string_free(foo, TRUE);
     g_string_free(bar, TRUE);
@@ -800,33 +739,27 @@ static void test_names(void **state)
 static void test_names_option(void **state)
 {
     bld *b = full_file();
-    char *npath;
     GError *e = NULL;
-    int fd = g_file_open_tmp("bmd-names-XXXXXX", &npath, &e);
     const char *names = "com.example.Foo\ncom/example/Bar\nnext\nint[]\n";
-    assert_int_equal(write(fd, names, strlen(names)), (ssize_t)strlen(names));
-    close(fd);
+    char *npath = th_write_temp(names, strlen(names));
     hf_open_opts opts = {.names_file = npath};
     char *path;
     hf_dump *d = open_bytes_opts(b, &path, &opts);
-    char *in = info(d);
+    char *in = th_info(d);
     assert_non_null(strstr(in, "names resolved: 4 of 5 hashed ("));
     g_free(in);
     /* com/example/Bar matched slashed: shown dotted */
-    assert_contains(classfile(d, "com.example.Bar", HF_CLASS_INFO), "super: com.example.Foo\n");
-    assert_contains(objfile(d, "0x65", HF_OBJ_FIELDS), "next object 0x64\nnext@com.example.Foo ");
+    assert_contains(th_class_file(d, 0, "com.example.Bar", "info"), "super: com.example.Foo\n");
+    assert_contains(th_object_file(d, 0, "0x65", "fields"), "next object 0x64\nnext@com.example.Foo ");
     /* int[] resolved: the arrays go to the real class */
     int64_t c = d->ops->class_find(d, 0, "int[]");
     assert_true(c >= 0);
-    assert_contains(classfile(d, "int[]", HF_CLASS_INFO), "id: 0x7\n");
-    assert_contains(snapfile(d, "strings"), "4 resolved com.example.Foo\n");
+    assert_contains(th_class_file(d, 0, "int[]", "info"), "id: 0x7\n");
+    assert_contains(th_snap_file(d, 0, "strings"), "4 resolved com.example.Foo\n");
     close_bytes(d, path);
     /* a names file that is not there: the open fails, saying why */
     opts.names_file = "/nonexistent/names.txt";
-    char *p2;
-    fd = g_file_open_tmp("bmd-test-XXXXXX", &p2, &e);
-    assert_int_equal(write(fd, b->data, b->len), (ssize_t)b->len);
-    close(fd);
+    char *p2 = th_write_temp(b->data, b->len);
     assert_null(hf_open_with(p2, &opts, &e));
     assert_non_null(strstr(e->message, "names file"));
     g_clear_error(&e);
@@ -871,16 +804,16 @@ static void test_any_order(void **state)
     rstring(b, 8, "Bar[]");
     char *path;
     hf_dump *d = open_bytes(b, &path);
-    char *pr = problems(d);
+    char *pr = th_problems(d);
     if (*pr)
         fail_msg("problems:\n%s", pr);
     g_free(pr);
-    assert_contains(objfile(d, "0xa", HF_OBJ_FIELDS), "a object 0xb\nb object 0xc\nc int 7\n");
-    assert_contains(objfile(d, "0xb", HF_OBJ_FIELDS), "b object null\nc int 300\n");
-    assert_contains(objfile(d, "0xc", HF_OBJ_FIELDS), "a object null\nb object 0xb\nc int 1\n");
-    assert_contains(objfile(d, "0xd", HF_OBJ_INFO), "class: Bar[]\n");
-    assert_contains(classfile(d, "Bar", HF_CLASS_INSTANCES), "0xa\n0xc\n");
-    char *in = info(d);
+    assert_contains(th_object_file(d, 0, "0xa", "fields"), "a object 0xb\nb object 0xc\nc int 7\n");
+    assert_contains(th_object_file(d, 0, "0xb", "fields"), "b object null\nc int 300\n");
+    assert_contains(th_object_file(d, 0, "0xc", "fields"), "a object null\nb object 0xb\nc int 1\n");
+    assert_contains(th_object_file(d, 0, "0xd", "info"), "class: Bar[]\n");
+    assert_contains(th_class_file(d, 0, "Bar", "instances"), "0xa\n0xc\n");
+    char *in = th_info(d);
     assert_non_null(strstr(in, "instances before their class: 3\n"));
     g_free(in);
     close_bytes(d, path);
@@ -908,12 +841,12 @@ static void test_second_pass(void **state)
     rstring(b, 5, "java.lang.Object");
     char *path;
     hf_dump *d = open_bytes(b, &path);
-    char *pr = problems(d);
+    char *pr = th_problems(d);
     if (*pr)
         fail_msg("problems:\n%s", pr);
     g_free(pr);
-    assert_contains(info(d), "passes: 2\n");
-    assert_contains(objfile(d, "0x1e", HF_OBJ_FIELDS), "a object 0x4\nb object 0x9\nc object 0x9\n");
+    assert_contains(th_info(d), "passes: 2\n");
+    assert_contains(th_object_file(d, 0, "0x1e", "fields"), "a object 0x4\nb object 0x9\nc object 0x9\n");
     assert_int_equal(d->ops->object_find(d, 0, "0x9"), -1);
     assert_int_equal(d->ops->n_objects(d, 0), 3);
     close_bytes(d, path);
@@ -936,7 +869,7 @@ static void tail(bld *b)
 static hf_dump *open_damaged(bld *b, char **path, const char *want, const char *want2)
 {
     hf_dump *d = open_bytes(b, path);
-    char *pr = problems(d);
+    char *pr = th_problems(d);
     if (!strstr(pr, want) || (want2 && !strstr(pr, want2)))
         fail_msg("want '%s' / '%s' in problems:\n%s", want, want2 ? want2 : "", pr);
     g_free(pr);
@@ -956,7 +889,7 @@ static void test_malformed(void **state)
     hf_dump *d = open_damaged(b, &path, "offset 0x14: instance dump record: a varint longer "
                               "than 10 bytes; 14 bytes skipped", NULL);
     assert_true(d->ops->object_find(d, 0, "0x32") >= 0);
-    assert_contains(snapfile(d, "strings"), "2 text after\n");
+    assert_contains(th_snap_file(d, 0, "strings"), "2 text after\n");
     close_bytes(d, path);
     g_byte_array_unref(b);
 
@@ -968,7 +901,7 @@ static void test_malformed(void **state)
     tail(b);
     d = open_damaged(b, &path, "unknown record tag 9; 2 bytes skipped", NULL);
     assert_true(d->ops->object_find(d, 0, "0x33") >= 0);
-    assert_contains(info(d), "records unreadable: 1\n");
+    assert_contains(th_info(d), "records unreadable: 1\n");
     close_bytes(d, path);
     g_byte_array_unref(b);
 
@@ -981,7 +914,7 @@ static void test_malformed(void **state)
     raw(b, "abc", 3);
     d = open_damaged(b, &path, "string record cut off by the end of the file (7 bytes present)",
                      NULL);
-    assert_contains(info(d), "warning: the file ends inside a record");
+    assert_contains(th_info(d), "warning: the file ends inside a record");
     assert_true(d->ops->object_find(d, 0, "0x32") >= 0);
     close_bytes(d, path);
     g_byte_array_unref(b);
@@ -1012,8 +945,8 @@ static void test_malformed(void **state)
     assert_true(d->ops->object_find(d, 0, "0x3c") >= 0);
     assert_true(d->ops->object_find(d, 0, "0x3d") >= 0);
     assert_true(d->ops->object_find(d, 0, "0x32") >= 0);
-    assert_contains(objfile(d, "0x3c", HF_OBJ_INFO), "class: unknown.0x4d\n");
-    assert_contains(info(d), "instances of classes never defined: 2\n");
+    assert_contains(th_object_file(d, 0, "0x3c", "info"), "class: unknown.0x4d\n");
+    assert_contains(th_info(d), "instances of classes never defined: 2\n");
     close_bytes(d, path);
     g_byte_array_unref(b);
 
@@ -1051,7 +984,7 @@ static void test_malformed(void **state)
     tail(b);
     d = open_damaged(b, &path, "primitive array 0x50: element type 0 is not a primitive type",
                      NULL);
-    char *pr = problems(d);
+    char *pr = th_problems(d);
     assert_non_null(strstr(pr, "primitive array with object id 0 (null) left out"));
     g_free(pr);
     close_bytes(d, path);
@@ -1099,15 +1032,17 @@ static void test_odd_names(void **state)
     assert_true(o >= 0);
     GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     for (uint32_t slot = 0; slot < 5; slot++) {
-        char name[HF_NAME_MAX], target[HF_NAME_MAX];
-        assert_int_equal(d->ops->object_ref(d, 0, (uint64_t)o, slot, name, target), HF_REF_OK);
+        char name[HF_NAME_MAX];
+        hf_target to;
+        assert_int_equal(th_ref(d, 0, (uint64_t)o, slot, name, &to), HF_REF_OK);
         assert_true(*name && !strchr(name, '/') && strlen(name) < 230);
         assert_true(strcmp(name, ".") != 0 && strcmp(name, "..") != 0);
         assert_true(g_hash_table_add(seen, g_strdup(name))); /* unique */
-        assert_int_equal(d->ops->object_ref_find(d, 0, (uint64_t)o, name), slot);
+        assert_int_equal(th_ref_find(d, 0, (uint64_t)o, name), slot);
     }
     for (uint64_t c = 0; c < d->ops->n_classes(d, 0); c++) {
-        const char *dir = d->ops->class_name(d, 0, c);
+        char dir[HF_NAME_MAX];
+        d->ops->class_name(d, 0, c, dir);
         assert_true(*dir && !strchr(dir, '/') && strlen(dir) < 230);
         assert_int_equal(d->ops->class_find(d, 0, dir), (int64_t)c);
     }
@@ -1123,11 +1058,8 @@ static void test_every_cut(void **state)
     const uint8_t *body = b->data;
     size_t hdr = 2 + 18;
     for (size_t n = 1; n < b->len; n++) {
-        char *path;
         GError *e = NULL;
-        int fd = g_file_open_tmp("bmd-cut-XXXXXX", &path, &e);
-        assert_int_equal(write(fd, body, n), (ssize_t)n);
-        close(fd);
+        char *path = th_write_temp(body, n);
         hf_dump *d = hf_open(path, &e);
         if (n < hdr) {
             /* no whole header: not BMD (or not enough to tell) */
@@ -1137,12 +1069,12 @@ static void test_every_cut(void **state)
         } else {
             if (!d)
                 fail_msg("cut at %zu: %s", n, e->message);
-            for (uint64_t o = 0; o < d->ops->n_objects(d, 0); o++) {
-                char *s = render(d, (hf_view){.kind = HF_V_OBJECT, .index = o,
-                                              .file = HF_OBJ_FIELDS});
-                g_free(s);
-            }
-            g_free(info(d));
+            /* the fields view of every object, whether it lists one or not */
+            const hf_file *files = d->ops->object.files;
+            hf_render_fn fields = files[th_file_index(files, "fields")].render;
+            for (uint64_t o = 0; o < d->ops->n_objects(d, 0); o++)
+                g_free(th_render(d, fields, (hf_view){.index = o}, 16));
+            g_free(th_info(d));
             hf_dump_close(d);
         }
         unlink(path);
@@ -1155,19 +1087,20 @@ static void test_every_cut(void **state)
 
 static void test_corpus_opens(void **state)
 {
-    GDir *dir = g_dir_open(CORPUS "/bmd", 0, NULL);
+    char *corpus = th_corpus("bmd", NULL);
+    GDir *dir = g_dir_open(corpus, 0, NULL);
     if (!dir)
         skip();
     const char *n;
     int count = 0;
     while ((n = g_dir_read_name(dir))) {
-        char *p = g_build_filename(CORPUS "/bmd", n, NULL);
+        char *p = g_build_filename(corpus, n, NULL);
         GError *e = NULL;
         hf_dump *d = hf_open(p, &e);
         if (!d)
             fail_msg("%s: %s", p, e->message);
         assert_string_equal(d->ops->format, "bmd");
-        char *pr = problems(d);
+        char *pr = th_problems(d);
         if (*pr)
             fail_msg("%s:\n%s", p, pr);
         g_free(pr);
@@ -1177,6 +1110,7 @@ static void test_corpus_opens(void **state)
         count++;
     }
     g_dir_close(dir);
+    g_free(corpus);
     assert_true(count >= 3);
 }
 
@@ -1184,7 +1118,7 @@ static void test_corpus_opens(void **state)
 static GHashTable *counts(hf_dump *d)
 {
     GHashTable *t = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    char *h = snapfile(d, "histogram");
+    char *h = th_snap_file(d, 0, "histogram");
     char **lines = g_strsplit(h, "\n", -1);
     for (char **l = lines; *l; l++) {
         unsigned long long n, bytes;
@@ -1206,18 +1140,16 @@ static GHashTable *counts(hf_dump *d)
  * instance, object array and primitive array counts: without names for
  * the classes whose name the BMD kept, and with the HPROF's class names
  * as names file for all. */
-static void compare_with_hprof(const char *hprof, const char *bmd)
+static void compare_with_hprof(const char *hprof_name, const char *bmd_name)
 {
     GError *e = NULL;
+    char *hprof = th_corpus("hprof", hprof_name), *bmd = th_corpus("bmd", bmd_name);
     hf_dump *hd = hf_open(hprof, &e);
     if (!hd)
         skip();
     GHashTable *want = counts(hd);
-    char *names = snapfile(hd, "histogram");
-    char *npath;
-    int fd = g_file_open_tmp("bmd-names-XXXXXX", &npath, &e);
-    assert_int_equal(write(fd, names, strlen(names)), (ssize_t)strlen(names));
-    close(fd);
+    char *names = th_snap_file(hd, 0, "histogram");
+    char *npath = th_write_temp(names, strlen(names));
     g_free(names);
     for (int with_names = 0; with_names < 2; with_names++) {
         hf_open_opts opts = {.names_file = with_names ? npath : NULL};
@@ -1251,27 +1183,31 @@ static void compare_with_hprof(const char *hprof, const char *bmd)
     hf_dump_close(hd);
     unlink(npath);
     g_free(npath);
+    g_free(hprof);
+    g_free(bmd);
 }
 
 static void test_corpus_leakcanary(void **state)
 {
-    compare_with_hprof(CORPUS "/hprof/leakcanary_leak_service_binder.hprof",
-                       CORPUS "/bmd/leakcanary_leak_service_binder.bmd");
+    compare_with_hprof("leakcanary_leak_service_binder.hprof",
+                       "leakcanary_leak_service_binder.bmd");
 }
 
 static void test_corpus_slurp(void **state)
 {
-    compare_with_hprof(CORPUS "/hprof/slurp_hprof-32.bin", CORPUS "/bmd/slurp_hprof-32.bmd");
+    compare_with_hprof("slurp_hprof-32.bin", "slurp_hprof-32.bmd");
 }
 
 /* The cruncher version of the badoo file wrote its header twice. */
 static void test_corpus_repeated_header(void **state)
 {
     GError *e = NULL;
-    hf_dump *d = hf_open(CORPUS "/bmd/badoo_crunch_test_out_9dd9e94.bmd", &e);
+    char *p = th_corpus("bmd", "badoo_crunch_test_out_9dd9e94.bmd");
+    hf_dump *d = hf_open(p, &e);
+    g_free(p);
     if (!d)
         skip();
-    char *in = info(d);
+    char *in = th_info(d);
     assert_non_null(strstr(in, "repeated headers: 1 "));
     assert_non_null(strstr(in, "records instance dump: 160635\n"));
     g_free(in);
@@ -1281,6 +1217,7 @@ static void test_corpus_repeated_header(void **state)
 
 int main(void)
 {
+    th_set_budget(16);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_varints),
         cmocka_unit_test(test_values),

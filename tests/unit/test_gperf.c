@@ -10,23 +10,16 @@
  */
 #include "decoders/gperf/gperf.h"
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <cmocka.h>
+#include "tests/unit/helpers.h"
 
 static char *corpus(const char *name)
 {
-    const char *dir = getenv("CORPUS");
-    if (dir)
-        return g_build_filename(dir, "pprof-heap", name, NULL);
-    /* tests run from the project root; the corpus is tests/corpus */
-    return g_build_filename("tests", "corpus", "pprof-heap", name, NULL);
+    return th_corpus("pprof-heap", name);
 }
 
 static gperf_dump *open_corpus(const char *name)
@@ -39,36 +32,6 @@ static gperf_dump *open_corpus(const char *name)
     assert_string_equal(d->ops->format, "gperftools");
     g_free(p);
     return (gperf_dump *)d;
-}
-
-static char *render(hf_dump *d, hf_view v, size_t budget)
-{
-    GString *s = g_string_new(NULL);
-    uint64_t next = 0;
-    do
-        next = d->ops->render(d, &v, next, s, budget);
-    while (next != HF_DONE);
-    return g_string_free(s, FALSE);
-}
-
-static char *snap_file(hf_dump *d, uint32_t s, const char *name)
-{
-    const char *const *names;
-    uint32_t n = d->ops->snap_files(d, s, &names);
-    for (uint32_t f = 0; f < n; f++)
-        if (strcmp(names[f], name) == 0)
-            return render(d, (hf_view){HF_V_SNAP, s, 0, f}, SIZE_MAX);
-    return NULL;
-}
-
-static char *write_temp(const char *text, size_t len)
-{
-    char *file = g_build_filename(g_get_tmp_dir(), "heapfs-test-gperf.XXXXXX", NULL);
-    int fd = g_mkstemp(file);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, text, len), (ssize_t)len);
-    close(fd);
-    return file;
 }
 
 static gperf_snap *snap0(gperf_dump *g)
@@ -268,18 +231,18 @@ static void test_corpus_all(void **state)
         if (cases[i].problems == 0) /* header totals = sum of the lines */
             assert_memory_equal(sn->header, sn->sum_raw, sizeof sn->header);
         /* Every view renders, and in small pieces gives the same bytes. */
-        const char *const *names;
-        uint32_t nf = g->base.ops->snap_files(&g->base, 0, &names);
-        for (uint32_t f = 0; f < nf; f++) {
-            hf_view v = {HF_V_SNAP, 0, 0, f};
-            char *whole = render(&g->base, v, SIZE_MAX), *pieces = render(&g->base, v, 64);
-            assert_string_equal(whole, pieces);
+        const hf_file *files = g->base.ops->snapshot.files;
+        for (uint32_t f = 0; f < th_n_files(files); f++) {
+            if (!th_has_file(&g->base, files, 0, 0, files[f].name))
+                continue;
+            char *whole = th_render_chunked(&g->base, files[f].render, (hf_view){.file = f}, 64);
             assert_true(strlen(whole) > 0);
             g_free(whole);
-            g_free(pieces);
         }
+        /* maps: only with a memory map */
+        assert_int_equal(th_has_file(&g->base, files, 0, 0, "maps"), cases[i].n_maps > 0);
         for (uint64_t t = 0; t < g->base.ops->n_traces(&g->base); t++) {
-            char *s = render(&g->base, (hf_view){HF_V_TRACE, 0, t, 0}, SIZE_MAX);
+            char *s = th_trace(&g->base, t);
             char want[32];
             snprintf(want, sizeof want, "TRACE %" G_GUINT64_FORMAT ":\n", t + 1);
             assert_true(g_str_has_prefix(s, want));
@@ -295,7 +258,7 @@ static void test_gobench_problems(void **state)
     GPtrArray *p = g->base.problems;
     assert_non_null(strstr(p->pdata[0], "no memory map trailer"));
     assert_non_null(strstr(p->pdata[1], "disagree with the sum of the lines"));
-    char *sites = snap_file(&g->base, 0, "sites");
+    char *sites = th_snap_file(&g->base, 0, "sites");
     /* the line with no stack ("1: 288 [2: 296] @") is kept */
     assert_non_null(strstr(sites, "        1820        524432        7085       1048724  <empty>\n"));
     g_free(sites);
@@ -314,19 +277,19 @@ static void test_series(void **state)
     assert_int_equal(d->ops->n_snapshots(d), 2);
     assert_int_equal(d->ops->snapshot_number(d, 1), 2);
     assert_int_equal(d->ops->n_traces(d), 4); /* 3 shared + 1 new */
-    char *s1 = snap_file(d, 0, "sites"), *s2 = snap_file(d, 1, "sites");
+    char *s1 = th_snap_file(d, 0, "sites"), *s2 = th_snap_file(d, 1, "sites");
     /* snapshot 2 = snapshot 1 plus one line for the new trace 4 */
     assert_true(g_str_has_prefix(s2, s1));
     assert_true(g_str_has_prefix(s2 + strlen(s1), "       4           1          4096"));
     g_free(s1);
     g_free(s2);
-    char *info = render(d, (hf_view){HF_V_INFO}, SIZE_MAX);
+    char *info = th_info(d);
     assert_non_null(strstr(info, "snapshots: 2\n"));
     g_free(info);
     hf_dump_close(d);
 
     /* a series whose second file is not a profile is refused, clearly */
-    char *bad = write_temp("hello\n", 6);
+    char *bad = th_write_temp("hello\n", 6);
     const char *paths2[] = {a, bad};
     d = hf_open_series(paths2, 2, &e);
     assert_null(d);
@@ -342,7 +305,7 @@ static void test_series(void **state)
 
 static hf_dump *open_text(const char *text, char **file)
 {
-    *file = write_temp(text, strlen(text));
+    *file = th_write_temp(text, strlen(text));
     GError *e = NULL;
     hf_dump *d = hf_open(*file, &e);
     g_clear_error(&e);
@@ -362,22 +325,20 @@ static void test_malformed(void **state)
     assert_non_null(d);
     gperf_snap *sn = snap0((gperf_dump *)d);
     assert_int_equal(sn->lines->len, 2);
-    GString *all = g_string_new(NULL);
-    for (guint i = 0; i < d->problems->len; i++)
-        g_string_append_printf(all, "%s\n", (char *)d->problems->pdata[i]);
-    assert_non_null(strstr(all->str, "line 3: malformed line"));
-    assert_non_null(strstr(all->str, "line 4: malformed line"));
-    assert_non_null(strstr(all->str, "line 5: bad address \"0xzz\""));
-    assert_non_null(strstr(all->str, "no memory map trailer"));
-    assert_non_null(strstr(all->str, "header totals 3: 300 [9: 900] disagree with the sum of the "
-                                     "lines 2: 200 [4: 400]"));
-    g_string_free(all, TRUE);
+    char *all = th_problems(d);
+    assert_non_null(strstr(all, "line 3: malformed line"));
+    assert_non_null(strstr(all, "line 4: malformed line"));
+    assert_non_null(strstr(all, "line 5: bad address \"0xzz\""));
+    assert_non_null(strstr(all, "no memory map trailer"));
+    assert_non_null(strstr(all, "header totals 3: 300 [9: 900] disagree with the sum of the "
+                                "lines 2: 200 [4: 400]"));
+    g_free(all);
     hf_dump_close(d);
     unlink(file);
     g_free(file);
 
     /* not a profile at all: refused with one line */
-    char *f2 = write_temp("--- symbol\nbinary=x\n---\nnothing\n", 33);
+    char *f2 = th_write_temp("--- symbol\nbinary=x\n---\nnothing\n", 33);
     GError *e = NULL;
     assert_null(hf_open(f2, &e));
     assert_non_null(e);
@@ -394,14 +355,11 @@ static void test_truncations(void **state)
     size_t len = 0;
     assert_true(g_file_get_contents(p, &text, &len, NULL));
     for (size_t cut = 0; cut < len; cut += (cut < 800 ? 1 : 97)) {
-        char *file = write_temp(text, cut);
+        char *file = th_write_temp(text, cut);
         GError *e = NULL;
         hf_dump *d = cut ? hf_open(file, &e) : NULL;
         if (d) {
-            for (uint32_t f = 0; f < 5 && f < snap0((gperf_dump *)d)->n_files; f++) {
-                char *s = render(d, (hf_view){HF_V_SNAP, 0, 0, f}, 100);
-                g_free(s);
-            }
+            th_render_node(d, d->ops->snapshot.files, 0, 0, 100);
             hf_dump_close(d);
         }
         g_clear_error(&e);
@@ -442,14 +400,14 @@ static void test_symbolize_self(void **state)
     hf_dump *d = open_text(prof->str, &file);
     assert_non_null(d);
     assert_int_equal(d->problems->len, 0);
-    char *t = render(d, (hf_view){HF_V_TRACE, 0, 0, 0}, SIZE_MAX);
+    char *t = th_trace(d, 0);
     /* leaf: the PC itself; caller: PC - 1, both inside a_known_function */
     assert_non_null(strstr(t, "\ta_known_function(test_gperf.c:"));
     char *exe = g_file_read_link("/proc/self/exe", NULL);
     assert_non_null(strstr(t, exe));
-    char *pp = snap_file(d, 0, "heap.pprof");
+    char *pp = th_snap_file(d, 0, "heap.pprof");
     assert_non_null(strstr(pp, " a_known_function(test_gperf.c:"));
-    char *fold = snap_file(d, 0, "stacks.folded");
+    char *fold = th_snap_file(d, 0, "stacks.folded");
     assert_string_equal(fold, "a_known_function;a_known_function 64\n");
     g_free(fold);
     g_free(pp);
@@ -545,8 +503,8 @@ static void test_google_pprof(void **state)
                                         "local_tcmalloc_hp.0002.heap", "googlepprof_gobench.heap"};
     for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
         gperf_dump *g = open_corpus(files[i]);
-        char *pp = snap_file(&g->base, 0, "heap.pprof");
-        char *tmp = write_temp(pp, strlen(pp));
+        char *pp = th_snap_file(&g->base, 0, "heap.pprof");
+        char *tmp = th_write_temp(pp, strlen(pp));
         char *ours = pprof_totals(tmp, false);
         gperf_snap *sn = snap0(g);
         if (sn->pprof_same) {

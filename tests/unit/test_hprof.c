@@ -9,19 +9,14 @@
  *
  * Run from the project root (the corpus is tests/corpus).
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <cmocka.h>
+#include "tests/unit/helpers.h"
 
 #include "decoders/hprof/hprof.h"
-
-#define CORPUS "tests/corpus/hprof"
 
 /* ---- builder ---- */
 
@@ -124,13 +119,12 @@ static void prim_array(bld *b, uint64_t oid, uint8_t type, uint32_t n, const uin
     g_byte_array_append(b->b, data, n * width);
 }
 
+/* Views render in chunks of 16 bytes (resumption), each compared with the
+ * whole view (th_set_budget in main). */
 static hf_dump *open_bytes(GByteArray *bytes, char **path)
 {
     GError *e = NULL;
-    int fd = g_file_open_tmp("hprof-test-XXXXXX", path, &e);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, bytes->data, bytes->len), (ssize_t)bytes->len);
-    close(fd);
+    *path = th_write_temp(bytes->data, bytes->len);
     hf_dump *d = hf_open(*path, &e);
     if (!d)
         fail_msg("open: %s", e->message);
@@ -142,49 +136,6 @@ static void close_bytes(hf_dump *d, char *path)
     unlink(path);
     g_free(path);
 }
-
-/* Whole view v as a string (rendered in small chunks to test resumption). */
-static char *render(hf_dump *d, hf_view v)
-{
-    GString *s = g_string_new(NULL);
-    uint64_t f = 0;
-    int guard = 0;
-    do {
-        f = d->ops->render(d, &v, f, s, 16);
-        assert_true(++guard < 1000000);
-    } while (f != HF_DONE);
-    return g_string_free(s, FALSE);
-}
-static char *snapfile(hf_dump *d, uint32_t s, const char *name)
-{
-    const char *const *names;
-    uint32_t n = d->ops->snap_files(d, s, &names);
-    for (uint32_t i = 0; i < n; i++)
-        if (strcmp(names[i], name) == 0)
-            return render(d, (hf_view){.kind = HF_V_SNAP, .snap = s, .file = i});
-    return NULL;
-}
-static char *objfile(hf_dump *d, uint32_t s, const char *oname, uint32_t file)
-{
-    int64_t o = d->ops->object_find(d, s, oname);
-    if (o < 0)
-        fail_msg("no object %s", oname);
-    return render(d, (hf_view){.kind = HF_V_OBJECT, .snap = s, .index = (uint64_t)o, .file = file});
-}
-static char *classfile(hf_dump *d, uint32_t s, const char *cname, uint32_t file)
-{
-    int64_t c = d->ops->class_find(d, s, cname);
-    if (c < 0)
-        fail_msg("no class %s", cname);
-    return render(d, (hf_view){.kind = HF_V_CLASS, .snap = s, .index = (uint64_t)c, .file = file});
-}
-#define assert_contains(hay, needle)                                                     \
-    do {                                                                                 \
-        char *h_ = (hay);                                                                \
-        if (!strstr(h_, (needle)))                                                       \
-            fail_msg("%s:%d: %s\n--- not in ---\n%s", __FILE__, __LINE__, (needle), h_); \
-        g_free(h_);                                                                      \
-    } while (0)
 
 /* ---- the full file ---- */
 
@@ -339,7 +290,7 @@ static void check_full(unsigned idsz)
         assert_true(hd->n_records[tags[i]] > 0);
     assert_int_equal(d->ops->n_snapshots(d), 1);
 
-    char *info = render(d, (hf_view){.kind = HF_V_INFO});
+    char *info = th_info(d);
     const char *keys[] = {"format: hprof\n", "version: JAVA PROFILE 1.0.2\n", "file: ", "size: ",
                           "time: 2006-01-01T00:00:00.000Z\n", "snapshots: 1\n", "classes: ",
                           "objects: 15\n", "traces: 2\n", "threads: 1\n", "roots: 16\n",
@@ -353,7 +304,7 @@ static void check_full(unsigned idsz)
     g_free(info);
 
     /* histogram: ids are small, so compressed oops with idsz 8 */
-    char *hist = snapfile(d, 0, "histogram");
+    char *hist = th_snap_file(d, 0, "histogram");
     assert_true(g_str_has_prefix(hist, "#  instances        bytes  class\n"));
     /* Foo: a int, next ref = 8 bytes of fields */
     const char *foo = idsz == 8 ? "           1           24  Foo\n" : "           1           16  Foo\n";
@@ -367,48 +318,56 @@ static void check_full(unsigned idsz)
     g_free(hist);
 
     /* classes */
-    assert_contains(classfile(d, 0, "Bar", HF_CLASS_FIELDS), "a int\na int from Foo\nnext object from Foo\n");
-    assert_contains(classfile(d, 0, "Foo", HF_CLASS_STATICS), "COUNT int 5\nname object 0x1000\n");
-    assert_contains(classfile(d, 0, "Foo", HF_CLASS_INFO), "super: java.lang.Object\n");
-    assert_contains(classfile(d, 0, "Foo", HF_CLASS_INSTANCES), "0x2000\n");
+    assert_contains(th_class_file(d, 0, "Bar", "fields"), "a int\na int from Foo\nnext object from Foo\n");
+    assert_contains(th_class_file(d, 0, "Foo", "statics"), "COUNT int 5\nname object 0x1000\n");
+    assert_contains(th_class_file(d, 0, "Foo", "info"), "super: java.lang.Object\n");
+    assert_contains(th_class_file(d, 0, "Foo", "instances"), "0x2000\n");
     int64_t bar = d->ops->class_find(d, 0, "Bar");
-    assert_int_equal(d->ops->class_super(d, 0, (uint64_t)bar), d->ops->class_find(d, 0, "Foo"));
+    hf_target to;
+    assert_true(th_class_link(d, 0, "Bar", "super", &to));
+    assert_int_equal(to.kind, HF_TO_CLASS);
+    assert_int_equal(d->ops->class_find(d, 0, to.name), d->ops->class_find(d, 0, "Foo"));
+    assert_true(th_class_link(d, 0, "Foo", "super", &to));
+    assert_string_equal(to.name, "java.lang.Object");
+    assert_false(th_class_link(d, 0, "java.lang.Object", "super", &to));
     assert_int_equal(d->ops->class_find(d, 0, "int[]") >= 0, 1);
 
     /* objects */
-    assert_contains(objfile(d, 0, "0x2100", HF_OBJ_FIELDS),
+    assert_contains(th_object_file(d, 0, "0x2100", "fields"),
                     "a int 7\na@Foo int 8\nnext object 0x2000\n");
-    assert_contains(objfile(d, 0, "0x2000", HF_OBJ_INFO), "kind: instance\n");
-    assert_contains(objfile(d, 0, "0x2000", HF_OBJ_INFO), "heap: app\n");
-    assert_contains(objfile(d, 0, "0x1000", HF_OBJ_VALUE), "hi\n\\");
-    assert_contains(objfile(d, 0, "0x1200", HF_OBJ_VALUE), "\xc3\xa9\xe2\x82\xac");
-    assert_contains(objfile(d, 0, "0x3000", HF_OBJ_FIELDS), "[0] 1\n[1] -2\n[2] 3\n");
-    assert_contains(objfile(d, 0, "0x3000", HF_OBJ_VALUE), "1\n-2\n3\n");
-    assert_contains(objfile(d, 0, "0x4000", HF_OBJ_FIELDS), "[0] 0x1000\n[1] null\n[2] 0x2000\n");
-    assert_contains(objfile(d, 0, "0x5000", HF_OBJ_INFO), "length: 1000 (elements not in the dump)");
-    assert_contains(objfile(d, 0, "0x400", HF_OBJ_INFO), "kind: class\n");
+    assert_contains(th_object_file(d, 0, "0x2000", "info"), "kind: instance\n");
+    assert_contains(th_object_file(d, 0, "0x2000", "info"), "heap: app\n");
+    assert_contains(th_object_file(d, 0, "0x1000", "value"), "hi\n\\");
+    assert_contains(th_object_file(d, 0, "0x1200", "value"), "\xc3\xa9\xe2\x82\xac");
+    assert_contains(th_object_file(d, 0, "0x3000", "fields"), "[0] 1\n[1] -2\n[2] 3\n");
+    assert_contains(th_object_file(d, 0, "0x3000", "value"), "1\n-2\n3\n");
+    assert_contains(th_object_file(d, 0, "0x4000", "fields"), "[0] 0x1000\n[1] null\n[2] 0x2000\n");
+    assert_contains(th_object_file(d, 0, "0x5000", "info"), "length: 1000 (elements not in the dump)");
+    assert_contains(th_object_file(d, 0, "0x400", "info"), "kind: class\n");
     assert_int_equal(d->ops->object_find(d, 0, "0x02000"), -1);
     assert_int_equal(d->ops->object_find(d, 0, "0x2001"), -1);
-    char oname[HF_NAME_MAX], name[HF_NAME_MAX], target[HF_NAME_MAX];
+    char oname[HF_NAME_MAX], name[HF_NAME_MAX];
     int64_t o = d->ops->object_find(d, 0, "0x2100");
     d->ops->object_name(d, 0, (uint64_t)o, oname);
     assert_string_equal(oname, "0x2100");
-    assert_int_equal(d->ops->object_class(d, 0, (uint64_t)o), bar);
-    assert_int_equal(d->ops->object_ref(d, 0, (uint64_t)o, 0, name, target), HF_REF_EMPTY);
-    assert_int_equal(d->ops->object_ref(d, 0, (uint64_t)o, 2, name, target), HF_REF_OK);
+    assert_true(th_object_link(d, 0, "0x2100", "class", &to));
+    assert_int_equal(to.kind, HF_TO_CLASS);
+    assert_int_equal(d->ops->class_find(d, 0, to.name), bar);
+    assert_int_equal(th_ref(d, 0, (uint64_t)o, 0, name, &to), HF_REF_EMPTY);
+    assert_int_equal(th_ref(d, 0, (uint64_t)o, 2, name, &to), HF_REF_OK);
     assert_string_equal(name, "next");
-    assert_string_equal(target, "0x2000");
-    assert_int_equal(d->ops->object_ref(d, 0, (uint64_t)o, 3, name, target), HF_REF_END);
-    assert_int_equal(d->ops->object_ref_find(d, 0, (uint64_t)o, "next"), 2);
+    assert_string_equal(to.name, "0x2000");
+    assert_int_equal(th_ref(d, 0, (uint64_t)o, 3, name, &to), HF_REF_END);
+    assert_int_equal(th_ref_find(d, 0, (uint64_t)o, "next"), 2);
     o = d->ops->object_find(d, 0, "0x4000");
-    assert_int_equal(d->ops->object_ref(d, 0, (uint64_t)o, 2, name, target), HF_REF_OK);
+    assert_int_equal(th_ref(d, 0, (uint64_t)o, 2, name, &to), HF_REF_OK);
     assert_string_equal(name, "2");
-    assert_int_equal(d->ops->object_ref(d, 0, (uint64_t)o, 1, name, target), HF_REF_EMPTY);
-    assert_int_equal(d->ops->object_ref_find(d, 0, (uint64_t)o, "2"), 2);
-    assert_int_equal(d->ops->object_ref_find(d, 0, (uint64_t)o, "1"), -1);
+    assert_int_equal(th_ref(d, 0, (uint64_t)o, 1, name, &to), HF_REF_EMPTY);
+    assert_int_equal(th_ref_find(d, 0, (uint64_t)o, "2"), 2);
+    assert_int_equal(th_ref_find(d, 0, (uint64_t)o, "1"), -1);
     o = d->ops->object_find(d, 0, "0x400"); /* Foo's class object: statics */
-    assert_int_equal(d->ops->object_ref_find(d, 0, (uint64_t)o, "name"), 1);
-    assert_true(d->ops->object_parts(d, 0, (uint64_t)o) & HF_OBJ_HAS_REFS);
+    assert_int_equal(th_ref_find(d, 0, (uint64_t)o, "name"), 1);
+    assert_true(th_has_refs(d, 0, (uint64_t)o));
 
     /* the reference walker */
     {
@@ -424,7 +383,7 @@ static void check_full(unsigned idsz)
     }
 
     /* roots, strings, sites */
-    char *roots = snapfile(d, 0, "roots");
+    char *roots = th_snap_file(d, 0, "roots");
     const char *kinds[] = {"unknown 0x1000", "jni-global 0x1000 ref=0x77",
                            "jni-local 0x1000 thread=1 frame=0", "java-frame 0x2000 thread=1 frame=1 Foo",
                            "native-stack 0x1000 thread=1", "sticky-class 0x400 class Foo",
@@ -437,26 +396,26 @@ static void check_full(unsigned idsz)
         if (!strstr(roots, kinds[i]))
             fail_msg("roots lack %s:\n%s", kinds[i], roots);
     g_free(roots);
-    assert_contains(snapfile(d, 0, "strings"), "0x1000 hi\\n\\\\\n0x1200 \xc3\xa9\xe2\x82\xac\n");
-    char *sites = snapfile(d, 0, "sites");
+    assert_contains(th_snap_file(d, 0, "strings"), "0x1000 hi\\n\\\\\n0x1200 \xc3\xa9\xe2\x82\xac\n");
+    char *sites = th_snap_file(d, 0, "sites");
     assert_non_null(sites);
     assert_contains(sites, "SITES BEGIN");
-    assert_contains(snapfile(d, 0, "sites"), "    1 48.00% 48.00%        48    2        96     4   300 Foo\n");
-    assert_contains(snapfile(d, 0, "info"), "heaps: app\n");
+    assert_contains(th_snap_file(d, 0, "sites"), "    1 48.00% 48.00%        48    2        96     4   300 Foo\n");
+    assert_contains(th_snap_file(d, 0, "info"), "heaps: app\n");
 
     /* traces and threads */
     assert_int_equal(d->ops->n_traces(d), 2);
     assert_int_equal(d->ops->trace_number(d, 0), 300);
-    assert_contains(render(d, (hf_view){.kind = HF_V_TRACE, .index = 0}),
+    assert_contains(th_trace(d, 0),
                     "TRACE 300: (thread=1)\n\tFoo.run(Foo.java:12)\n\tFoo.run(Native Method)\n");
-    assert_contains(render(d, (hf_view){.kind = HF_V_TRACE, .index = 1}),
+    assert_contains(th_trace(d, 1),
                     "TRACE 301: (thread=0)\n\t<empty>\n");
     assert_int_equal(d->ops->n_threads(d), 1);
     d->ops->thread_name(d, 0, name);
     assert_string_equal(name, "1-main");
-    assert_contains(render(d, (hf_view){.kind = HF_V_THREAD, .index = 0, .file = HF_THREAD_INFO}),
+    assert_contains(th_thread_file(d, 0, "info"),
                     "name: main\ngroup: system\n");
-    assert_contains(render(d, (hf_view){.kind = HF_V_THREAD, .index = 0, .file = HF_THREAD_STACK}),
+    assert_contains(th_thread_file(d, 0, "stack"),
                     "\tFoo.run(Foo.java:12)\n\t\tlocal 0x1000 java.lang.String\n"
                     "\t\tjni-monitor 0x1000 java.lang.String\n"
                     "\tFoo.run(Native Method)\n\t\tlocal 0x2000 Foo\n"
@@ -503,7 +462,13 @@ static void test_two_snapshots(void **state)
     assert_int_equal(d->ops->snapshot_number(d, 1), 2);
     assert_int_equal(d->ops->n_objects(d, 0), 2); /* the class object and one instance */
     assert_int_equal(d->ops->n_objects(d, 1), 3);
-    assert_contains(snapfile(d, 1, "histogram"), "           2           16  java.lang.Object\n");
+    assert_contains(th_snap_file(d, 1, "histogram"), "           2           16  java.lang.Object\n");
+    /* no ALLOC SITES record: no sites file */
+    char *files = th_snap_files(d, 0);
+    assert_true(g_str_has_prefix(files, "info histogram roots strings heap.pprof stacks.folded "));
+    assert_null(strstr(files, "sites"));
+    g_free(files);
+    assert_null(th_snap_file(d, 1, "sites"));
     assert_int_equal(d->problems->len, 0);
     close_bytes(d, path);
     g_byte_array_unref(b.b);
@@ -527,11 +492,11 @@ static void test_truncated(void **state)
         /* the first segment (Foo, Bar and the class dumps) is whole */
         assert_true(d->ops->class_find(d, 0, "Bar") >= 0);
         assert_true(d->ops->object_find(d, 0, "0x2100") >= 0);
-        char *info = render(d, (hf_view){.kind = HF_V_INFO});
+        char *info = th_info(d);
         assert_non_null(strstr(info, "truncated"));
         g_free(info);
-        g_free(snapfile(d, 0, "histogram"));
-        g_free(snapfile(d, 0, "strings"));
+        g_free(th_snap_file(d, 0, "histogram"));
+        g_free(th_snap_file(d, 0, "strings"));
         close_bytes(d, path);
         g_byte_array_unref(part);
     }
@@ -608,42 +573,12 @@ static void test_string_layouts(void **state)
         hf_dump *d = open_bytes(b.b, &path);
         assert_int_equal(d->problems->len, 0);
         const char *want = jdk6 ? "0x1000 a\xc3\xa9\n" : "0x1000 xxa\xc3\xa9\xf0\x9f\x98\x80\n";
-        assert_contains(snapfile(d, 0, "strings"), want);
-        assert_contains(objfile(d, 0, "0x1100", HF_OBJ_VALUE), "xxa\xc3\xa9\xf0\x9f\x98\x80");
+        assert_contains(th_snap_file(d, 0, "strings"), want);
+        assert_contains(th_object_file(d, 0, "0x1100", "value"), "xxa\xc3\xa9\xf0\x9f\x98\x80");
         close_bytes(d, path);
         g_byte_array_unref(t.b);
         g_byte_array_unref(b.b);
     }
-}
-
-/* Renders every view of d (objects and classes all of them). */
-static void render_everything(hf_dump *d)
-{
-    g_free(render(d, (hf_view){.kind = HF_V_INFO}));
-    for (uint32_t s = 0; s < d->ops->n_snapshots(d); s++) {
-        const char *const *names;
-        uint32_t nf = d->ops->snap_files(d, s, &names);
-        for (uint32_t f = 0; f < nf; f++)
-            g_free(render(d, (hf_view){.kind = HF_V_SNAP, .snap = s, .file = f}));
-        for (uint64_t o = 0; o < d->ops->n_objects(d, s); o++) {
-            char name[HF_NAME_MAX], target[HF_NAME_MAX];
-            for (uint32_t f = 0; f < HF_OBJ_NFILES; f++)
-                if (d->ops->object_parts(d, s, o) & (1u << f))
-                    g_free(render(d, (hf_view){.kind = HF_V_OBJECT, .snap = s, .index = o, .file = f}));
-            for (uint32_t slot = 0; slot < 64; slot++)
-                if (d->ops->object_ref(d, s, o, slot, name, target) == HF_REF_END)
-                    break;
-        }
-        for (uint64_t c = 0; c < d->ops->n_classes(d, s); c++)
-            for (uint32_t f = 0; f < HF_CLASS_NFILES; f++)
-                if (d->ops->class_parts(d, s, c) & (1u << f))
-                    g_free(render(d, (hf_view){.kind = HF_V_CLASS, .snap = s, .index = c, .file = f}));
-    }
-    for (uint64_t t = 0; t < d->ops->n_traces(d); t++)
-        g_free(render(d, (hf_view){.kind = HF_V_TRACE, .index = t}));
-    for (uint64_t t = 0; t < d->ops->n_threads(d); t++)
-        for (uint32_t f = 0; f < HF_THREAD_NFILES; f++)
-            g_free(render(d, (hf_view){.kind = HF_V_THREAD, .index = t, .file = f}));
 }
 
 /* Every cut and every single-byte corruption of the full file: open
@@ -651,10 +586,8 @@ static void render_everything(hf_dump *d)
 static void test_damage(void **state)
 {
     GByteArray *full = full_file(4);
-    char *path;
     GError *e = NULL;
-    int fd = g_file_open_tmp("hprof-dmg-XXXXXX", &path, &e);
-    close(fd);
+    char *path = th_write_temp("", 0);
     for (guint i = 0; i < full->len; i++) {
         for (int mode = 0; mode < 3; mode++) {
             GByteArray *b = g_byte_array_new();
@@ -673,7 +606,7 @@ static void test_damage(void **state)
             fclose(f);
             hf_dump *d = hf_open(path, &e);
             if (d) {
-                render_everything(d);
+                th_render_everything(d, 16);
                 hf_dump_close(d);
             } else {
                 g_clear_error(&e);
@@ -706,7 +639,8 @@ static void test_display_names(void **state)
 
 static void test_corpus_opens(void **state)
 {
-    GDir *dir = g_dir_open(CORPUS, 0, NULL);
+    char *corpus = th_corpus("hprof", NULL);
+    GDir *dir = g_dir_open(corpus, 0, NULL);
     if (!dir)
         skip();
     const char *n;
@@ -714,7 +648,7 @@ static void test_corpus_opens(void **state)
     while ((n = g_dir_read_name(dir))) {
         if (g_str_has_suffix(n, ".txt"))
             continue;
-        char *p = g_build_filename(CORPUS, n, NULL);
+        char *p = g_build_filename(corpus, n, NULL);
         GError *e = NULL;
         hf_dump *d = hf_open(p, &e);
         if (!d)
@@ -724,29 +658,26 @@ static void test_corpus_opens(void **state)
         assert_int_equal(d->problems->len, 0);
         for (uint32_t s = 0; s < d->ops->n_snapshots(d); s++) {
             assert_true(d->ops->n_objects(d, s) > 0);
-            const char *const *names;
-            uint32_t nf = d->ops->snap_files(d, s, &names);
-            for (uint32_t f = 0; f < nf; f++)
-                g_free(render(d, (hf_view){.kind = HF_V_SNAP, .snap = s, .file = f}));
+            /* every snapshot file, in chunks and whole */
+            const hf_file *files = d->ops->snapshot.files;
+            for (uint32_t f = 0; f < th_n_files(files); f++)
+                g_free(th_snap_file(d, s, files[f].name));
             /* a sample of objects and classes renders */
             uint64_t no = d->ops->n_objects(d, s);
             for (uint64_t o = 0; o < no; o += no / 50 + 1)
-                for (uint32_t f = 0; f < HF_OBJ_NFILES; f++)
-                    if (d->ops->object_parts(d, s, o) & (1u << f))
-                        g_free(render(d, (hf_view){.kind = HF_V_OBJECT, .snap = s, .index = o, .file = f}));
+                th_render_node(d, d->ops->object.files, s, o, 16);
             uint64_t nc = d->ops->n_classes(d, s);
             for (uint64_t c = 0; c < nc; c += nc / 20 + 1)
-                for (uint32_t f = 0; f < HF_CLASS_NFILES; f++)
-                    if (d->ops->class_parts(d, s, c) & (1u << f))
-                        g_free(render(d, (hf_view){.kind = HF_V_CLASS, .snap = s, .index = c, .file = f}));
+                th_render_node(d, d->ops->class_.files, s, c, 16);
         }
         for (uint64_t t = 0; t < d->ops->n_threads(d); t++)
-            g_free(render(d, (hf_view){.kind = HF_V_THREAD, .index = t, .file = HF_THREAD_STACK}));
+            g_free(th_thread_file(d, t, "stack"));
         hf_dump_close(d);
         g_free(p);
         count++;
     }
     g_dir_close(dir);
+    g_free(corpus);
     assert_true(count >= 6);
 }
 
@@ -865,22 +796,32 @@ static void check_slurp(const char *bin, const char *result, bool extra_array_su
 
 static void test_slurp_32(void **state)
 {
-    check_slurp(CORPUS "/slurp_hprof-32.bin", CORPUS "/slurp_hprof-32-result.txt", true);
+    char *bin = th_corpus("hprof", "slurp_hprof-32.bin");
+    char *result = th_corpus("hprof", "slurp_hprof-32-result.txt");
+    check_slurp(bin, result, true);
+    g_free(bin);
+    g_free(result);
 }
 
 static void test_slurp_64(void **state)
 {
-    check_slurp(CORPUS "/slurp_hprof-64.bin", CORPUS "/slurp_hprof-64-result.txt", false);
+    char *bin = th_corpus("hprof", "slurp_hprof-64.bin");
+    char *result = th_corpus("hprof", "slurp_hprof-64-result.txt");
+    check_slurp(bin, result, false);
+    g_free(bin);
+    g_free(result);
 }
 
 /* Android: 1.0.3 with heap names. */
 static void test_android(void **state)
 {
     GError *e = NULL;
-    hf_dump *d = hf_open(CORPUS "/leakcanary_leak_service_binder.hprof", &e);
+    char *p = th_corpus("hprof", "leakcanary_leak_service_binder.hprof");
+    hf_dump *d = hf_open(p, &e);
+    g_free(p);
     if (!d)
         skip();
-    char *info = snapfile(d, 0, "info");
+    char *info = th_snap_file(d, 0, "info");
     assert_non_null(strstr(info, "heaps: "));
     assert_non_null(strstr(info, "app"));
     g_free(info);
@@ -889,6 +830,7 @@ static void test_android(void **state)
 
 int main(void)
 {
+    th_set_budget(16);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_detect),
         cmocka_unit_test(test_display_names),

@@ -11,22 +11,16 @@
  */
 #include "decoders/hproftxt/hproftxt.h"
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <cmocka.h>
+#include "tests/unit/helpers.h"
 
 static char *corpus(const char *name)
 {
-    const char *dir = getenv("CORPUS");
-    if (dir)
-        return g_build_filename(dir, "hprof-txt", name, NULL);
-    return g_build_filename("tests", "corpus", "hprof-txt", name, NULL);
+    return th_corpus("hprof-txt", name);
 }
 
 static txt_dump *open_path(const char *p)
@@ -47,50 +41,6 @@ static txt_dump *open_corpus(const char *name)
     return t;
 }
 
-static char *write_temp(const char *text, size_t len)
-{
-    char *file = g_build_filename(g_get_tmp_dir(), "heapfs-test-hproftxt.XXXXXX", NULL);
-    int fd = g_mkstemp(file);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, text, len), (ssize_t)len);
-    close(fd);
-    return file;
-}
-
-static char *render(hf_dump *d, hf_view v, size_t budget)
-{
-    GString *s = g_string_new(NULL);
-    uint64_t next = 0;
-    do
-        next = d->ops->render(d, &v, next, s, budget);
-    while (next != HF_DONE);
-    return g_string_free(s, FALSE);
-}
-
-static int file_index(hf_dump *d, uint32_t s, const char *name)
-{
-    const char *const *names;
-    uint32_t n = d->ops->snap_files(d, s, &names);
-    for (uint32_t f = 0; f < n; f++)
-        if (strcmp(names[f], name) == 0)
-            return (int)f;
-    return -1;
-}
-
-static char *snap_file(hf_dump *d, uint32_t s, const char *name)
-{
-    int f = file_index(d, s, name);
-    return f < 0 ? NULL : render(d, (hf_view){HF_V_SNAP, s, 0, (uint32_t)f}, SIZE_MAX);
-}
-
-static char *problems(hf_dump *d)
-{
-    GString *all = g_string_new(NULL);
-    for (guint i = 0; i < d->problems->len; i++)
-        g_string_append_printf(all, "%s\n", (char *)d->problems->pdata[i]);
-    return g_string_free(all, FALSE);
-}
-
 /* ---- the corpus ---- */
 
 static void test_corpus(void **state)
@@ -99,42 +49,41 @@ static void test_corpus(void **state)
         const char *file;
         unsigned traces, threads, snaps;
         const char *files; /* snapshot 1's files */
+        bool heap;         /* a HEAP DUMP: classes/ and objects/ */
     } cases[] = {
         {"JoelStuart_COMP3702A1_sites.java.hprof.txt", 488, 2, 1,
-         "info sites heap.pprof stacks.folded "},
+         "info sites heap.pprof stacks.folded ", false},
         {"Magnulas_ADKLabb3_heapdump_sites.java.hprof.txt", 2352, 4, 1,
-         "info sites histogram roots heap.pprof stacks.folded "},
-        {"pjstadig_deque-clojure_cpusamples.java.hprof.txt", 173, 2, 1, "info cpu/samples "},
-        {"Kanatoko_libinjection_cputimes.java.hprof.txt", 364, 3, 1, "info cpu/times "},
+         "info sites histogram roots heap.pprof stacks.folded dominators histogram-retained "
+         "suspects unreachable ",
+         true},
+        {"pjstadig_deque-clojure_cpusamples.java.hprof.txt", 173, 2, 1, "info cpu/samples ",
+         false},
+        {"Kanatoko_libinjection_cputimes.java.hprof.txt", 364, 3, 1, "info cpu/times ", false},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
         txt_dump *t = open_corpus(cases[i].file);
         hf_dump *d = &t->heap.base;
-        char *p = problems(d);
+        char *p = th_problems(d);
         assert_string_equal(p, ""); /* every internal check holds */
         g_free(p);
         assert_int_equal(d->ops->n_traces(d), cases[i].traces);
         assert_int_equal(d->ops->n_threads(d), cases[i].threads);
         assert_int_equal(d->ops->n_snapshots(d), cases[i].snaps);
-        const char *const *names;
-        uint32_t nf = d->ops->snap_files(d, 0, &names);
-        GString *fl = g_string_new(NULL);
-        for (uint32_t f = 0; f < nf; f++)
-            g_string_append_printf(fl, "%s ", names[f]);
-        assert_string_equal(fl->str, cases[i].files);
-        g_string_free(fl, TRUE);
+        char *fl = th_snap_files(d, 0);
+        assert_string_equal(fl, cases[i].files);
+        g_free(fl);
+        /* classes/ and objects/ only with a HEAP DUMP */
+        assert_int_equal(d->ops->n_classes(d, 0) > 0, cases[i].heap);
         /* traces ascend; each view renders the same whole or in pieces */
         for (uint64_t k = 1; k < d->ops->n_traces(d); k++)
             assert_true(d->ops->trace_number(d, k - 1) < d->ops->trace_number(d, k));
-        for (uint32_t f = 0; f < nf; f++) {
-            hf_view v = {HF_V_SNAP, 0, 0, f};
-            char *a = render(d, v, SIZE_MAX), *b = render(d, v, 200);
-            assert_string_equal(a, b);
-            g_free(a);
-            g_free(b);
-        }
+        const hf_file *files = d->ops->snapshot.files;
+        for (uint32_t f = 0; f < th_n_files(files); f++)
+            if (th_has_file(d, files, 0, 0, files[f].name))
+                g_free(th_render_chunked(d, files[f].render, (hf_view){.file = f}, 200));
         for (uint64_t k = 0; k < d->ops->n_threads(d); k++) {
-            char *a = render(d, (hf_view){HF_V_THREAD, 0, k, HF_THREAD_INFO}, SIZE_MAX);
+            char *a = th_thread_file(d, k, "info");
             assert_non_null(strstr(a, "id: "));
             g_free(a);
         }
@@ -187,21 +136,21 @@ static void test_verbatim(void **state)
     hf_dump *d = &t->heap.base;
     int64_t k = txt_trace_find(t, 300003);
     assert_true(k >= 0);
-    char *tr = render(d, (hf_view){HF_V_TRACE, 0, (uint64_t)k, 0}, SIZE_MAX);
+    char *tr = th_trace(d, (uint64_t)k);
     assert_string_equal(tr, "TRACE 300003:\n"
                             "\tjava.lang.String.toCharArray(<Unknown Source>:Unknown line)\n"
                             "\tjava.lang.Thread.init(<Unknown Source>:Unknown line)\n"
                             "\tjava.lang.Thread.init(<Unknown Source>:Unknown line)\n"
                             "\tjava.lang.Thread.<init>(<Unknown Source>:Unknown line)\n");
     g_free(tr);
-    char *sites = snap_file(d, 0, "sites");
+    char *sites = th_snap_file(d, 0, "sites");
     const char *b = strstr(text, "SITES BEGIN"), *e = strstr(text, "SITES END\n");
     assert_non_null(b);
     assert_non_null(e);
     assert_int_equal(strlen(sites), (size_t)(e + 10 - b));
     assert_memory_equal(sites, b, strlen(sites));
     g_free(sites);
-    char *info = render(d, (hf_view){HF_V_THREAD, 0, 1, HF_THREAD_INFO}, SIZE_MAX);
+    char *info = th_thread_file(d, 1, "info");
     assert_string_equal(info, "id: 200002\nname: HPROF gc_finish watcher\ngroup: system\n"
                               "object: 0x50000178\nended: no\n");
     g_free(info);
@@ -232,46 +181,52 @@ static void test_heap_dump(void **state)
      *     name 500032e3, signature 500034e8, type 5000014a */
     int64_t o = d->ops->object_find(d, 0, "0x5000016b");
     assert_true(o >= 0);
-    char *info = render(d, (hf_view){HF_V_OBJECT, 0, (uint64_t)o, HF_OBJ_INFO}, SIZE_MAX);
+    char *info = th_object_file(d, 0, "0x5000016b", "info");
     assert_string_equal(info, "id: 0x5000016b\nclass: java.io.ObjectStreamField\nkind: instance\n"
                               "size: 40\nallocation trace: 300019\n");
     g_free(info);
-    char *f = render(d, (hf_view){HF_V_OBJECT, 0, (uint64_t)o, HF_OBJ_FIELDS}, SIZE_MAX);
+    char *f = th_object_file(d, 0, "0x5000016b", "fields");
     assert_string_equal(f, "name object 0x500032e3\nsignature object 0x500034e8\n"
                            "type object 0x5000014a\n");
     g_free(f);
-    char name[HF_NAME_MAX], target[HF_NAME_MAX];
-    assert_int_equal(d->ops->object_ref(d, 0, (uint64_t)o, 1, name, target), HF_REF_OK);
+    char name[HF_NAME_MAX];
+    hf_target to;
+    assert_int_equal(th_ref(d, 0, (uint64_t)o, 1, name, &to), HF_REF_OK);
     assert_string_equal(name, "signature");
-    assert_string_equal(target, "0x500034e8");
-    assert_int_equal(d->ops->object_ref_find(d, 0, (uint64_t)o, "type"), 2);
-    assert_int_equal(d->ops->object_parts(d, 0, (uint64_t)o) & (1u << HF_OBJ_VALUE), 0);
+    assert_string_equal(to.name, "0x500034e8");
+    assert_int_equal(th_ref_find(d, 0, (uint64_t)o, "type"), 2);
+    assert_false(th_object_has(d, 0, "0x5000016b", "value"));
 
     /* ARR 5000016a (sz=32, trace=300018, nelems=3, elem type=java.io.ObjectStreamField[]@50000030) */
     o = d->ops->object_find(d, 0, "0x5000016a");
-    f = render(d, (hf_view){HF_V_OBJECT, 0, (uint64_t)o, HF_OBJ_FIELDS}, SIZE_MAX);
+    f = th_object_file(d, 0, "0x5000016a", "fields");
     assert_string_equal(f, "[0] 0x5000016b\n[1] 0x50000170\n[2] 0x50000175\n");
     g_free(f);
-    assert_int_equal(d->ops->object_ref_find(d, 0, (uint64_t)o, "2"), 2);
-    assert_int_equal(d->ops->object_ref_find(d, 0, (uint64_t)o, "3"), -1);
-    int64_t c = d->ops->object_class(d, 0, (uint64_t)o);
-    assert_string_equal(d->ops->class_name(d, 0, (uint64_t)c), "java.io.ObjectStreamField[]");
+    assert_int_equal(th_ref_find(d, 0, (uint64_t)o, "2"), 2);
+    assert_int_equal(th_ref_find(d, 0, (uint64_t)o, "3"), -1);
+    assert_true(th_object_link(d, 0, "0x5000016a", "class", &to));
+    assert_int_equal(to.kind, HF_TO_CLASS);
+    int64_t c = d->ops->class_find(d, 0, to.name);
+    assert_true(c >= 0);
+    d->ops->class_name(d, 0, (uint64_t)c, name);
+    assert_string_equal(name, "java.io.ObjectStreamField[]");
 
     /* classes: super from "\tsuper", statics from "\tstatic NAME" */
     c = d->ops->class_find(d, 0, "java.lang.Throwable");
     assert_true(c >= 0);
-    int64_t sup = d->ops->class_super(d, 0, (uint64_t)c);
-    assert_string_equal(d->ops->class_name(d, 0, (uint64_t)sup), "java.lang.Object");
+    assert_true(th_class_link(d, 0, "java.lang.Throwable", "super", &to));
+    assert_int_equal(to.kind, HF_TO_CLASS);
+    assert_string_equal(to.name, "java.lang.Object");
     /* every instance of a class has the agent's size */
     c = d->ops->class_find(d, 0, "java.lang.Thread");
     const hf_hclass *k = hf_heap_class(sn, (uint64_t)c);
     assert_int_equal(k->shallow, 112);
     assert_int_equal(k->bytes, k->count * 112);
     /* a String has no value file: the text has no contents */
-    char *hist = snap_file(d, 0, "histogram");
+    char *hist = th_snap_file(d, 0, "histogram");
     assert_non_null(strstr(hist, " java.lang.String\n"));
     g_free(hist);
-    assert_int_equal(file_index(d, 0, "strings"), -1);
+    assert_int_equal(th_file_index(d->ops->snapshot.files, "strings"), -1);
     hf_dump_close(d);
 
     /* A HEAP DUMP without SITES: heap.pprof from the live objects. */
@@ -285,18 +240,14 @@ static void test_heap_dump(void **state)
                                  "HEAP DUMP END\n",
                                  &file);
     assert_non_null(t2);
-    char *p = problems(&t2->heap.base);
+    char *p = th_problems(&t2->heap.base);
     assert_string_equal(p, "");
     g_free(p);
-    char *fold = snap_file(&t2->heap.base, 0, "stacks.folded");
+    char *fold = th_snap_file(&t2->heap.base, 0, "stacks.folded");
     /* the class object too (CLS 10 was allocated at trace 1) */
     assert_string_equal(fold, "A.make;A 32\nA.make;java.lang.Class 8\nA.make;short[] 24\n");
     g_free(fold);
-    char *f2 = render(&t2->heap.base,
-                      (hf_view){HF_V_OBJECT, 0,
-                                (uint64_t)t2->heap.base.ops->object_find(&t2->heap.base, 0, "0x21"),
-                                HF_OBJ_FIELDS},
-                      SIZE_MAX);
+    char *f2 = th_object_file(&t2->heap.base, 0, "0x21", "fields");
     assert_string_equal(f2, "next object null\n");
     g_free(f2);
     close_text(t2, file);
@@ -313,7 +264,7 @@ static txt_dump *open_text(const char *body, bool with_header, char **file)
 {
     GString *s = g_string_new(with_header ? header : "JAVA PROFILE 1.0.1, created x\n");
     g_string_append(s, body);
-    *file = write_temp(s->str, s->len);
+    *file = th_write_temp(s->str, s->len);
     g_string_free(s, TRUE);
     GError *e = NULL;
     hf_dump *d = hf_open(*file, &e);
@@ -354,18 +305,18 @@ static void test_variants(void **state)
                             "CPU SAMPLES END\r\n",
                             false, &file);
     assert_non_null(t);
-    char *p = problems(&t->heap.base);
+    char *p = th_problems(&t->heap.base);
     assert_string_equal(p, "");
     g_free(p);
     assert_int_equal(t->traces->len, 2);
     assert_int_equal(g_array_index(t->traces, txt_trace, 0).thread, 7);
     assert_int_equal(g_array_index(t->traces, txt_trace, 0).n_frames, 2);
     assert_int_equal(g_array_index(t->traces, txt_trace, 1).n_frames, 0);
-    char *pp = snap_file(&t->heap.base, 0, "heap.pprof");
+    char *pp = th_snap_file(&t->heap.base, 0, "heap.pprof");
     assert_non_null(strstr(pp, "heap profile:      4:      400 [     7:      700] @ heapprofile\n"));
     assert_non_null(strstr(pp, " A.b(A.java:3)\n"));
     g_free(pp);
-    char *fold = snap_file(&t->heap.base, 0, "stacks.folded");
+    char *fold = th_snap_file(&t->heap.base, 0, "stacks.folded");
     assert_string_equal(fold, "A.main;A.b;A 300\nint[] 100\n");
     g_free(fold);
     close_text(t, file);
@@ -377,7 +328,7 @@ static void test_variants(void **state)
                   true, &file);
     assert_non_null(t);
     assert_int_equal(t->snaps->len, 2);
-    char *c2 = snap_file(&t->heap.base, 1, "cpu/samples");
+    char *c2 = th_snap_file(&t->heap.base, 1, "cpu/samples");
     assert_true(g_str_has_prefix(c2, "CPU SAMPLES BEGIN (total = 3) y\n"));
     g_free(c2);
     close_text(t, file);
@@ -402,7 +353,7 @@ static void test_broken(void **state)
                             "OBJ 5 (sz=16, trace=1, class=A@9)\n",
                             true, &file);
     assert_non_null(t);
-    char *p = problems(&t->heap.base);
+    char *p = th_problems(&t->heap.base);
     assert_non_null(strstr(p, "THREAD END for a thread never started"));
     assert_non_null(strstr(p, "unrecognized line: ignored"));
     assert_non_null(strstr(p, "malformed SITES row: skipped"));
@@ -419,7 +370,7 @@ static void test_broken(void **state)
     assert_int_equal(sn->samples->len, 2);
     assert_true(sn->blk[TB_HEAP].present);
     assert_false(sn->blk[TB_HEAP].closed);
-    char *info = snap_file(&t->heap.base, 0, "info");
+    char *info = th_snap_file(&t->heap.base, 0, "info");
     assert_non_null(strstr(info, "(no END line)"));
     g_free(info);
     close_text(t, file);
@@ -434,7 +385,7 @@ static void test_detect(void **state)
 {
     /* binary HPROF: the version string ends with a NUL, not a newline */
     static const char bin[] = "JAVA PROFILE 1.0.2\0\0\0\0\x08";
-    char *file = write_temp(bin, sizeof bin);
+    char *file = th_write_temp(bin, sizeof bin);
     GError *e = NULL;
     hf_dump *d = hf_open(file, &e);
     if (d) {
@@ -453,18 +404,11 @@ static void test_truncations(void **state)
     size_t len = 0;
     assert_true(g_file_get_contents(p, &text, &len, NULL));
     for (size_t cut = 1; cut < len; cut += 1543) {
-        char *file = write_temp(text, cut);
+        char *file = th_write_temp(text, cut);
         GError *e = NULL;
         hf_dump *d = hf_open(file, &e);
         if (d) {
-            for (uint32_t s = 0; s < d->ops->n_snapshots(d); s++) {
-                const char *const *names;
-                uint32_t nf = d->ops->snap_files(d, s, &names);
-                for (uint32_t f = 0; f < nf; f++)
-                    g_free(render(d, (hf_view){HF_V_SNAP, s, 0, f}, 100));
-            }
-            for (uint64_t k = 0; k < d->ops->n_traces(d); k++)
-                g_free(render(d, (hf_view){HF_V_TRACE, 0, k, 0}, 100));
+            th_render_everything(d, 100);
             hf_dump_close(d);
         }
         g_clear_error(&e);
@@ -487,9 +431,9 @@ static void test_google_pprof(void **state)
                                         "Magnulas_ADKLabb3_heapdump_sites.java.hprof.txt"};
     for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
         txt_dump *t = open_corpus(files[i]);
-        char *pp = snap_file(&t->heap.base, 0, "heap.pprof");
-        char *tmp = write_temp(pp, strlen(pp));
-        char *info = snap_file(&t->heap.base, 0, "info");
+        char *pp = th_snap_file(&t->heap.base, 0, "heap.pprof");
+        char *tmp = th_write_temp(pp, strlen(pp));
+        char *info = th_snap_file(&t->heap.base, 0, "info");
         const char *opts[4][2] = {{"--inuse_objects", NULL},
                                   {"--show_bytes", "--inuse_space"},
                                   {"--alloc_objects", NULL},

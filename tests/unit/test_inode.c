@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "decoders/core/model.h"
 #include "fs/inode.h"
 
 static void test_root_is_one(void **state)
@@ -33,10 +34,18 @@ static void test_distinct(void **state)
     hf_node a = hf_node_make(HF_N_OBJECT, 1, 5, 0);
     hf_node b = hf_node_make(HF_N_OBJECT, 0, 5, 0);
     hf_node c = hf_node_make(HF_N_OBJ_FILE, 1, 5, 0);
-    hf_node d = hf_node_make(HF_N_REF, 1, 5, 1);
+    hf_node d = hf_node_make(HF_N_OBJ_ENTRY, 1, 5, 1);
+    hf_node e = hf_node_make(HF_N_OBJ_ENTRY + 1, 1, 5, 1); /* same slot, next directory */
+    hf_node f = hf_node_make(HF_N_OBJ_LINK, 1, 5, 1);
     assert_int_not_equal(hf_ino_encode(&a), hf_ino_encode(&b));
     assert_int_not_equal(hf_ino_encode(&a), hf_ino_encode(&c));
     assert_int_not_equal(hf_ino_encode(&c), hf_ino_encode(&d));
+    assert_int_not_equal(hf_ino_encode(&d), hf_ino_encode(&e));
+    assert_int_not_equal(hf_ino_encode(&d), hf_ino_encode(&f));
+    /* every kind fits the 5 bits of the layout, one entry kind per
+     * possible link directory */
+    assert_true(HF_N_KINDS <= 32);
+    assert_int_equal(HF_N_OBJ_ENTRY_LAST - HF_N_OBJ_ENTRY + 1, HF_DIRS_MAX);
 }
 
 static void test_rejects_garbage(void **state)

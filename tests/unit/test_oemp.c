@@ -10,34 +10,27 @@
  */
 #include "decoders/oemp/oemp.h"
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <cmocka.h>
+#include "tests/unit/helpers.h"
 
 /* ---- helpers -------------------------------------------------------------- */
 
 static char *data_path(const char *name)
 {
     /* tests run from the project root (tests/run.sh, make check) */
-    return g_build_filename("tests", "fixtures", name, NULL);
-}
-
-static hf_dump *open_path(const char *path, GError **err)
-{
-    return hf_open(path, err);
+    return th_fixture(name);
 }
 
 static hf_dump *open_data(const char *name)
 {
     char *p = data_path(name);
     GError *e = NULL;
-    hf_dump *d = open_path(p, &e);
+    hf_dump *d = hf_open(p, &e);
     if (!d)
         fail_msg("%s: %s", p, e ? e->message : "?");
     assert_string_equal(d->ops->format, "oemp");
@@ -48,12 +41,8 @@ static hf_dump *open_data(const char *name)
 /* Writes text (len bytes) to a temporary file and opens it. */
 static hf_dump *open_len(const char *text, size_t len, GError **err)
 {
-    char *path = NULL;
-    int fd = g_file_open_tmp("test_oemp.XXXXXX", &path, NULL);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, text, len), (ssize_t)len);
-    close(fd);
-    hf_dump *d = open_path(path, err);
+    char *path = th_write_temp(text, len);
+    hf_dump *d = hf_open(path, err);
     unlink(path);
     g_free(path);
     return d;
@@ -68,46 +57,23 @@ static hf_dump *open_text(const char *text)
     return d;
 }
 
-static char *render(hf_dump *d, hf_view v, size_t budget)
-{
-    GString *s = g_string_new(NULL);
-    uint64_t next = 0;
-    do
-        next = d->ops->render(d, &v, next, s, budget);
-    while (next != HF_DONE);
-    return g_string_free(s, FALSE);
-}
-
-static int file_index(hf_dump *d, const char *name)
-{
-    const char *const *names;
-    uint32_t n = d->ops->snap_files(d, 0, &names);
-    for (uint32_t f = 0; f < n; f++)
-        if (strcmp(names[f], name) == 0)
-            return (int)f;
-    fail_msg("no snapshot file %s", name);
-    return -1;
-}
-
+/* Every OEMP snapshot has every file. */
 static char *snap_file(hf_dump *d, uint32_t s, const char *name)
 {
-    return render(d, (hf_view){HF_V_SNAP, s, 0, (uint32_t)file_index(d, name)}, SIZE_MAX);
+    char *text = th_snap_file(d, s, name);
+    if (!text)
+        fail_msg("no snapshot file %s", name);
+    return text;
 }
 
 static char *object_info(hf_dump *d, uint32_t s, const char *id)
 {
-    int64_t o = d->ops->object_find(d, s, id);
-    if (o < 0)
-        return NULL;
-    return render(d, (hf_view){HF_V_OBJECT, s, (uint64_t)o, HF_OBJ_INFO}, SIZE_MAX);
+    return th_object_file(d, s, id, "info");
 }
 
 static char *object_stack(hf_dump *d, uint32_t s, const char *id)
 {
-    int64_t o = d->ops->object_find(d, s, id);
-    if (o < 0)
-        return NULL;
-    return render(d, (hf_view){HF_V_OBJECT, s, (uint64_t)o, HF_OBJ_STACK}, SIZE_MAX);
+    return th_object_file(d, s, id, "stack");
 }
 
 static bool has_line(const char *text, const char *line)
@@ -141,29 +107,96 @@ static char *object_names(hf_dump *d, uint32_t s)
 }
 
 /* Everything a mount can show, rendered with a small budget, so no view
- * may crash or loop (used on damaged input). */
+ * may crash or loop (used on damaged input); every object's name finds it,
+ * and a scope link leads to an object of the snapshot. */
 static void render_everything(hf_dump *d)
 {
-    g_free(render(d, (hf_view){HF_V_INFO}, 64));
-    GString *r = g_string_new(NULL);
-    d->ops->describe(d, r);
-    g_string_free(r, TRUE);
-    for (uint64_t t = 0; t < d->ops->n_traces(d); t++)
-        g_free(render(d, (hf_view){HF_V_TRACE, 0, t, 0}, 64));
+    th_render_everything(d, 64);
     for (uint32_t s = 0; s < d->ops->n_snapshots(d); s++) {
-        const char *const *names;
-        uint32_t nf = d->ops->snap_files(d, s, &names);
-        for (uint32_t f = 0; f < nf; f++)
-            g_free(render(d, (hf_view){HF_V_SNAP, s, 0, f}, 64));
         for (uint64_t o = 0; o < d->ops->n_objects(d, s); o++) {
-            char name[HF_NAME_MAX], target[HF_NAME_MAX];
+            char name[HF_NAME_MAX];
+            hf_target to;
             d->ops->object_name(d, s, o, name);
             assert_int_equal(d->ops->object_find(d, s, name), (int64_t)o);
-            if (d->ops->object_parts(d, s, o) & HF_OBJ_HAS_SCOPE)
-                assert_true(d->ops->object_scope(d, s, o, target));
-            g_free(render(d, (hf_view){HF_V_OBJECT, s, o, HF_OBJ_INFO}, 64));
+            if (th_link(d, d->ops->object.links, "scope", s, o, &to)) {
+                assert_int_equal(to.kind, HF_TO_OBJECT);
+                assert_true(d->ops->object_find(d, s, to.name) >= 0);
+            }
         }
     }
+}
+
+/* Snapshot s's histogram (one line per type) and histogram-by-name (per
+ * type and name, named objects only) tell the same numbers: the types sum
+ * to the live totals of info, and the names of a type to at most the
+ * type's line (unnamed objects are in the type's line only). */
+static void parse_hist(const char *text, const char *header, GHashTable *count,
+                       GHashTable *bytes, bool names)
+{
+    if (!g_str_has_prefix(text, header))
+        fail_msg("histogram does not start with \"%s\":\n%s", header, text);
+    char **lines = g_strsplit(text + strlen(header), "\n", -1);
+    for (char **l = lines; *l && **l; l++) {
+        unsigned long long n;
+        long long b;
+        int used = 0;
+        if (sscanf(*l, "%llu %lld  %n", &n, &b, &used) != 2 || !used)
+            fail_msg("histogram line \"%s\"", *l);
+        char *type = g_strdup(*l + used), *tab = strchr(type, '\t');
+        if ((tab != NULL) != names)
+            fail_msg("histogram line \"%s\": %s", *l, names ? "no name" : "a name");
+        if (tab)
+            *tab = '\0';
+        gpointer c = g_hash_table_lookup(count, type), y = g_hash_table_lookup(bytes, type);
+        g_hash_table_replace(count, g_strdup(type), GSIZE_TO_POINTER(GPOINTER_TO_SIZE(c) + n));
+        g_hash_table_replace(bytes, type, GSIZE_TO_POINTER(GPOINTER_TO_SIZE(y) + (gsize)b));
+    }
+    g_strfreev(lines);
+}
+
+static uint64_t info_number(const char *info, const char *key)
+{
+    const char *p = strstr(info, key);
+    if (!p)
+        fail_msg("info lacks %s", key);
+    return g_ascii_strtoull(p + strlen(key), NULL, 10);
+}
+
+static void check_histograms(hf_dump *d, uint32_t s)
+{
+    GHashTable *tc = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GHashTable *tb = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GHashTable *nc = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GHashTable *nb = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    char *h = snap_file(d, s, "histogram"), *hn = snap_file(d, s, "histogram-by-name");
+    parse_hist(h, "# objects bytes type\n", tc, tb, false);
+    parse_hist(hn, "# objects bytes type<TAB>name (named objects only)\n", nc, nb, true);
+    char *info = snap_file(d, s, "info");
+    uint64_t objects = 0, bytes = 0;
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init(&it, tc);
+    while (g_hash_table_iter_next(&it, &k, &v)) {
+        objects += GPOINTER_TO_SIZE(v);
+        bytes += GPOINTER_TO_SIZE(g_hash_table_lookup(tb, k));
+    }
+    assert_int_equal(objects, info_number(info, "\nlive objects: "));
+    assert_int_equal(bytes, info_number(info, "\nlive bytes: "));
+    g_hash_table_iter_init(&it, nc);
+    while (g_hash_table_iter_next(&it, &k, &v)) {
+        if (!g_hash_table_contains(tc, k))
+            fail_msg("histogram-by-name has type %s, histogram not", (char *)k);
+        assert_true(GPOINTER_TO_SIZE(v) <= GPOINTER_TO_SIZE(g_hash_table_lookup(tc, k)));
+        assert_true(GPOINTER_TO_SIZE(g_hash_table_lookup(nb, k)) <=
+                    GPOINTER_TO_SIZE(g_hash_table_lookup(tb, k)));
+    }
+    g_free(info);
+    g_free(h);
+    g_free(hn);
+    g_hash_table_destroy(tc);
+    g_hash_table_destroy(tb);
+    g_hash_table_destroy(nc);
+    g_hash_table_destroy(nb);
 }
 
 /* ---- tokenizer -------------------------------------------------------------- */
@@ -355,17 +388,30 @@ static void check_small(hf_dump *d)
     assert_true(has_line(info, "deleted bytes: 556"));
     g_free(info);
 
+    /* histogram: by type; histogram-by-name: by type and name */
     char *h = snap_file(d, 1, "histogram");
     assert_true(has_line(h, "         2           6144  Procedure"));
+    assert_true(has_line(h, "         1           1024  Temp-Table"));
+    assert_true(has_line(h, "         1            300  Dynamic Query")); /* unnamed too */
+    assert_null(strchr(h, '\t'));
+    g_free(h);
+    h = snap_file(d, 1, "histogram-by-name");
+    assert_true(has_line(h, "         1           4096  Procedure\tmain.p"));
+    assert_true(has_line(h, "         1           2048  Procedure\torders.p"));
     assert_true(has_line(h, "         1           1024  Temp-Table\ttt \"quoted\" name"));
     assert_true(has_line(h, "         1            256  OO Builtin\tProgress.Collections.List<Order>"));
     assert_true(has_line(h, "         1           3072  OOABL Obj\tOrderMgr.cls"));
     assert_true(has_line(h, "         1            512  Named Widget Pool\tmy pool"));
-    assert_null(strstr(h, "Dynamic Query\t")); /* no name, no by-name line */
+    assert_null(strstr(h, "Dynamic Query")); /* no name, no by-name line */
     g_free(h);
-    h = snap_file(d, 0, "histogram");
+    h = snap_file(d, 0, "histogram-by-name");
     assert_true(has_line(h, "         1            128  OO Builtin\tProgress.Lang.Object"));
     g_free(h);
+    h = snap_file(d, 0, "histogram");
+    assert_true(has_line(h, "         2            384  OO Builtin"));
+    g_free(h);
+    for (uint32_t s = 0; s < 3; s++)
+        check_histograms(d, s);
 
     char *c = snap_file(d, 1, "created");
     assert_string_equal(c, "# id bytes type<TAB>name\n1007 1024 Temp-Table\ttt \"quoted\" name\n"
@@ -411,17 +457,15 @@ static void check_small(hf_dump *d)
     g_free(o);
 
     /* scope symlinks, including one to an object deleted meanwhile */
-    char target[HF_NAME_MAX];
-    int64_t q = d->ops->object_find(d, 0, "1006");
-    assert_true(d->ops->object_parts(d, 0, (uint64_t)q) & HF_OBJ_HAS_SCOPE);
-    assert_true(d->ops->object_scope(d, 0, (uint64_t)q, target));
-    assert_string_equal(target, "1003");
-    q = d->ops->object_find(d, 0, "1001");
-    assert_false(d->ops->object_parts(d, 0, (uint64_t)q) & HF_OBJ_HAS_SCOPE);
+    hf_target to;
+    assert_true(th_object_link(d, 0, "1006", "scope", &to));
+    assert_int_equal(to.kind, HF_TO_OBJECT);
+    assert_string_equal(to.name, "1003");
+    assert_false(th_object_link(d, 0, "1001", "scope", &to));
 
     assert_int_equal(d->ops->n_traces(d), 4);
     assert_int_equal(d->ops->trace_number(d, 3), 4);
-    char *t = render(d, (hf_view){HF_V_TRACE, 0, 2, 0}, SIZE_MAX);
+    char *t = th_trace(d, 2);
     assert_string_equal(t, "TRACE 3:\n\tProcessOrder OrderMgr.cls\n\tOrderMgr.cls:20\n\tmain.p:12\n");
     g_free(t);
 
@@ -433,7 +477,7 @@ static void check_small(hf_dump *d)
     assert_true(has_line(f, "main.p:30;orders.p:7 1500"));
     assert_true(has_line(f, "main.p:12;OrderMgr.cls:20;ProcessOrder OrderMgr.cls:60 4096"));
     g_free(f);
-    char *i = render(d, (hf_view){HF_V_INFO}, SIZE_MAX);
+    char *i = th_info(d);
     assert_true(has_line(i, "snapshots: 3"));
     assert_true(has_line(i, "time span: 4.000000 s"));
     assert_true(has_line(i, "process: 3277"));
@@ -467,8 +511,8 @@ static void test_small_v2(void **state)
 static void test_versions_agree(void **state)
 {
     hf_dump *a = open_data("small-v1.oemp"), *b = open_data("small-v2.oemp");
-    const char *files[] = {"histogram", "platform", "created", "changed", "deleted",
-                           "heap.pprof", "stacks.folded"};
+    const char *files[] = {"histogram", "histogram-by-name", "platform", "created", "changed",
+                           "deleted", "heap.pprof", "stacks.folded"};
     for (uint32_t s = 0; s < 3; s++) {
         for (size_t f = 0; f < G_N_ELEMENTS(files); f++) {
             if (strcmp(files[f], "heap.pprof") == 0)
@@ -479,8 +523,8 @@ static void test_versions_agree(void **state)
             g_free(y);
         }
         for (uint64_t o = 0; o < a->ops->n_objects(a, s); o++) {
-            char *x = render(a, (hf_view){HF_V_OBJECT, s, o, HF_OBJ_INFO}, SIZE_MAX);
-            char *y = render(b, (hf_view){HF_V_OBJECT, s, o, HF_OBJ_INFO}, SIZE_MAX);
+            char *x = th_file(a, a->ops->object.files, s, o, "info");
+            char *y = th_file(b, b->ops->object.files, s, o, "info");
             assert_string_equal(x, y);
             g_free(x);
             g_free(y);
@@ -599,19 +643,14 @@ static void test_scope_gone(void **state)
     v2_snap(t, 1, "", ACAT, "", "", "", "", "", a->str, "", "");
     v2_snap(t, 2, "", "", "", "", "", "", "", "", "", "1 5\n");
     hf_dump *d = open_text(t->str);
-    char target[HF_NAME_MAX];
-    int64_t o = d->ops->object_find(d, 0, "2");
-    assert_true(d->ops->object_parts(d, 0, (uint64_t)o) & HF_OBJ_HAS_SCOPE);
-    assert_true(d->ops->object_scope(d, 0, (uint64_t)o, target));
-    assert_string_equal(target, "1");
-    o = d->ops->object_find(d, 1, "2");
-    assert_false(d->ops->object_parts(d, 1, (uint64_t)o) & HF_OBJ_HAS_SCOPE);
-    assert_false(d->ops->object_scope(d, 1, (uint64_t)o, target));
+    hf_target to;
+    assert_true(th_object_link(d, 0, "2", "scope", &to));
+    assert_string_equal(to.name, "1");
+    assert_false(th_object_link(d, 1, "2", "scope", &to));
     char *info = object_info(d, 1, "2");
     assert_true(has_line(info, "scope: 1 (not live in this snapshot)"));
     g_free(info);
-    o = d->ops->object_find(d, 0, "3");
-    assert_false(d->ops->object_parts(d, 0, (uint64_t)o) & HF_OBJ_HAS_SCOPE);
+    assert_false(th_object_link(d, 0, "3", "scope", &to));
     render_everything(d);
     hf_dump_close(d);
     g_string_free(t, TRUE);
@@ -946,12 +985,13 @@ static void test_lifetime_index(void **state)
     assert_non_null(strstr(h, want));
     g_free(want);
     g_free(h);
+    check_histograms(d, SNAPS - 1);
     /* a big list in pieces gives the same bytes as in one go */
-    hf_view v = {HF_V_SNAP, 10, 0, (uint32_t)file_index(d, "created")};
-    char *whole = render(d, v, SIZE_MAX), *pieces = render(d, v, 100);
-    assert_string_equal(whole, pieces);
-    g_free(whole);
-    g_free(pieces);
+    const hf_file *files = d->ops->snapshot.files;
+    int created = th_file_index(files, "created");
+    assert_true(created >= 0);
+    g_free(th_render_chunked(d, files[created].render,
+                             (hf_view){.snap = 10, .file = (uint32_t)created}, 100));
     hf_dump_close(d);
     g_ptr_array_free(want_names, TRUE);
     g_array_free(want_bytes, TRUE);

@@ -10,15 +10,12 @@
 #include "decoders/core/model.h"
 #include "decoders/pprof/pprof.h"
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <inttypes.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <cmocka.h>
+#include "tests/unit/helpers.h"
 
 static hf_pprof *sample_profile(void)
 {
@@ -215,11 +212,7 @@ static void test_google_pprof(void **state)
     }
     hf_pprof *p = sample_profile();
     char *text = render_all(p);
-    char *file = g_build_filename(g_get_tmp_dir(), "heapfs-test-pprof.XXXXXX", NULL);
-    int fd = g_mkstemp(file);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-    close(fd);
+    char *file = th_write_temp(text, strlen(text));
 
     char *o = run_pprof(file, "--inuse_objects", NULL);
     assert_non_null(strstr(o, "Total: 5 objects"));
@@ -245,16 +238,6 @@ static void test_google_pprof(void **state)
 
 /* ---- heap.pprof of every format ---- */
 
-static char *render_view(hf_dump *d, hf_view v, size_t budget)
-{
-    GString *s = g_string_new(NULL);
-    uint64_t next = 0;
-    do
-        next = d->ops->render(d, &v, next, s, budget);
-    while (next != HF_DONE);
-    return g_string_free(s, FALSE);
-}
-
 static uint64_t info_value(const char *info, const char *key)
 {
     const char *p = strstr(info, key);
@@ -270,24 +253,14 @@ static void check_dump(const char *path, bool have_pprof, unsigned *checked)
         return; /* not a dump (a corpus oracle file) */
     }
     for (uint32_t s = 0; s < d->ops->n_snapshots(d); s++) {
-        const char *const *names;
-        uint32_t nf = d->ops->snap_files(d, s, &names);
-        int pp = -1, fold = -1, sites = -1;
-        for (uint32_t f = 0; f < nf; f++) {
-            if (strcmp(names[f], "heap.pprof") == 0)
-                pp = (int)f;
-            if (strcmp(names[f], "stacks.folded") == 0)
-                fold = (int)f;
-            if (strcmp(names[f], "sites") == 0)
-                sites = (int)f;
-        }
-        if (pp < 0)
+        const hf_file *files = d->ops->snapshot.files;
+        bool sites = th_has_file(d, files, s, 0, "sites");
+        if (!th_has_file(d, files, s, 0, "heap.pprof"))
             continue;
-        assert_true(fold >= 0);
-        char *text = render_view(d, (hf_view){HF_V_SNAP, s, 0, (uint32_t)pp}, SIZE_MAX);
-        char *pieces = render_view(d, (hf_view){HF_V_SNAP, s, 0, (uint32_t)pp}, 512);
-        assert_string_equal(text, pieces);
-        g_free(pieces);
+        assert_true(th_has_file(d, files, s, 0, "stacks.folded"));
+        int pp = th_file_index(files, "heap.pprof");
+        char *text = th_render_chunked(d, files[pp].render,
+                                       (hf_view){.snap = s, .file = (uint32_t)pp}, 512);
         const char *hdr = strstr(text, "\nheap profile:");
         assert_non_null(hdr);
         uint64_t t[4];
@@ -296,9 +269,10 @@ static void check_dump(const char *path, bool have_pprof, unsigned *checked)
                                      ": %" SCNu64 "] @ %63s",
                                 t, t + 1, t + 2, t + 3, kind),
                          5);
-        char *info = render_view(d, (hf_view){HF_V_SNAP, s, 0, 0}, SIZE_MAX);
+        char *info = th_snap_file(d, s, "info");
+        assert_non_null(info);
         if (strcmp(d->ops->format, "hprof") == 0) {
-            if (sites < 0) { /* live objects: the snapshot's objects and bytes */
+            if (!sites) { /* live objects: the snapshot's objects and bytes */
                 assert_int_equal(t[0], info_value(info, "\nobjects: "));
                 assert_int_equal(t[1], info_value(info, "\nbytes: "));
             } else { /* the ALLOC SITES record's totals */
@@ -316,7 +290,7 @@ static void check_dump(const char *path, bool have_pprof, unsigned *checked)
                 }
             }
         } else if (strcmp(d->ops->format, "hprof-text") == 0) {
-            if (sites >= 0) {
+            if (sites) {
                 assert_int_equal(t[0], info_value(info, "live objects: "));
                 assert_int_equal(t[1], info_value(info, "live bytes: "));
                 assert_int_equal(t[3], info_value(info, "allocated bytes: "));
@@ -326,7 +300,7 @@ static void check_dump(const char *path, bool have_pprof, unsigned *checked)
             }
         }
         if (strcmp(kind, "heapprofile") == 0) { /* folded: the same in-use bytes */
-            char *f = render_view(d, (hf_view){HF_V_SNAP, s, 0, (uint32_t)fold}, SIZE_MAX);
+            char *f = th_snap_file(d, s, "stacks.folded");
             uint64_t sum = 0;
             for (char *l = f; *l;) {
                 char *nl = strchr(l, '\n');
@@ -342,11 +316,7 @@ static void check_dump(const char *path, bool have_pprof, unsigned *checked)
             g_free(f);
         }
         if (have_pprof) {
-            char *file = g_build_filename(g_get_tmp_dir(), "heapfs-test-pp.XXXXXX", NULL);
-            int fd = g_mkstemp(file);
-            assert_true(fd >= 0);
-            assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-            close(fd);
+            char *file = th_write_temp(text, strlen(text));
             if (strcmp(kind, "heapprofile") == 0) {
                 char *o = run_pprof(file, "--show_bytes", "--inuse_space");
                 char *want = g_strdup_printf("Total: %" PRIu64 " B\n", t[1]);
@@ -373,13 +343,11 @@ static void check_dump(const char *path, bool have_pprof, unsigned *checked)
 
 static void test_every_format(void **state)
 {
-    const char *dir = getenv("CORPUS");
-    char *corpus = dir ? g_strdup(dir) : g_build_filename("tests", "corpus", NULL);
     bool have_pprof = access("/usr/bin/google-pprof", X_OK) == 0;
     unsigned checked = 0;
     const char *subdirs[] = {"hprof", "hprof-txt", "pprof-heap", "bmd"};
     for (size_t i = 0; i < G_N_ELEMENTS(subdirs); i++) {
-        char *sub = g_build_filename(corpus, subdirs[i], NULL);
+        char *sub = th_corpus(subdirs[i], NULL);
         GDir *gd = g_dir_open(sub, 0, NULL);
         const char *name;
         while (gd && (name = g_dir_read_name(gd))) {
@@ -393,7 +361,6 @@ static void test_every_format(void **state)
     }
     print_message("heap.pprof checked in %u snapshots\n", checked);
     assert_true(checked >= 10);
-    g_free(corpus);
 }
 
 int main(void)

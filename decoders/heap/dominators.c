@@ -1,0 +1,614 @@
+/*
+ * dominators.c - the views of what keeps objects alive (retained.h):
+ *
+ *   snapshots/S/dominators          the top of the dominator tree
+ *   snapshots/S/histogram-retained  per class: instances, bytes, retained
+ *   snapshots/S/suspects            leak suspects by MAT's rule
+ *   snapshots/S/unreachable         a histogram of what no root reaches
+ *   classes/NAME/retained           the class's retained bytes
+ *   objects/0xID/retained, path     retained bytes and dominator; the
+ *                                   shortest path from a GC root
+ *   objects/0xID/dominator          link to the immediate dominator
+ *   objects/0xID/referrers/         who references it (inverse of refs/)
+ *   objects/0xID/dominated/         what it immediately dominates
+ *
+ * Reading any of them computes the snapshot's graph once; listing them
+ * does not.  Read-only after that: thread-safe.
+ */
+#include "decoders/heap/retained.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define H(d) ((hf_heap *)(d))
+
+/* Share of the heap's reachable bytes, as "12.34". */
+static void append_pct(GString *out, uint64_t part, uint64_t whole)
+{
+    g_string_append_printf(out, "%.2f", whole ? 100.0 * (double)part / (double)whole : 0.0);
+}
+
+/* "0xID CLASS" of node v ("class NAME" for a class object). */
+static void append_node(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
+{
+    hf_hobj ob;
+    g_string_append_printf(out, HF_FMT_ID " ", (guint64)hf_heap_object_id(h, sn, v));
+    if (!hf_heap_decode(h, sn, v, &ob)) {
+        g_string_append_c(out, '?');
+        return;
+    }
+    const hf_hclass *self = hf_heap_described(sn, &ob);
+    if (self)
+        g_string_append_printf(out, "class %s", self->dir);
+    else
+        g_string_append(out, hf_heap_class(sn, ob.cls)->dir);
+}
+
+/* The graph for view v, or NULL after writing why there is none. */
+static const hf_hgraph *graph_or_say(hf_dump *d, uint32_t s, GString *out)
+{
+    const hf_hgraph *g = hf_heap_graph(H(d), s);
+    if (g->error) {
+        g_string_append_printf(out, "# no retained sizes: %s\n", g->error);
+        return NULL;
+    }
+    return g;
+}
+
+/* ---- snapshot views ---- */
+
+uint64_t hf_heap_view_dominators(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                 size_t budget)
+{
+    const hf_hsnap *sn = hf_heap_snap(H(d), v->snap);
+    const hf_hgraph *g = first ? hf_heap_graph(H(d), v->snap) : graph_or_say(d, v->snap, out);
+    if (!g || g->error)
+        return HF_DONE;
+    uint32_t n = g->n, a = g->kids.off[n], b = g->kids.off[n + 1];
+    size_t start = out->len;
+    if (first == 0)
+        g_string_append(out, "# id shallow retained percent class: the objects only the GC "
+                             "roots keep alive, largest first\n");
+    for (uint64_t i = first ? first - 1 : 0; a + i < b; i++) {
+        if (hf_budget_spent(out, start, budget))
+            return i + 1;
+        uint32_t w = g->kids.dst[a + i];
+        hf_hobj ob;
+        uint64_t shallow = hf_heap_decode(H(d), sn, w, &ob) ? hf_heap_shallow(H(d), sn, &ob) : 0;
+        g_string_append_printf(out, HF_FMT_ID " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " ",
+                               (guint64)hf_heap_object_id(H(d), sn, w), (guint64)shallow,
+                               (guint64)g->retained[w]);
+        append_pct(out, g->retained[w], g->retained[n]);
+        g_string_append_c(out, ' ');
+        const hf_hclass *self = hf_heap_described(sn, &ob);
+        g_string_append(out, self ? "java.lang.Class" : hf_heap_class(sn, sn->cls[w])->dir);
+        g_string_append_c(out, '\n');
+    }
+    return HF_DONE;
+}
+
+/* Classes by a key, largest first, then by name. */
+typedef struct {
+    uint32_t cls;
+    uint64_t count, bytes, key;
+} class_row;
+
+static gint cmp_rows(gconstpointer a, gconstpointer b, gpointer ud)
+{
+    const class_row *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? 1 : -1;
+    return strcmp(hf_heap_class(ud, x->cls)->dir, hf_heap_class(ud, y->cls)->dir);
+}
+
+static void append_rows(const hf_hsnap *sn, GArray *rows, bool with_key, GString *out)
+{
+    g_array_sort_with_data(rows, cmp_rows, (gpointer)sn);
+    for (guint i = 0; i < rows->len; i++) {
+        const class_row *r = &g_array_index(rows, class_row, i);
+        g_string_append_printf(out, "%10" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT " ",
+                               (guint64)r->count, (guint64)r->bytes);
+        if (with_key)
+            g_string_append_printf(out, "%14" G_GUINT64_FORMAT " ", (guint64)r->key);
+        g_string_append_printf(out, " %s\n", hf_heap_class(sn, r->cls)->dir);
+    }
+}
+
+uint64_t hf_heap_view_histogram_retained(hf_dump *d, const hf_view *v, uint64_t first,
+                                         GString *out, size_t budget)
+{
+    const hf_hsnap *sn = hf_heap_snap(H(d), v->snap);
+    const hf_hgraph *g = graph_or_say(d, v->snap, out);
+    if (!g)
+        return HF_DONE;
+    GArray *rows = g_array_new(FALSE, FALSE, sizeof(class_row));
+    for (guint c = 0; c < sn->classes->len; c++) {
+        const hf_hclass *k = hf_heap_class(sn, c);
+        if (!k->count)
+            continue;
+        class_row r = {c, k->count, k->bytes, g->class_retained[c]};
+        g_array_append_val(rows, r);
+    }
+    g_string_append(out, "# instances bytes retained class, by retained bytes (an instance "
+                         "under another of its class counted once)\n");
+    append_rows(sn, rows, true, out);
+    g_array_free(rows, TRUE);
+    return HF_DONE;
+}
+
+uint64_t hf_heap_view_unreachable(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                  size_t budget)
+{
+    const hf_hsnap *sn = hf_heap_snap(H(d), v->snap);
+    const hf_hgraph *g = graph_or_say(d, v->snap, out);
+    if (!g)
+        return HF_DONE;
+    guint nc = sn->classes->len;
+    class_row *by = g_new0(class_row, nc ? nc : 1);
+    for (uint32_t o = 0; o < g->n; o++) {
+        if (g->idom[o] != HF_NONE)
+            continue;
+        hf_hobj ob;
+        class_row *r = &by[sn->cls[o]];
+        r->count++;
+        if (hf_heap_decode(H(d), sn, o, &ob))
+            r->bytes += hf_heap_shallow(H(d), sn, &ob);
+    }
+    GArray *rows = g_array_new(FALSE, FALSE, sizeof(class_row));
+    for (guint c = 0; c < nc; c++)
+        if (by[c].count) {
+            by[c].cls = c;
+            by[c].key = by[c].bytes;
+            g_array_append_val(rows, by[c]);
+        }
+    g_string_append_printf(out, "# instances bytes class: objects no GC root reaches (%"
+                           G_GUINT64_FORMAT " objects, %" G_GUINT64_FORMAT " bytes)\n",
+                           (guint64)g->unreachable, (guint64)g->unreachable_bytes);
+    append_rows(sn, rows, false, out);
+    g_array_free(rows, TRUE);
+    g_free(by);
+    return HF_DONE;
+}
+
+/* ---- paths ---- */
+
+/* The root kinds of node v, "," separated. */
+static void append_root_kinds(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
+{
+    uint64_t id = hf_heap_object_id(h, sn, v);
+    bool any = false;
+    for (guint i = 0; i < sn->roots->len; i++) {
+        const hf_hroot *r = &g_array_index(sn->roots, hf_hroot, i);
+        if (r->id != id)
+            continue;
+        g_string_append_printf(out, "%s%s", any ? "," : "", hf_root_names[r->kind]);
+        any = true;
+    }
+    if (!any)
+        g_string_append(out, "root");
+}
+
+/* One hop a line: the root and its kinds, then each object, its class and
+ * the reference followed to reach it. */
+static void append_path(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint32_t v,
+                        GString *out)
+{
+    uint32_t depth = hf_graph_depth(g->parent, g->n, v);
+    if (depth == HF_NONE) {
+        g_string_append(out, "unreachable: no GC root reaches ");
+        append_node(h, sn, v, out);
+        g_string_append_c(out, '\n');
+        return;
+    }
+    uint32_t *hops = g_new(uint32_t, depth);
+    for (uint32_t i = depth, w = v; i-- > 0; w = g->parent[w])
+        hops[i] = w;
+    for (uint32_t i = 0; i < depth; i++) {
+        append_node(h, sn, hops[i], out);
+        if (i == 0) {
+            g_string_append(out, " (root: ");
+            append_root_kinds(h, sn, hops[0], out);
+            g_string_append(out, ")\n");
+            continue;
+        }
+        char name[HF_NAME_MAX];
+        if (!hf_heap_ref_name(h, sn, hops[i - 1], hops[i], 0, name))
+            g_strlcpy(name, "?", sizeof name);
+        g_string_append_printf(out, " via %s\n", name);
+    }
+    g_free(hops);
+}
+
+/* ---- leak suspects (MAT's rule) ---- */
+
+/* Down the dominator tree from v while one child keeps most of it: where
+ * the memory accumulates. */
+static uint32_t accumulation_point(const hf_hgraph *g, uint32_t v)
+{
+    for (uint32_t steps = 0; steps < g->n; steps++) {
+        uint32_t a = g->kids.off[v];
+        if (a == g->kids.off[v + 1])
+            break;
+        uint32_t big = g->kids.dst[a];
+        if ((double)g->retained[big] < 0.7 * (double)g->retained[v])
+            break;
+        v = big;
+    }
+    return v;
+}
+
+static void append_suspect(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint32_t v,
+                           GString *out)
+{
+    g_string_append(out, "  path from a GC root:\n");
+    GString *p = g_string_new(NULL);
+    append_path(h, sn, g, v, p);
+    for (char *line = p->str, *nl; *line; line = nl + 1) {
+        nl = strchr(line, '\n');
+        g_string_append_printf(out, "    %.*s\n", (int)(nl - line), line);
+    }
+    g_string_free(p, TRUE);
+    uint32_t acc = accumulation_point(g, v);
+    g_string_append(out, "  accumulation point: ");
+    append_node(h, sn, acc, out);
+    g_string_append_printf(out, " retains %" G_GUINT64_FORMAT " bytes (", (guint64)g->retained[acc]);
+    append_pct(out, g->retained[acc], g->retained[g->n]);
+    g_string_append(out, "%)\n");
+}
+
+uint64_t hf_heap_view_suspects(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                               size_t budget)
+{
+    hf_heap *h = H(d);
+    const hf_hsnap *sn = hf_heap_snap(h, v->snap);
+    const hf_hgraph *g = graph_or_say(d, v->snap, out);
+    if (!g)
+        return HF_DONE;
+    uint64_t total = g->retained[g->n], limit = total / 10;
+    unsigned k = 0;
+    g_string_append_printf(out, "# leak suspects (MAT's rule): a single object, or all "
+                           "instances of a class, retaining at least 10%% of the %"
+                           G_GUINT64_FORMAT " reachable bytes\n", (guint64)total);
+    /* single objects: the top of the tree is sorted, largest first */
+    for (uint32_t i = g->kids.off[g->n]; i < g->kids.off[g->n + 1]; i++) {
+        uint32_t w = g->kids.dst[i];
+        if (g->retained[w] < limit || !limit)
+            break;
+        g_string_append_printf(out, "suspect %u: ", ++k);
+        append_node(h, sn, w, out);
+        g_string_append_printf(out, " retains %" G_GUINT64_FORMAT " bytes (", (guint64)g->retained[w]);
+        append_pct(out, g->retained[w], total);
+        g_string_append(out, "%)\n");
+        append_suspect(h, sn, g, w, out);
+    }
+    /* classes whose top-level instances together pass the limit, when no
+     * single one of them did */
+    for (guint c = 0; c < sn->classes->len && limit; c++) {
+        uint64_t sum = 0, count = 0;
+        uint32_t biggest = HF_NONE;
+        for (uint32_t i = g->kids.off[g->n]; i < g->kids.off[g->n + 1]; i++) {
+            uint32_t w = g->kids.dst[i];
+            if (sn->cls[w] != c)
+                continue;
+            sum += g->retained[w];
+            count++;
+            if (biggest == HF_NONE)
+                biggest = w;
+        }
+        if (count < 2 || sum < limit || g->retained[biggest] >= limit)
+            continue;
+        g_string_append_printf(out, "suspect %u: %" G_GUINT64_FORMAT " instances of %s retain %"
+                               G_GUINT64_FORMAT " bytes (", ++k, (guint64)count,
+                               hf_heap_class(sn, c)->dir, (guint64)sum);
+        append_pct(out, sum, total);
+        g_string_append(out, "%); the largest:\n");
+        append_suspect(h, sn, g, biggest, out);
+    }
+    if (!k)
+        g_string_append(out, "# none: no object or class retains 10% of the heap\n");
+    return HF_DONE;
+}
+
+/* ---- classes ---- */
+
+uint64_t hf_heap_view_class_retained(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                     size_t budget)
+{
+    const hf_hsnap *sn = hf_heap_snap(H(d), v->snap);
+    const hf_hgraph *g = graph_or_say(d, v->snap, out);
+    if (!g || v->index >= sn->classes->len)
+        return HF_DONE;
+    const hf_hclass *c = hf_heap_class(sn, v->index);
+    g_string_append_printf(out, "instances: %" G_GUINT64_FORMAT "\nbytes: %" G_GUINT64_FORMAT
+                           "\nretained: %" G_GUINT64_FORMAT " (", (guint64)c->count,
+                           (guint64)c->bytes, (guint64)g->class_retained[v->index]);
+    append_pct(out, g->class_retained[v->index], g->retained[g->n]);
+    g_string_append(out, "% of the heap; an instance under another of this class counted once)\n");
+    return HF_DONE;
+}
+
+/* ---- objects ---- */
+
+uint64_t hf_heap_view_object_retained(hf_dump *d, const hf_view *v, uint64_t first,
+                                      GString *out, size_t budget)
+{
+    hf_heap *h = H(d);
+    const hf_hsnap *sn = hf_heap_snap(h, v->snap);
+    const hf_hgraph *g = graph_or_say(d, v->snap, out);
+    hf_hobj ob;
+    if (!g || !hf_heap_decode(h, sn, v->index, &ob))
+        return HF_DONE;
+    uint32_t o = (uint32_t)v->index, idom = g->idom[o];
+    g_string_append_printf(out, "shallow: %" G_GUINT64_FORMAT "\n",
+                           (guint64)hf_heap_shallow(h, sn, &ob));
+    g_string_append_printf(out, "retained: %" G_GUINT64_FORMAT " (", (guint64)g->retained[o]);
+    append_pct(out, g->retained[o], g->retained[g->n]);
+    g_string_append(out, "% of the heap)\n");
+    if (idom == HF_NONE) {
+        g_string_append(out, "dominator: none: no GC root reaches this object (see unreachable)\n");
+    } else if (idom == g->n) {
+        g_string_append(out, "dominator: the GC roots (no single object keeps it alive)\n");
+    } else {
+        g_string_append(out, "dominator: ");
+        append_node(h, sn, idom, out);
+        g_string_append_c(out, '\n');
+    }
+    g_string_append_printf(out, "dominates: %u objects directly\n",
+                           g->kids.off[o + 1] - g->kids.off[o]);
+    return HF_DONE;
+}
+
+uint64_t hf_heap_view_object_path(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                  size_t budget)
+{
+    const hf_hsnap *sn = hf_heap_snap(H(d), v->snap);
+    const hf_hgraph *g = graph_or_say(d, v->snap, out);
+    if (g && v->index < g->n)
+        append_path(H(d), sn, g, (uint32_t)v->index, out);
+    return HF_DONE;
+}
+
+bool hf_heap_link_dominator(hf_dump *d, uint32_t s, uint64_t o, hf_target *to)
+{
+    const hf_hsnap *sn = hf_heap_snap(H(d), s);
+    const hf_hgraph *g = hf_heap_graph(H(d), s);
+    if (g->error || o >= g->n)
+        return false;
+    uint32_t idom = g->idom[o];
+    if (idom == HF_NONE || idom == g->n) {
+        to->kind = HF_TO_SNAP_FILE; /* the top of the tree, or no tree at all */
+        g_strlcpy(to->name, idom == HF_NONE ? "unreachable" : "dominators", HF_NAME_MAX);
+        return true;
+    }
+    to->kind = HF_TO_OBJECT;
+    g_snprintf(to->name, HF_NAME_MAX, HF_FMT_ID, (guint64)hf_heap_object_id(H(d), sn, idom));
+    return true;
+}
+
+bool hf_heap_has_always(hf_dump *d, uint32_t s, uint64_t index)
+{
+    return true;
+}
+
+/* referrers/: entry k is the k-th referrer edge, "0xFROM.FIELD". */
+hf_ref_status hf_heap_referrers_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
+                                      char name[HF_NAME_MAX], hf_target *to)
+{
+    hf_heap *h = H(d);
+    const hf_hsnap *sn = hf_heap_snap(h, s);
+    const hf_hgraph *g = hf_heap_graph(h, s);
+    if (g->error || o >= g->n)
+        return HF_REF_END;
+    uint32_t a = g->pred.off[o], b = g->pred.off[o + 1];
+    if (slot >= b - a)
+        return HF_REF_END;
+    uint32_t p = g->pred.dst[a + slot];
+    if (p == g->n) { /* o is a GC root */
+        g_strlcpy(name, "<root>", HF_NAME_MAX);
+        to->kind = HF_TO_SNAP_FILE;
+        g_strlcpy(to->name, "roots", HF_NAME_MAX);
+        return HF_REF_OK;
+    }
+    uint32_t dup = 0; /* earlier edges from the same referrer */
+    while (dup < slot && g->pred.dst[a + slot - dup - 1] == p)
+        dup++;
+    char field[HF_NAME_MAX];
+    if (!hf_heap_ref_name(h, sn, p, o, dup, field))
+        return HF_REF_EMPTY;
+    g_snprintf(name, HF_NAME_MAX, HF_FMT_ID ".%s", (guint64)hf_heap_object_id(h, sn, p), field);
+    to->kind = HF_TO_OBJECT;
+    g_snprintf(to->name, HF_NAME_MAX, HF_FMT_ID, (guint64)hf_heap_object_id(h, sn, p));
+    return HF_REF_OK;
+}
+
+int64_t hf_heap_referrers_find(hf_dump *d, uint32_t s, uint64_t o, const char *name)
+{
+    hf_heap *h = H(d);
+    const hf_hgraph *g = hf_heap_graph(h, s);
+    if (g->error || o >= g->n)
+        return -1;
+    uint32_t a = g->pred.off[o], b = g->pred.off[o + 1];
+    int64_t p = -1;
+    if (strcmp(name, "<root>") != 0) {
+        const char *dot = strchr(name, '.');
+        if (!dot || dot - name >= HF_NAME_MAX)
+            return -1;
+        char id[HF_NAME_MAX];
+        g_strlcpy(id, name, (size_t)(dot - name) + 1);
+        p = hf_heap_object_find(d, s, id);
+        if (p < 0)
+            return -1;
+    } else {
+        p = g->n;
+    }
+    char buf[HF_NAME_MAX];
+    hf_target to;
+    for (uint32_t k = 0; k < b - a && k < HF_FILES_MAX * 512; k++) {
+        if (g->pred.dst[a + k] != (uint32_t)p)
+            continue;
+        if (hf_heap_referrers_entry(d, s, o, k, buf, &to) == HF_REF_OK && strcmp(buf, name) == 0)
+            return k;
+    }
+    return -1;
+}
+
+/* dominated/: "RANK-0xID", largest retained first, so ls lists them in
+ * that order. */
+static int rank_width(uint32_t n)
+{
+    int w = 1;
+    while (n >= 10) {
+        n /= 10;
+        w++;
+    }
+    return w;
+}
+
+hf_ref_status hf_heap_dominated_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
+                                      char name[HF_NAME_MAX], hf_target *to)
+{
+    hf_heap *h = H(d);
+    const hf_hsnap *sn = hf_heap_snap(h, s);
+    const hf_hgraph *g = hf_heap_graph(h, s);
+    if (g->error || o >= g->n)
+        return HF_REF_END;
+    uint32_t a = g->kids.off[o], b = g->kids.off[o + 1];
+    if (slot >= b - a)
+        return HF_REF_END;
+    uint64_t id = hf_heap_object_id(h, sn, g->kids.dst[a + slot]);
+    g_snprintf(name, HF_NAME_MAX, "%0*u-" HF_FMT_ID, rank_width(b - a), slot + 1, (guint64)id);
+    to->kind = HF_TO_OBJECT;
+    g_snprintf(to->name, HF_NAME_MAX, HF_FMT_ID, (guint64)id);
+    return HF_REF_OK;
+}
+
+int64_t hf_heap_dominated_find(hf_dump *d, uint32_t s, uint64_t o, const char *name)
+{
+    char *end;
+    uint64_t rank = g_ascii_strtoull(name, &end, 10);
+    char buf[HF_NAME_MAX];
+    hf_target to;
+    if (end == name || *end != '-' || rank == 0 || rank > UINT32_MAX ||
+        hf_heap_dominated_entry(d, s, o, (uint32_t)(rank - 1), buf, &to) != HF_REF_OK ||
+        strcmp(buf, name) != 0)
+        return -1;
+    return (int64_t)(rank - 1);
+}
+
+/* ---- duplicate Strings ---- */
+
+typedef struct {
+    uint64_t hash;
+    uint32_t o;
+} str_key;
+
+typedef struct {
+    uint32_t o; /* one of them */
+    uint32_t count;
+    uint64_t wasted;
+} dup_group;
+
+static gint cmp_keys(gconstpointer a, gconstpointer b)
+{
+    const str_key *x = a, *y = b;
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    return x->o < y->o ? -1 : x->o > y->o;
+}
+
+static gint cmp_groups(gconstpointer a, gconstpointer b)
+{
+    const dup_group *x = a, *y = b;
+    if (x->wasted != y->wasted)
+        return x->wasted < y->wasted ? 1 : -1;
+    return x->o < y->o ? -1 : x->o > y->o;
+}
+
+/* Bytes a String costs: itself and its value array. */
+static uint64_t string_bytes(hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob)
+{
+    uint64_t n = hf_heap_shallow(h, sn, ob), arr;
+    hf_hobj a;
+    int64_t ai;
+    if (sn->str_value >= 0 && hf_heap_field(h, sn, ob, (uint32_t)sn->str_value, &arr) && arr &&
+        (ai = hf_heap_find_id(h, sn, arr)) >= 0 && hf_heap_decode(h, sn, (uint64_t)ai, &a))
+        n += hf_heap_shallow(h, sn, &a);
+    return n;
+}
+
+/* Strings with equal text: sorted by a 64-bit hash of the text (no table
+ * per string), then runs of equal hashes compared by text. */
+uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                 size_t budget)
+{
+    hf_heap *h = H(d);
+    const hf_hsnap *sn = hf_heap_snap(h, v->snap);
+    if (!sn || sn->string_class == UINT32_MAX)
+        return HF_DONE;
+    GArray *keys = g_array_new(FALSE, FALSE, sizeof(str_key));
+    GString *t = g_string_new(NULL), *u = g_string_new(NULL);
+    for (uint64_t o = 0; o < sn->n_objects; o++) {
+        hf_hobj ob;
+        if (sn->cls[o] != sn->string_class || !hf_heap_decode(h, sn, o, &ob))
+            continue;
+        g_string_truncate(t, 0);
+        if (!hf_heap_text(h, sn, &ob, t))
+            continue;
+        uint64_t x = 1469598103934665603ull; /* FNV-1a */
+        for (gsize i = 0; i < t->len; i++)
+            x = (x ^ (uint8_t)t->str[i]) * 1099511628211ull;
+        str_key k = {x, (uint32_t)o};
+        g_array_append_val(keys, k);
+    }
+    g_array_sort(keys, cmp_keys);
+    GArray *groups = g_array_new(FALSE, FALSE, sizeof(dup_group));
+    bool *done = g_new0(bool, keys->len + 1);
+    for (guint i = 0; i < keys->len; i++) {
+        guint j = i + 1;
+        while (j < keys->len && g_array_index(keys, str_key, j).hash == g_array_index(keys, str_key, i).hash)
+            j++;
+        for (guint a = i; j - i > 1 && a < j; a++) { /* equal hashes: compare texts */
+            if (done[a])
+                continue;
+            hf_hobj oa, ob;
+            hf_heap_decode(h, sn, g_array_index(keys, str_key, a).o, &oa);
+            g_string_truncate(t, 0);
+            hf_heap_text(h, sn, &oa, t);
+            dup_group gr = {g_array_index(keys, str_key, a).o, 1, 0};
+            for (guint b = a + 1; b < j; b++) {
+                if (done[b])
+                    continue;
+                hf_heap_decode(h, sn, g_array_index(keys, str_key, b).o, &ob);
+                g_string_truncate(u, 0);
+                hf_heap_text(h, sn, &ob, u);
+                if (g_string_equal(t, u)) {
+                    done[b] = true;
+                    gr.count++;
+                    gr.wasted += string_bytes(h, sn, &ob);
+                }
+            }
+            if (gr.count > 1)
+                g_array_append_val(groups, gr);
+        }
+        i = j - 1;
+    }
+    g_array_sort(groups, cmp_groups);
+    g_string_append(out, "# count wasted-bytes text: Strings with equal text, by the bytes the "
+                         "copies beyond the first take\n");
+    for (guint i = 0; i < groups->len; i++) {
+        const dup_group *gr = &g_array_index(groups, dup_group, i);
+        hf_hobj ob;
+        hf_heap_decode(h, sn, gr->o, &ob);
+        g_string_truncate(t, 0);
+        hf_heap_text(h, sn, &ob, t);
+        g_string_append_printf(out, "%u %" G_GUINT64_FORMAT " ", gr->count, (guint64)gr->wasted);
+        hf_heap_escape_line(out, t->str, t->len);
+        g_string_append_c(out, '\n');
+    }
+    g_free(done);
+    g_array_free(groups, TRUE);
+    g_array_free(keys, TRUE);
+    g_string_free(t, TRUE);
+    g_string_free(u, TRUE);
+    return HF_DONE;
+}

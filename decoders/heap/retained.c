@@ -1,0 +1,536 @@
+/*
+ * retained.c - see retained.h.  Builds a snapshot's graph from the mapped
+ * dump (the reference walker of value.c, ids resolved through a bucketed
+ * copy of the sorted ids) and hands it to graph.c.
+ */
+#include "decoders/heap/retained.h"
+
+#include "decoders/core/names.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *const hf_reach_names[HF_REACH_N] = {"strong", "soft", "finalizer", "weak",
+                                                "phantom"};
+
+struct hf_hgraphs {
+    uint32_t n;
+    gsize *once;     /* per snapshot: the hf_hgraph *, set once */
+};
+
+hf_hgraphs *hf_heap_graphs_new(uint32_t n_snaps)
+{
+    hf_hgraphs *g = g_new0(hf_hgraphs, 1);
+    g->n = n_snaps;
+    g->once = g_new0(gsize, n_snaps ? n_snaps : 1);
+    return g;
+}
+
+static void graph_free(hf_hgraph *g)
+{
+    hf_csr_free(&g->pred);
+    hf_csr_free(&g->kids);
+    g_free(g->idom);
+    g_free(g->parent);
+    g_free(g->retained);
+    g_free(g->class_retained);
+    g_free(g->error);
+    g_free(g);
+}
+
+void hf_heap_graphs_free(hf_hgraphs *g)
+{
+    if (!g)
+        return;
+    for (uint32_t s = 0; s < g->n; s++)
+        if (g->once[s])
+            graph_free((hf_hgraph *)g->once[s]);
+    g_free(g->once);
+    g_free(g);
+}
+
+/* ---- resolving ids: the sorted ids, and a table of where each bucket of
+ * the id range starts, so a lookup reads one bucket of a few ids ---- */
+
+typedef struct {
+    uint64_t *ids;
+    uint32_t *tab;
+    uint64_t lo, nb;
+    unsigned shift;
+    uint32_t n;
+} resolver;
+
+static void resolver_init(resolver *r, hf_heap *h, const hf_hsnap *sn)
+{
+    uint32_t n = (uint32_t)sn->n_objects;
+    r->n = n;
+    r->ids = g_new(uint64_t, n ? n : 1);
+    for (uint32_t i = 0; i < n; i++)
+        r->ids[i] = hf_heap_object_id(h, sn, i);
+    r->lo = n ? r->ids[0] : 0;
+    uint64_t range = n ? r->ids[n - 1] - r->lo : 0;
+    uint64_t want = n / 2 + 1;
+    r->shift = 0;
+    while ((range >> r->shift) + 1 > want)
+        r->shift++;
+    r->nb = (range >> r->shift) + 1;
+    r->tab = g_new(uint32_t, r->nb + 1);
+    /* A dump that changed underneath may give ids out of order: clamp, so
+     * lookups can only miss, never read outside the table. */
+    uint64_t b = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t bi = r->ids[i] < r->lo ? 0 : (r->ids[i] - r->lo) >> r->shift;
+        if (bi >= r->nb)
+            bi = r->nb - 1;
+        while (b <= bi)
+            r->tab[b++] = i;
+    }
+    while (b <= r->nb)
+        r->tab[b++] = n;
+}
+
+static void resolver_free(resolver *r)
+{
+    g_free(r->ids);
+    g_free(r->tab);
+}
+
+static uint32_t resolve(const resolver *r, uint64_t id)
+{
+    if (id < r->lo)
+        return HF_NONE;
+    uint64_t b = (id - r->lo) >> r->shift;
+    if (b >= r->nb)
+        return HF_NONE;
+    uint32_t i = r->tab[b], j = r->tab[b + 1];
+    while (i < j) {
+        uint32_t mid = i + (j - i) / 2;
+        if (r->ids[mid] < id)
+            i = mid + 1;
+        else
+            j = mid;
+    }
+    return i < r->n && r->ids[i] == id ? i : HF_NONE;
+}
+
+/* ---- the edges ---- */
+
+typedef struct {
+    hf_heap *h;
+    const hf_hsnap *sn;
+    uint32_t n;
+    resolver res;
+    uint32_t *class_node; /* per class: node of its class object, HF_NONE */
+    uint32_t *referent;   /* per class: ref slot to leave out, HF_NONE */
+    uint32_t *roots;      /* root nodes, sorted, unique */
+    size_t n_roots;
+    uint64_t *locals;     /* thread node << 32 | local node, sorted, unique */
+    size_t n_locals;
+    uint64_t *shallow;    /* filled while counting */
+} gctx;
+
+typedef struct {
+    const gctx *c;
+    bool counting;
+    uint32_t skip;
+    hf_edge_emit emit;
+    void *ectx;
+} ref_ud;
+
+static void emit_id(const gctx *c, bool counting, uint64_t id, hf_edge_emit emit, void *ectx)
+{
+    uint32_t t = counting ? c->n : resolve(&c->res, id);
+    emit(ectx, t == HF_NONE ? c->n : t); /* an id not in the dump: to the root, harmless */
+}
+
+static bool ref_cb(uint64_t target, uint32_t slot, void *ud)
+{
+    ref_ud *r = ud;
+    if (slot != r->skip)
+        emit_id(r->c, r->counting, target, r->emit, r->ectx);
+    return true;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The locals hanging under thread node v: [*first, *end) of c->locals. */
+static void locals_of(const gctx *c, uint32_t v, size_t *first, size_t *end)
+{
+    size_t lo = 0, hi = c->n_locals;
+    uint64_t key = (uint64_t)v << 32;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->locals[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *first = lo;
+    while (lo < c->n_locals && c->locals[lo] >> 32 == v)
+        lo++;
+    *end = lo;
+}
+
+static void source(void *ud, uint32_t v, bool counting, hf_edge_emit emit, void *ectx)
+{
+    gctx *c = ud;
+    if (v == c->n) {
+        for (size_t i = 0; i < c->n_roots; i++)
+            emit(ectx, c->roots[i]);
+        return;
+    }
+    hf_hobj ob;
+    if (!hf_heap_decode(c->h, c->sn, v, &ob))
+        return;
+    if (counting)
+        c->shallow[v] = hf_heap_shallow(c->h, c->sn, &ob);
+    uint32_t cn = c->class_node[ob.cls];
+    if (cn != HF_NONE && cn != v)
+        emit(ectx, cn);
+    ref_ud r = {c, counting, HF_NONE, emit, ectx};
+    if (ob.kind == HF_K_INSTANCE)
+        r.skip = c->referent[ob.cls];
+    hf_heap_for_each_ref(c->h, c->sn, v, ref_cb, &r);
+    if (ob.kind == HF_K_CLASS) {
+        const hf_hclass *self = hf_heap_described(c->sn, &ob);
+        if (self && self->loader_id)
+            emit_id(c, counting, self->loader_id, emit, ectx);
+    }
+    size_t a, b;
+    locals_of(c, v, &a, &b);
+    for (; a < b; a++)
+        emit(ectx, (uint32_t)c->locals[a]);
+}
+
+/* How strong a reference class c's instances hold their referent, or -1
+ * when c is no java.lang.ref.Reference. */
+static int reference_kind(const hf_hsnap *sn, const hf_hclass *c)
+{
+    static const struct { const char *name; hf_reach kind; } kinds[] = {
+        {"java.lang.ref.SoftReference", HF_REACH_SOFT},
+        {"java.lang.ref.FinalReference", HF_REACH_FINALIZER},
+        {"java.lang.ref.WeakReference", HF_REACH_WEAK},
+        {"java.lang.ref.PhantomReference", HF_REACH_PHANTOM},
+    };
+    for (guint steps = 0; c && steps <= sn->classes->len; steps++) {
+        for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++)
+            if (strcmp(c->name, kinds[i].name) == 0)
+                return kinds[i].kind;
+        c = c->super >= 0 ? hf_heap_class(sn, (uint64_t)c->super) : NULL;
+    }
+    return -1;
+}
+
+/* The reference slot of java.lang.ref.Reference.referent in c, HF_NONE. */
+static uint32_t referent_slot(const hf_hsnap *sn, const hf_hclass *c)
+{
+    for (uint32_t i = 0, slot = 0; i < c->n_fields; i++) {
+        if (c->fields[i].type != HF_T_OBJECT)
+            continue;
+        const hf_hclass *decl = hf_heap_class(sn, c->fields[i].decl);
+        if (strcmp(c->fields[i].name, "referent") == 0 && decl &&
+            strcmp(decl->name, "java.lang.ref.Reference") == 0)
+            return slot;
+        slot++;
+    }
+    return HF_NONE;
+}
+
+static bool is_local_root(uint8_t kind)
+{
+    return kind == HF_ROOT_JAVA_FRAME || kind == HF_ROOT_JNI_LOCAL ||
+           kind == HF_ROOT_NATIVE_STACK || kind == HF_ROOT_THREAD_BLOCK;
+}
+
+static void ctx_init(gctx *c, hf_heap *h, const hf_hsnap *sn, uint64_t *shallow)
+{
+    c->h = h;
+    c->sn = sn;
+    c->n = (uint32_t)sn->n_objects;
+    c->shallow = shallow;
+    resolver_init(&c->res, h, sn);
+    guint nc = sn->classes->len;
+    c->class_node = g_new(uint32_t, nc ? nc : 1);
+    c->referent = g_new(uint32_t, nc ? nc : 1);
+    for (guint k = 0; k < nc; k++) {
+        const hf_hclass *cl = hf_heap_class(sn, k);
+        c->class_node[k] = cl->id ? resolve(&c->res, cl->id) : HF_NONE;
+        int kind = reference_kind(sn, cl);
+        c->referent[k] = kind > (int)h->base.reach ? referent_slot(sn, cl) : HF_NONE;
+    }
+    /* thread serial -> thread node, from the THREAD OBJECT roots */
+    GHashTable *thread_node = g_hash_table_new(g_direct_hash, g_direct_equal);
+    for (guint i = 0; i < sn->roots->len; i++) {
+        const hf_hroot *r = &g_array_index(sn->roots, hf_hroot, i);
+        uint32_t node = resolve(&c->res, r->id);
+        if (r->kind == HF_ROOT_THREAD_OBJECT && r->thread && node != HF_NONE)
+            g_hash_table_insert(thread_node, GUINT_TO_POINTER(r->thread),
+                                GUINT_TO_POINTER(node + 1));
+    }
+    c->roots = g_new(uint32_t, sn->roots->len + 1);
+    c->locals = g_new(uint64_t, sn->roots->len + 1);
+    for (guint i = 0; i < sn->roots->len; i++) {
+        const hf_hroot *r = &g_array_index(sn->roots, hf_hroot, i);
+        uint32_t node = resolve(&c->res, r->id);
+        if (node == HF_NONE)
+            continue;
+        guint t = is_local_root(r->kind) && r->thread
+                      ? GPOINTER_TO_UINT(g_hash_table_lookup(thread_node,
+                                                             GUINT_TO_POINTER(r->thread)))
+                      : 0;
+        if (t && t - 1 != node)
+            c->locals[c->n_locals++] = (uint64_t)(t - 1) << 32 | node;
+        else
+            c->roots[c->n_roots++] = node;
+    }
+    g_hash_table_destroy(thread_node);
+    qsort(c->roots, c->n_roots, sizeof *c->roots, cmp_u32);
+    qsort(c->locals, c->n_locals, sizeof *c->locals, cmp_u64);
+    size_t k = 0;
+    for (size_t i = 0; i < c->n_roots; i++)
+        if (!k || c->roots[k - 1] != c->roots[i])
+            c->roots[k++] = c->roots[i];
+    c->n_roots = k;
+    k = 0;
+    for (size_t i = 0; i < c->n_locals; i++)
+        if (!k || c->locals[k - 1] != c->locals[i])
+            c->locals[k++] = c->locals[i];
+    c->n_locals = k;
+}
+
+static void ctx_free(gctx *c)
+{
+    resolver_free(&c->res);
+    g_free(c->class_node);
+    g_free(c->referent);
+    g_free(c->roots);
+    g_free(c->locals);
+}
+
+/* ---- progress, on a terminal only ---- */
+
+static void progress(uint32_t s, const char *what, double t0)
+{
+    if (isatty(STDERR_FILENO))
+        fprintf(stderr, "\rheapfs: snapshot %u: %s (%.1f s)\033[K", s + 1, what,
+                g_get_monotonic_time() / 1e6 - t0);
+}
+
+/* ---- retained bytes per class, each instance counted once: a walk of the
+ * dominator tree that adds an instance only when no instance of its class
+ * is above it ---- */
+
+static void class_retained(const gctx *c, hf_hgraph *g)
+{
+    guint nc = c->sn->classes->len;
+    g->class_retained = g_new0(uint64_t, nc ? nc : 1);
+    uint32_t *above = g_new0(uint32_t, nc ? nc : 1); /* instances on the path */
+    uint32_t *stack = g_new(uint32_t, (size_t)c->n + 1);
+    uint32_t *next = g_new(uint32_t, (size_t)c->n + 1); /* child cursor */
+    size_t top = 0;
+    stack[top++] = c->n;
+    next[c->n] = g->kids.off[c->n];
+    while (top) {
+        uint32_t v = stack[top - 1];
+        if (next[v] < g->kids.off[v + 1]) {
+            uint32_t w = g->kids.dst[next[v]++];
+            uint32_t k = c->sn->cls[w];
+            if (!above[k]++)
+                g->class_retained[k] += g->retained[w];
+            next[w] = g->kids.off[w];
+            stack[top++] = w;
+        } else {
+            top--;
+            if (v != c->n)
+                above[c->sn->cls[v]]--;
+        }
+    }
+    g_free(above);
+    g_free(stack);
+    g_free(next);
+}
+
+/* ---- the computation ---- */
+
+static hf_hgraph *compute(hf_heap *h, uint32_t s)
+{
+    const hf_hsnap *sn = hf_heap_snap(h, s);
+    hf_hgraph *g = g_new0(hf_hgraph, 1);
+    double t0 = g_get_monotonic_time() / 1e6;
+    if (!sn || sn->n_objects >= UINT32_MAX - 2) {
+        g->error = g_strdup("too many objects for the graph");
+        return g;
+    }
+    uint32_t n = (uint32_t)sn->n_objects;
+    g->n = n;
+    g->retained = g_try_new0(uint64_t, (size_t)n + 1);
+    g->idom = g_try_new(uint32_t, (size_t)n + 1);
+    g->parent = g_try_new(uint32_t, (size_t)n + 1);
+    uint32_t *order = g_try_new(uint32_t, n ? n : 1);
+    gctx c = {0};
+    hf_csr succ = {0};
+    uint32_t reached = 0;
+    bool ok = g->retained && g->idom && g->parent && order;
+    if (ok) {
+        progress(s, "reading references", t0);
+        ctx_init(&c, h, sn, g->retained);
+        ok = hf_csr_build(&succ, n, source, &c);
+        ctx_free(&c);
+    }
+    if (ok) {
+        progress(s, "dominators", t0);
+        g->edges = hf_csr_edges(&succ);
+        ok = hf_csr_transpose(&succ, &g->pred) &&
+             hf_dom_compute(&succ, &g->pred, g->idom, order, &reached) &&
+             hf_graph_bfs(&succ, g->parent);
+    }
+    hf_csr_free(&succ);
+    if (ok) {
+        progress(s, "retained sizes", t0);
+        for (uint32_t v = 0; v < n; v++)
+            if (g->idom[v] == HF_NONE) {
+                g->unreachable++;
+                g->unreachable_bytes += g->retained[v];
+            }
+        hf_dom_retained(n, g->idom, order, reached, g->retained, g->retained);
+        ok = hf_dom_children(n, g->idom, g->retained, &g->kids);
+    }
+    g_free(order);
+    if (!ok) {
+        hf_csr_free(&g->pred);
+        g_clear_pointer(&g->retained, g_free);
+        g_clear_pointer(&g->idom, g_free);
+        g_clear_pointer(&g->parent, g_free);
+        g->error = g_strdup("out of memory, or more than 2^32 references");
+        if (isatty(STDERR_FILENO))
+            fprintf(stderr, "\rheapfs: snapshot %u: no retained sizes: %s\033[K\n", s + 1,
+                    g->error);
+        return g;
+    }
+    c.sn = sn;
+    c.n = n;
+    class_retained(&c, g);
+    g->reachable = reached;
+    g->bytes = (uint64_t)(n + 2) * 4 * 4 + (uint64_t)(n + 1) * 8 + hf_csr_edges(&g->pred) * 4ull +
+               hf_csr_edges(&g->kids) * 4ull + sn->classes->len * 8ull;
+    g->seconds = g_get_monotonic_time() / 1e6 - t0;
+    if (isatty(STDERR_FILENO))
+        fprintf(stderr, "\rheapfs: snapshot %u: retained sizes of %u objects in %.2f s, "
+                "%.0f MiB\033[K\n", s + 1, n, g->seconds, g->bytes / 1048576.0);
+    return g;
+}
+
+const hf_hgraph *hf_heap_graph(hf_heap *h, uint32_t s)
+{
+    hf_hgraphs *gs = h->graphs;
+    g_assert(gs && s < gs->n);
+    if (g_once_init_enter(&gs->once[s]))
+        g_once_init_leave(&gs->once[s], (gsize)compute(h, s));
+    return (const hf_hgraph *)gs->once[s];
+}
+
+bool hf_heap_graph_ready(const hf_heap *h, uint32_t s)
+{
+    return h->graphs && s < h->graphs->n && g_atomic_pointer_get(&h->graphs->once[s]);
+}
+
+void hf_heap_graph_status(hf_dump *d, GString *out)
+{
+    const hf_heap *h = (const hf_heap *)d;
+    for (uint32_t s = 0; h->graphs && s < h->graphs->n; s++) {
+        if (!hf_heap_graph_ready(h, s))
+            continue;
+        const hf_hgraph *g = (const hf_hgraph *)h->graphs->once[s];
+        if (g->error)
+            g_string_append_printf(out, "retained sizes, snapshot %u: none (%s)\n",
+                                   hf_heap_snap(h, s)->number ? (unsigned)hf_heap_snap(h, s)->number : s + 1,
+                                   g->error);
+        else
+            g_string_append_printf(out, "retained sizes, snapshot %u: computed in %.2f s, "
+                                   "%" G_GUINT64_FORMAT " bytes kept, %" G_GUINT64_FORMAT
+                                   " references\n", (unsigned)hf_heap_snap(h, s)->number,
+                                   g->seconds, (guint64)g->bytes, (guint64)g->edges);
+    }
+}
+
+/* ---- naming one reference ---- */
+
+typedef struct {
+    uint64_t want;  /* target id */
+    uint32_t skip;  /* matches still to pass over */
+    int64_t slot;   /* found: the ref slot, -1 */
+} find_ref;
+
+static bool find_ref_cb(uint64_t target, uint32_t slot, void *ud)
+{
+    find_ref *f = ud;
+    if (target != f->want)
+        return true;
+    if (f->skip) {
+        f->skip--;
+        return true;
+    }
+    f->slot = slot;
+    return false;
+}
+
+/* The name refs/ gives reference slot `slot` of object ob. */
+static void slot_name(const hf_hsnap *sn, const hf_hobj *ob, uint32_t slot, char name[HF_NAME_MAX])
+{
+    const hf_hclass *cl = hf_heap_class(sn, ob->cls), *self = hf_heap_described(sn, ob);
+    if (ob->kind == HF_K_OBJARRAY) {
+        g_snprintf(name, HF_NAME_MAX, "%u", slot);
+    } else if (ob->kind == HF_K_CLASS) {
+        const char *sname = self && slot < self->n_statics ? self->statics[slot].name : "?";
+        char *e = hf_name_escape(sname, strlen(sname));
+        g_strlcpy(name, e, HF_NAME_MAX);
+        g_free(e);
+    } else {
+        g_strlcpy(name, "?", HF_NAME_MAX);
+        for (uint32_t i = 0, k = 0; i < cl->n_fields; i++)
+            if (cl->fields[i].type == HF_T_OBJECT && k++ == slot) {
+                g_strlcpy(name, cl->fields[i].refname, HF_NAME_MAX);
+                break;
+            }
+    }
+}
+
+bool hf_heap_ref_name(hf_heap *h, const hf_hsnap *sn, uint64_t from, uint64_t to, uint32_t slot,
+                      char name[HF_NAME_MAX])
+{
+    hf_hobj ob;
+    if (!hf_heap_decode(h, sn, from, &ob) || to >= sn->n_objects)
+        return false;
+    uint64_t to_id = hf_heap_object_id(h, sn, to);
+    /* in the order source() emits them: class, fields, loader, locals */
+    if (hf_heap_class(sn, ob.cls)->id == to_id && to != from) {
+        if (slot == 0) {
+            g_strlcpy(name, "<class>", HF_NAME_MAX);
+            return true;
+        }
+        slot--;
+    }
+    find_ref f = {to_id, slot, -1};
+    hf_heap_for_each_ref(h, sn, from, find_ref_cb, &f);
+    if (f.slot >= 0) {
+        slot_name(sn, &ob, (uint32_t)f.slot, name);
+        return true;
+    }
+    const hf_hclass *self = hf_heap_described(sn, &ob);
+    if (self && self->loader_id == to_id && f.skip-- == 0)
+        g_strlcpy(name, "<loader>", HF_NAME_MAX);
+    else
+        g_strlcpy(name, "<local>", HF_NAME_MAX);
+    return true;
+}

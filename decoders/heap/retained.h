@@ -1,0 +1,89 @@
+/*
+ * retained.h - what keeps objects alive: a snapshot's object graph, its
+ * dominator tree, retained sizes, referrers and shortest paths from the GC
+ * roots (graph.h does the arithmetic), computed once per snapshot, the
+ * first time a view asks.
+ *
+ * The graph (docs/retained.md says the same for users):
+ *   - roots: every GC root record, except thread-local ones (Java frame,
+ *     JNI local, native stack, thread block) of a thread whose object is in
+ *     the snapshot: those hang under that thread object instead, so a
+ *     thread retains what only its stack holds (as MAT shows it);
+ *   - an instance references the objects in its reference fields and its
+ *     class object; an object array its elements and its class; a class
+ *     object its static fields' objects and its class loader, so a leaking
+ *     loader retains its classes;
+ *   - java.lang.ref referents: a Reference's `referent` keeps its object
+ *     alive only when the reference is at least as strong as the mount's
+ *     level (-o retained=strong|soft|finalizer|weak|phantom; default
+ *     strong: soft, weak, phantom and finalizer referents do not count;
+ *     phantom: every referent counts, MAT's view);
+ *   - objects no root reaches are "unreachable": no dominator, retained 0,
+ *     listed only in the snapshot's `unreachable` view.
+ *
+ * Memory per object, kept for the life of the mount: referrers 4 bytes
+ * per reference + 4, idom 4, BFS parent 4, retained 8, dominator-tree
+ * children 8; while computing also the successors (4 per reference + 4),
+ * 16 for the dominator algorithm and 10 for resolving ids.
+ *
+ * Thread safety: hf_heap_graph may be called from any thread; the first
+ * caller for a snapshot computes it while the others wait (g_once); the
+ * result is read-only afterwards and lives until hf_heap_clear.
+ */
+#ifndef HF_HEAP_RETAINED_H
+#define HF_HEAP_RETAINED_H
+
+#include "decoders/heap/graph.h"
+#include "decoders/heap/heap.h"
+
+/* How strong a reference must be to keep an object alive (hf_dump.reach). */
+typedef enum {
+    HF_REACH_STRONG,
+    HF_REACH_SOFT,
+    HF_REACH_FINALIZER,
+    HF_REACH_WEAK,
+    HF_REACH_PHANTOM,
+    HF_REACH_N
+} hf_reach;
+extern const char *const hf_reach_names[HF_REACH_N];
+
+typedef struct {
+    uint32_t n;          /* objects; node n is the virtual root */
+    hf_csr pred;         /* referrers of each node (n: a GC root) */
+    hf_csr kids;         /* dominator-tree children, largest retained first */
+    uint32_t *idom;      /* immediate dominator, n: the root, HF_NONE: unreachable */
+    uint32_t *parent;    /* BFS parent: a shortest path from the roots */
+    uint64_t *retained;  /* retained bytes; retained[n] = all reachable bytes */
+    uint64_t *class_retained; /* per class: its instances' retained bytes, each
+                                 counted once (instances under another instance
+                                 of the class are not added again) */
+    uint64_t reachable, unreachable;          /* objects */
+    uint64_t unreachable_bytes, edges;
+    double seconds;      /* time the computation took */
+    uint64_t bytes;      /* memory kept, in bytes */
+    char *error;         /* why there is no graph (then the arrays are NULL) */
+} hf_hgraph;
+
+/* The graph of snapshot s, computed on first use.  Never NULL; when it
+ * could not be computed (more than 2^32 references, no memory) g->error
+ * says why and the arrays are NULL. */
+const hf_hgraph *hf_heap_graph(hf_heap *h, uint32_t s);
+/* Whether snapshot s's graph is computed already (never waits). */
+bool hf_heap_graph_ready(const hf_heap *h, uint32_t s);
+/* One line per computed snapshot for MOUNT/.stats: time, memory (an
+ * hf_dump_ops.status; d is the hf_heap). */
+void hf_heap_graph_status(hf_dump *d, GString *out);
+
+/* Slot-th reference from object `from` to object `to` (slot counts the
+ * references of `from` that point at `to`, from 0): its name as refs/
+ * names it ("next", "3" for an array element, "<class>", "<loader>").
+ * False when there is no such reference. */
+bool hf_heap_ref_name(hf_heap *h, const hf_hsnap *sn, uint64_t from, uint64_t to, uint32_t slot,
+                      char name[HF_NAME_MAX]);
+
+/* Per-snapshot state; made by hf_heap_finish, freed by hf_heap_clear. */
+typedef struct hf_hgraphs hf_hgraphs;
+hf_hgraphs *hf_heap_graphs_new(uint32_t n_snaps);
+void hf_heap_graphs_free(hf_hgraphs *g);
+
+#endif
