@@ -6,8 +6,10 @@
  *
  * The dump is indexed before anything is mounted, so a file that cannot be
  * decoded gives one line on stderr and a non-zero exit, and never leaves a
- * mount behind.  --check runs exactly the same decoding code as a mount.
+ * mount behind.  --check runs exactly the same decoding code as a mount
+ * (fs/check.c, which has no FUSE in it).
  */
+#include "fs/check.h"
 #include "fs/fuse_ops.h"
 #include "fs/guard.h"
 
@@ -110,34 +112,6 @@ static bool parse_size(const char *s, uint64_t *out)
     return true;
 }
 
-static hf_dump *open_dumps(char **paths, int n, const hf_open_opts *opts)
-{
-    GError *err = NULL;
-    hf_dump *d = hf_open_series_with((const char *const *)paths, n, opts, &err);
-    if (!d) {
-        fprintf(stderr, "heapfs: %s\n", err ? err->message : "cannot decode");
-        g_clear_error(&err);
-    }
-    return d;
-}
-
-/* --check: print info and the problem list. */
-static int run_check(hf_dump *d)
-{
-    GString *s = g_string_new(NULL);
-    hf_view v = {.kind = HF_V_INFO};
-    for (uint64_t item = 0; item != HF_DONE;)
-        item = d->ops->render(d, &v, item, s, 1 << 20);
-    fputs(s->str, stdout);
-    g_string_free(s, TRUE);
-    if (d->problems->len) {
-        printf("problems:\n");
-        for (guint i = 0; i < d->problems->len; i++)
-            printf("  %s\n", (char *)g_ptr_array_index(d->problems, i));
-    }
-    return 0;
-}
-
 /* Mount options every heapfs mount gets. */
 static void add_mount_options(struct fuse_args *args, const char *dump)
 {
@@ -234,18 +208,19 @@ int main(int argc, char **argv)
         goto out;
     }
     hf_open_opts opts = {.names_file = o.names};
-    hf_dump *d = open_dumps((char **)o.positional->pdata, ndumps, &opts);
+    char **paths = (char **)o.positional->pdata;
+    if (o.check) {
+        rc = hf_check_run(paths, ndumps, &opts, stdout, stderr);
+        goto out;
+    }
+    hf_dump *d = hf_check_open(paths, ndumps, &opts, stderr);
     if (!d) {
         rc = 1;
         goto out;
     }
-    if (o.check) {
-        rc = run_check(d);
-    } else {
-        add_mount_options(&args, (char *)o.positional->pdata[0]);
-        fuse_opt_add_arg(&args, (char *)o.positional->pdata[npos - 1]);
-        rc = run_mount(d, &args, cache_size);
-    }
+    add_mount_options(&args, paths[0]);
+    fuse_opt_add_arg(&args, paths[npos - 1]);
+    rc = run_mount(d, &args, cache_size);
     hf_dump_close(d);
 out:
     fuse_opt_free_args(&args);
