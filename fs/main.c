@@ -36,7 +36,24 @@ typedef struct {
     GPtrArray *positional; /* dump files, then the mount point */
 } options;
 
-enum { KEY_HELP, KEY_VERSION };
+enum { KEY_HELP, KEY_VERSION, KEY_RW };
+
+/* Options that mount(8), mount.fuse3 and /etc/fstab lines pass and that
+ * mean nothing to a read-only heapfs mount: accepted and dropped, as sshfs
+ * does with the fstab-only ones.  dev and suid are dropped too: a heapfs
+ * mount holds no device or set-user-ID files and stays nodev,nosuid (libfuse's
+ * default).  The access-time options are ones this libfuse may not know;
+ * nothing on a read-only mount updates access times. */
+#define HF_IGNORED_OPTIONS(X)                                                  \
+    X("auto") X("noauto") X("user") X("nouser") X("users") X("owner")          \
+    X("group") X("defaults") X("_netdev") X("nofail") X("dev") X("suid")       \
+    X("diratime") X("nodiratime") X("relatime") X("norelatime")                \
+    X("strictatime") X("nostrictatime") X("lazytime") X("nolazytime")          \
+    X("iversion") X("noiversion") X("mand") X("nomand") X("silent") X("loud")
+
+#define HF_DISCARD(name) FUSE_OPT_KEY(name, FUSE_OPT_KEY_DISCARD),
+#define HF_NAME(name) name,
+static const char *const ignored_options[] = {HF_IGNORED_OPTIONS(HF_NAME) NULL};
 
 static const struct fuse_opt option_spec[] = {
     {"cache_size=%s", offsetof(options, cache_size), 0},
@@ -46,6 +63,8 @@ static const struct fuse_opt option_spec[] = {
     FUSE_OPT_KEY("--help", KEY_HELP),
     FUSE_OPT_KEY("-V", KEY_VERSION),
     FUSE_OPT_KEY("--version", KEY_VERSION),
+    FUSE_OPT_KEY("rw", KEY_RW),
+    HF_IGNORED_OPTIONS(HF_DISCARD)
     FUSE_OPT_END,
 };
 
@@ -62,6 +81,10 @@ static int option_proc(void *data, const char *arg, int key, struct fuse_args *o
     case KEY_VERSION:
         o->version = 1;
         return 0;
+    case KEY_RW:
+        /* mount(8) passes rw whenever ro is not given: say what to do. */
+        fprintf(stderr, "heapfs: option rw: heapfs mounts are read-only; mount with -o ro\n");
+        return -1;
     default:
         return 1;
     }
@@ -83,8 +106,22 @@ static void usage(const char *prog)
            "    -o names=FILE          BMD: candidate names, one per line (a jar listing, a\n"
            "                           heapfs histogram, field names), to resolve the names\n"
            "                           the dump keeps only as a hash\n"
+           "    -o ro                  read-only, as every heapfs mount is (-o rw is refused)\n"
            "\n",
            prog, prog);
+    /* The list, wrapped. */
+    const char *head = "Accepted and ignored (from mount(8) and /etc/fstab):";
+    printf("%s", head);
+    int col = (int)strlen(head);
+    for (int i = 0; ignored_options[i]; i++) {
+        int len = (int)strlen(ignored_options[i]) + 1;
+        if (col + len + 1 > 76) {
+            printf("\n ");
+            col = 1;
+        }
+        printf(" %s%s", ignored_options[i], ignored_options[i + 1] ? "," : ".\n\n");
+        col += len + 1;
+    }
     fuse_cmdline_help();
     fuse_lowlevel_help();
 }
@@ -133,8 +170,11 @@ static int run_mount(hf_dump *d, struct fuse_args *args, uint64_t cache_size)
         return 2;
     int rc = 1;
     hf_cache *cache = hf_cache_new(cache_size);
-    hf_fs fs = {.tree = hf_tree_new(d, cache), .timeout = 86400.0, .path = d->path};
-    stat(d->path, &fs.dump_st);
+    /* Absolute: the dump is stat()ed again at each open, and a daemon
+     * (no -f) has changed to / by then. */
+    char *path = g_canonicalize_filename(d->path, NULL);
+    hf_fs fs = {.tree = hf_tree_new(d, cache), .timeout = 86400.0, .path = path};
+    stat(path, &fs.dump_st);
     hf_guard_add(d->data, d->size);
     /* The generation changes when the dump file does, so NFS handles to a
      * replaced dump go stale instead of naming other contents. */
@@ -174,6 +214,7 @@ out_session:
 out:
     hf_tree_free(fs.tree);
     hf_cache_free(cache);
+    g_free(path);
     free(cl.mountpoint);
     return rc;
 }
