@@ -182,8 +182,10 @@ static int run_mount(hf_dump *d, struct fuse_args *args, uint64_t cache_size)
                                (fs.dump_st.st_mtim.tv_nsec << 8)) | 1;
 
     struct fuse_session *se = fuse_session_new(args, &hf_fuse_ops, sizeof hf_fuse_ops, &fs);
-    if (!se)
+    if (!se) {
+        rc = 2; /* an option libfuse does not know, as a bad mount point is */
         goto out;
+    }
     if (fuse_set_signal_handlers(se) != 0)
         goto out_session;
     if (fuse_session_mount(se, cl.mountpoint) != 0)
