@@ -243,6 +243,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "heapfs: bad cache_size '%s' (bytes, or with K, M, G)\n", o.cache_size);
         goto out;
     }
+    if (o.check && args.argc > 1) {
+        /* What fuse_opt_parse left is for libfuse, which --check never runs. */
+        char *left = g_strjoinv(" ", args.argv + 1);
+        fprintf(stderr, "heapfs: --check takes no mount option: '%s' (see heapfs --help)\n",
+                left);
+        g_free(left);
+        goto out;
+    }
     int npos = (int)o.positional->len;
     int ndumps = o.check ? npos : npos - 1;
     if (ndumps < 1) {
