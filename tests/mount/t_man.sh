@@ -27,6 +27,9 @@ want="NAME SYNOPSIS DESCRIPTION OPTIONS THE TREE FORMATS EXAMPLES FILES EXIT STA
 got=$(sed -n 's/^\.SH "\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$PAGE" | tr '\n' ' ' | sed 's/ $//')
 check_eq "sections, in order" "$want" "$got"
 
+page_version=$(sed -n 's/^\.TH .*"heapfs \([^"]*\)".*/\1/p' "$PAGE")
+check_eq "the page's version is heapfs --version's" "$("$HEAPFS" --version | sed -n 's/^heapfs \([^ ]*\).*/\1/p')" "$page_version"
+
 # ---- options: --help against the page -------------------------------------------
 # One option per line, "-f", "--check", "-o cache_size": the leading option
 # words of a line, up to its description; "=VALUE" dropped.
