@@ -86,3 +86,37 @@ clean:
 	rm -rf build heapfs
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# ---- install ---------------------------------------------------------------
+# `make install` (PREFIX=/usr/local, DESTDIR for staging) installs the binary,
+# heapfs(1) and, under share/doc/heapfs, README.md and the contrib examples;
+# `make uninstall` removes them.  mount(8) runs fstab and `mount -t
+# fuse.heapfs` mounts through mount.fuse3, whose shell finds heapfs in
+# /usr/local/bin or /usr/bin (mount clears PATH): see heapfs(1).
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+DOCDIR  ?= $(PREFIX)/share/doc/heapfs
+INSTALL ?= install
+DOC_FILES     := README.md contrib/nfs.md contrib/ganesha-heapfs.conf
+SYSTEMD_FILES := contrib/systemd/heapfs@.service
+# The page and the unit name the default paths; installed, they name these.
+INSTALL_PATHS := sed -e 's|/usr/local/bin/heapfs|$(BINDIR)/heapfs|g' \
+                     -e 's|/usr/local/share/doc/heapfs|$(DOCDIR)|g'
+
+.PHONY: install uninstall
+install: $(B)/heapfs
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(DOCDIR)/contrib/systemd
+	$(INSTALL) -m 755 $(B)/heapfs $(DESTDIR)$(BINDIR)/heapfs
+	$(INSTALL_PATHS) docs/heapfs.1 >$(DESTDIR)$(MANDIR)/man1/heapfs.1
+	chmod 644 $(DESTDIR)$(MANDIR)/man1/heapfs.1
+	$(INSTALL) -m 644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	$(INSTALL) -m 644 contrib/nfs.md contrib/ganesha-heapfs.conf $(DESTDIR)$(DOCDIR)/contrib/
+	$(INSTALL_PATHS) $(SYSTEMD_FILES) >$(DESTDIR)$(DOCDIR)/contrib/systemd/heapfs@.service
+	chmod 644 $(DESTDIR)$(DOCDIR)/contrib/systemd/heapfs@.service
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/heapfs $(DESTDIR)$(MANDIR)/man1/heapfs.1
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(DOC_FILES) $(SYSTEMD_FILES))
+	-rmdir $(DESTDIR)$(DOCDIR)/contrib/systemd $(DESTDIR)$(DOCDIR)/contrib $(DESTDIR)$(DOCDIR)

@@ -4,7 +4,8 @@
 set -euo pipefail
 pkgs=(build-essential pkg-config fuse3 libfuse3-dev libglib2.0-dev libcmocka-dev
       libdw-dev libelf-dev openjdk-17-jdk-headless google-perftools
-      libgoogle-perftools-dev python3 clang libclang-rt-14-dev iproute2 util-linux)
+      libgoogle-perftools-dev visualvm python3 clang libclang-rt-14-dev iproute2 util-linux
+      groff-base man-db)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

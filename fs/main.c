@@ -6,8 +6,10 @@
  *
  * The dump is indexed before anything is mounted, so a file that cannot be
  * decoded gives one line on stderr and a non-zero exit, and never leaves a
- * mount behind.  --check runs exactly the same decoding code as a mount.
+ * mount behind.  --check runs exactly the same decoding code as a mount
+ * (fs/check.c, which has no FUSE in it).
  */
+#include "fs/check.h"
 #include "fs/fuse_ops.h"
 #include "fs/guard.h"
 
@@ -28,22 +30,43 @@
 typedef struct {
     char *cache_size;
     char *names; /* -o names=FILE: candidate names for hashed ones (BMD) */
+    char *retained; /* -o retained=LEVEL: what keeps objects alive (heaps) */
     int check;
     int help;
     int version;
     GPtrArray *positional; /* dump files, then the mount point */
 } options;
 
-enum { KEY_HELP, KEY_VERSION };
+enum { KEY_HELP, KEY_VERSION, KEY_RW };
+
+/* Options that mount(8), mount.fuse3 and /etc/fstab lines pass and that
+ * mean nothing to a read-only heapfs mount: accepted and dropped, as sshfs
+ * does with the fstab-only ones.  dev and suid are dropped too: a heapfs
+ * mount holds no device or set-user-ID files and stays nodev,nosuid (libfuse's
+ * default).  The access-time options are ones this libfuse may not know;
+ * nothing on a read-only mount updates access times. */
+#define HF_IGNORED_OPTIONS(X)                                                  \
+    X("auto") X("noauto") X("user") X("nouser") X("users") X("owner")          \
+    X("group") X("defaults") X("_netdev") X("nofail") X("dev") X("suid")       \
+    X("diratime") X("nodiratime") X("relatime") X("norelatime")                \
+    X("strictatime") X("nostrictatime") X("lazytime") X("nolazytime")          \
+    X("iversion") X("noiversion") X("mand") X("nomand") X("silent") X("loud")
+
+#define HF_DISCARD(name) FUSE_OPT_KEY(name, FUSE_OPT_KEY_DISCARD),
+#define HF_NAME(name) name,
+static const char *const ignored_options[] = {HF_IGNORED_OPTIONS(HF_NAME) NULL};
 
 static const struct fuse_opt option_spec[] = {
     {"cache_size=%s", offsetof(options, cache_size), 0},
     {"names=%s", offsetof(options, names), 0},
+    {"retained=%s", offsetof(options, retained), 0},
     {"--check", offsetof(options, check), 1},
     FUSE_OPT_KEY("-h", KEY_HELP),
     FUSE_OPT_KEY("--help", KEY_HELP),
     FUSE_OPT_KEY("-V", KEY_VERSION),
     FUSE_OPT_KEY("--version", KEY_VERSION),
+    FUSE_OPT_KEY("rw", KEY_RW),
+    HF_IGNORED_OPTIONS(HF_DISCARD)
     FUSE_OPT_END,
 };
 
@@ -60,6 +83,10 @@ static int option_proc(void *data, const char *arg, int key, struct fuse_args *o
     case KEY_VERSION:
         o->version = 1;
         return 0;
+    case KEY_RW:
+        /* mount(8) passes rw whenever ro is not given: say what to do. */
+        fprintf(stderr, "heapfs: option rw: heapfs mounts are read-only; mount with -o ro\n");
+        return -1;
     default:
         return 1;
     }
@@ -81,13 +108,42 @@ static void usage(const char *prog)
            "    -o names=FILE          BMD: candidate names, one per line (a jar listing, a\n"
            "                           heapfs histogram, field names), to resolve the names\n"
            "                           the dump keeps only as a hash\n"
+           "    -o retained=LEVEL      heap dumps: the weakest reference that keeps an object\n"
+           "                           alive in retained sizes, dominators and paths: strong\n"
+           "                           (default: soft, weak, phantom and finalizer referents do\n"
+           "                           not), soft, finalizer, weak or phantom (all count, as MAT)\n"
+           "    -o ro                  read-only, as every heapfs mount is (-o rw is refused)\n"
            "\n",
            prog, prog);
+    /* The list, wrapped. */
+    const char *head = "Accepted and ignored (from mount(8) and /etc/fstab):";
+    printf("%s", head);
+    int col = (int)strlen(head);
+    for (int i = 0; ignored_options[i]; i++) {
+        int len = (int)strlen(ignored_options[i]) + 1;
+        if (col + len + 1 > 76) {
+            printf("\n ");
+            col = 1;
+        }
+        printf(" %s%s", ignored_options[i], ignored_options[i + 1] ? "," : ".\n\n");
+        col += len + 1;
+    }
     fuse_cmdline_help();
     fuse_lowlevel_help();
 }
 
 /* "256M" -> bytes; false on garbage. */
+/* -o retained=LEVEL, by the names of decoders/heap/retained.h. */
+static bool parse_reach(const char *s, unsigned *out)
+{
+    for (unsigned i = 0; i < HF_REACH_N; i++)
+        if (strcmp(s, hf_reach_names[i]) == 0) {
+            *out = i;
+            return true;
+        }
+    return false;
+}
+
 static bool parse_size(const char *s, uint64_t *out)
 {
     char *end;
@@ -108,34 +164,6 @@ static bool parse_size(const char *s, uint64_t *out)
         return false;
     *out = v;
     return true;
-}
-
-static hf_dump *open_dumps(char **paths, int n, const hf_open_opts *opts)
-{
-    GError *err = NULL;
-    hf_dump *d = hf_open_series_with((const char *const *)paths, n, opts, &err);
-    if (!d) {
-        fprintf(stderr, "heapfs: %s\n", err ? err->message : "cannot decode");
-        g_clear_error(&err);
-    }
-    return d;
-}
-
-/* --check: print info and the problem list. */
-static int run_check(hf_dump *d)
-{
-    GString *s = g_string_new(NULL);
-    hf_view v = {0};
-    for (uint64_t item = 0; item != HF_DONE;)
-        item = d->ops->render_info(d, &v, item, s, 1 << 20);
-    fputs(s->str, stdout);
-    g_string_free(s, TRUE);
-    if (d->problems->len) {
-        printf("problems:\n");
-        for (guint i = 0; i < d->problems->len; i++)
-            printf("  %s\n", (char *)g_ptr_array_index(d->problems, i));
-    }
-    return 0;
 }
 
 /* Mount options every heapfs mount gets. */
@@ -159,8 +187,11 @@ static int run_mount(hf_dump *d, struct fuse_args *args, uint64_t cache_size)
         return 2;
     int rc = 1;
     hf_cache *cache = hf_cache_new(cache_size);
-    hf_fs fs = {.tree = hf_tree_new(d, cache), .timeout = 86400.0, .path = d->path};
-    stat(d->path, &fs.dump_st);
+    /* Absolute: the dump is stat()ed again at each open, and a daemon
+     * (no -f) has changed to / by then. */
+    char *path = g_canonicalize_filename(d->path, NULL);
+    hf_fs fs = {.tree = hf_tree_new(d, cache), .timeout = 86400.0, .path = path};
+    stat(path, &fs.dump_st);
     hf_guard_add(d->data, d->size);
     /* The generation changes when the dump file does, so NFS handles to a
      * replaced dump go stale instead of naming other contents. */
@@ -168,8 +199,10 @@ static int run_mount(hf_dump *d, struct fuse_args *args, uint64_t cache_size)
                                (fs.dump_st.st_mtim.tv_nsec << 8)) | 1;
 
     struct fuse_session *se = fuse_session_new(args, &hf_fuse_ops, sizeof hf_fuse_ops, &fs);
-    if (!se)
+    if (!se) {
+        rc = 2; /* an option libfuse does not know, as a bad mount point is */
         goto out;
+    }
     if (fuse_set_signal_handlers(se) != 0)
         goto out_session;
     if (fuse_session_mount(se, cl.mountpoint) != 0)
@@ -200,6 +233,7 @@ out_session:
 out:
     hf_tree_free(fs.tree);
     hf_cache_free(cache);
+    g_free(path);
     free(cl.mountpoint);
     return rc;
 }
@@ -226,6 +260,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "heapfs: bad cache_size '%s' (bytes, or with K, M, G)\n", o.cache_size);
         goto out;
     }
+    if (o.check && args.argc > 1) {
+        /* What fuse_opt_parse left is for libfuse, which --check never runs. */
+        char *left = g_strjoinv(" ", args.argv + 1);
+        fprintf(stderr, "heapfs: --check takes no mount option: '%s' (see heapfs --help)\n",
+                left);
+        g_free(left);
+        goto out;
+    }
     int npos = (int)o.positional->len;
     int ndumps = o.check ? npos : npos - 1;
     if (ndumps < 1) {
@@ -234,23 +276,31 @@ int main(int argc, char **argv)
         goto out;
     }
     hf_open_opts opts = {.names_file = o.names};
-    hf_dump *d = open_dumps((char **)o.positional->pdata, ndumps, &opts);
+    if (o.retained && !parse_reach(o.retained, &opts.reach)) {
+        fprintf(stderr, "heapfs: bad retained '%s' (strong, soft, finalizer, weak or phantom)\n",
+                o.retained);
+        rc = 2;
+        goto out;
+    }
+    char **paths = (char **)o.positional->pdata;
+    if (o.check) {
+        rc = hf_check_run(paths, ndumps, &opts, stdout, stderr);
+        goto out;
+    }
+    hf_dump *d = hf_check_open(paths, ndumps, &opts, stderr);
     if (!d) {
         rc = 1;
         goto out;
     }
-    if (o.check) {
-        rc = run_check(d);
-    } else {
-        add_mount_options(&args, (char *)o.positional->pdata[0]);
-        fuse_opt_add_arg(&args, (char *)o.positional->pdata[npos - 1]);
-        rc = run_mount(d, &args, cache_size);
-    }
+    add_mount_options(&args, paths[0]);
+    fuse_opt_add_arg(&args, paths[npos - 1]);
+    rc = run_mount(d, &args, cache_size);
     hf_dump_close(d);
 out:
     fuse_opt_free_args(&args);
     g_ptr_array_free(o.positional, TRUE);
     g_free(o.cache_size);
     g_free(o.names);
+    g_free(o.retained);
     return rc;
 }

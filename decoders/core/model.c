@@ -5,6 +5,9 @@
 
 G_DEFINE_QUARK(heapfs-error-quark, hf_error)
 
+const char *const hf_reach_names[HF_REACH_N] = {"strong", "soft", "finalizer", "weak",
+                                                "phantom"};
+
 void hf_dump_init(hf_dump *d, const hf_dump_ops *ops, const char *path, GMappedFile *map)
 {
     d->ops = ops;

@@ -178,9 +178,21 @@ struct hf_dump {
                             HF_PROBLEMS_MAX of them */
     uint64_t n_problems; /* all problems found, listed or not */
     /* Heap formats: how strong a reference must be to keep an object alive
-     * (-o retained=..., hf_reach in decoders/heap/retained.h; 0 = strong). */
+     * (-o retained=..., an hf_reach; 0 = strong). */
     unsigned reach;
 };
+
+/* How strong a reference must be to keep an object alive, for the formats
+ * with an object graph (-o retained=NAME, hf_dump.reach), strongest first. */
+typedef enum {
+    HF_REACH_STRONG,
+    HF_REACH_SOFT,
+    HF_REACH_FINALIZER,
+    HF_REACH_WEAK,
+    HF_REACH_PHANTOM,
+    HF_REACH_N
+} hf_reach;
+extern const char *const hf_reach_names[HF_REACH_N];
 
 /* Options for opening a dump (heapfs -o ...).  Zero-initialize, set what
  * is wanted; a decoder ignores the options that do not apply to its
@@ -192,7 +204,7 @@ typedef struct hf_open_opts {
      * cannot be read makes the open fail. */
     const char *names_file;
     /* Heap formats: the weakest reference that keeps an object alive
-     * (-o retained=strong|soft|finalizer|weak|phantom), 0 = strong. */
+     * (an hf_reach; 0 = strong). */
     unsigned reach;
 } hf_open_opts;
 

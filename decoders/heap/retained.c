@@ -11,9 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *const hf_reach_names[HF_REACH_N] = {"strong", "soft", "finalizer", "weak",
-                                                "phantom"};
-
 struct hf_hgraphs {
     uint32_t n;
     gsize *once;     /* per snapshot: the hf_hgraph *, set once */

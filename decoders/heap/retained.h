@@ -36,17 +36,6 @@
 #include "decoders/heap/graph.h"
 #include "decoders/heap/heap.h"
 
-/* How strong a reference must be to keep an object alive (hf_dump.reach). */
-typedef enum {
-    HF_REACH_STRONG,
-    HF_REACH_SOFT,
-    HF_REACH_FINALIZER,
-    HF_REACH_WEAK,
-    HF_REACH_PHANTOM,
-    HF_REACH_N
-} hf_reach;
-extern const char *const hf_reach_names[HF_REACH_N];
-
 typedef struct {
     uint32_t n;          /* objects; node n is the virtual root */
     hf_csr pred;         /* referrers of each node (n: a GC root) */

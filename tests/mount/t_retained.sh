@@ -86,8 +86,11 @@ check "unreachable objects have no dominator" grep -q 'no GC root reaches' \
   "$S/objects/$(head -1 "$C/RetainedShape\$Garbage/instances")/retained"
 check_eq "histogram-retained: Holder10 retains the same" "$want" \
   "$(awk '$4 == "RetainedShape$Holder10" { print $3 }' "$S/histogram-retained")"
-check "dominators: largest first, the class RetainedShape among them" \
-  bash -c "sed -n 2p '$S/dominators' | grep -q ."
+check "dominators: largest retained first" bash -c "awk 'NR > 1 { print \$3 }' '$S/dominators' | sort -c -n -r"
+check "dominators: no unreachable object among them" \
+  bash -c "! grep -q \"^$(head -1 "$C/RetainedShape\$Garbage/instances") \" '$S/dominators'"
+top=$(awk 'NR == 2 { print $1 }' "$S/dominators")
+check "dominators: the top one's dominator link leads to the list" test "$(readlink "$S/objects/$top/dominator")" = ../../dominators
 check "suspects: the accumulation point is the Object[] of Holder10" \
   grep -q "accumulation point: $arr java.lang.Object\[\]" "$S/suspects"
 hf_umount
