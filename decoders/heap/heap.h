@@ -299,6 +299,10 @@ struct hf_heap {
     bool compressed;     /* the default's guess (64-bit: all ids below 32 GiB) */
     uint8_t rule_basis;  /* hf_rule_basis */
     hf_hlayout layout;   /* address evidence, noted by the decoder (HPROF) */
+    /* Sizes the dump states itself (HPROF agent text: sz=), NULL where it
+     * states none: sets *size for the object at loc and returns true, or
+     * returns false to leave it to the rule. */
+    bool (*stated_size)(const hf_heap *h, uint64_t loc, uint64_t *size);
     GStringChunk *chunk; /* all names */
     GArray *snaps;       /* hf_hsnap */
     GArray *frames;      /* hf_hframe */

@@ -343,6 +343,9 @@ uint64_t hf_heap_class_object_size(const hf_heap *h, const hf_hsnap *sn, uint64_
 
 uint64_t hf_heap_shallow(const hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob)
 {
+    uint64_t stated;
+    if (h->stated_size && h->stated_size(h, ob->loc, &stated))
+        return stated;
     switch (ob->kind) {
     case HF_K_INSTANCE:
         return hf_heap_class(sn, ob->cls)->shallow;
