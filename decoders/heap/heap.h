@@ -147,7 +147,8 @@ typedef struct hf_hsnap hf_hsnap;
  * object at a higher address, the "slack" is the distance to that object
  * minus the array's elements: the room its header and padding took.  A
  * header bigger than the slack is impossible (the array would overlap the
- * next object); one less than an alignment step below it fits exactly.
+ * next object); a header no bigger, and less than one alignment step
+ * smaller, makes the array end exactly where the next object starts.
  * Object arrays count twice, with 4-byte and with 8-byte references. */
 #define HF_SLACK_MAX 511 /* slacks above: counted here, fit no header */
 enum { HF_EV_PRIM, HF_EV_REF4, HF_EV_REF8, HF_EV_N };

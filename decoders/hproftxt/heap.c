@@ -249,9 +249,9 @@ typedef struct {
     uint64_t id, super_id, loader_id;
     uint32_t trace, inst_size;
     const char *name;      /* interned */
-    GPtrArray *fields;     /* field names seen in instances (interned), first-seen
-                              order; a name once more each time its count rises */
-    GHashTable *field_set; /* name -> count: the most times one instance shows it */
+    GPtrArray *fields;     /* field names seen in instances (interned), first-seen order */
+    GHashTable *field_set; /* name -> count: the most times one instance shows it
+                              (or a subclass needs it to have: push_shadowed) */
     GArray *statics;       /* hf_hstatic */
 } tclass;
 
@@ -362,14 +362,14 @@ static void add_root(txt_hscan *hs, const char *s, const char *e, uint64_t off, 
     g_array_append_val(hsnap(hs)->roots, r);
 }
 
-/* Raises c's count of field `in` (interned) to k, listing the name once
- * more for each step. */
+/* Raises c's count of field `in` (interned) to at least k. */
 static void raise_count(tclass *c, const char *in, unsigned k)
 {
-    for (unsigned n = GPOINTER_TO_UINT(g_hash_table_lookup(c->field_set, in)); n < k; n++) {
-        g_hash_table_insert(c->field_set, (gpointer)in, GUINT_TO_POINTER(n + 1));
+    unsigned n = GPOINTER_TO_UINT(g_hash_table_lookup(c->field_set, in));
+    if (!n)
         g_ptr_array_add(c->fields, (gpointer)in);
-    }
+    if (k > n)
+        g_hash_table_insert(c->field_set, (gpointer)in, GUINT_TO_POINTER(k));
 }
 
 /* A reference line "\tname\t\tID" of an instance of c: counted per
@@ -498,22 +498,20 @@ static void push_shadowed(txt_hscan *hs, tclass *c)
     g_ptr_array_free(names, TRUE);
 }
 
-/* c's declared fields: the names its instances show more often than its
- * ancestors' do, in first-seen order. */
+/* c's declared fields, in first-seen order: as many of each name as its
+ * count exceeds its ancestors' (one, unless the dump lacks the super class
+ * that declares the others). */
 static void declared(txt_hscan *hs, const tclass *c, GArray *decl)
 {
-    GHashTable *tally = g_hash_table_new(g_direct_hash, g_direct_equal);
     g_array_set_size(decl, 0);
-    for (guint k = 0; k < c->fields->len; k++) {
-        const char *n = g_ptr_array_index(c->fields, k);
-        unsigned t = GPOINTER_TO_UINT(g_hash_table_lookup(tally, n)) + 1;
-        g_hash_table_insert(tally, (gpointer)n, GUINT_TO_POINTER(t));
-        if (t <= inherited(hs, c, n))
-            continue;
-        hf_hfield f = {.name = n, .refname = n, .type = HF_T_OBJECT};
-        g_array_append_val(decl, f);
+    for (guint i = 0; i < c->fields->len; i++) {
+        const char *n = g_ptr_array_index(c->fields, i);
+        unsigned k = GPOINTER_TO_UINT(g_hash_table_lookup(c->field_set, n));
+        for (unsigned j = inherited(hs, c, n); j < k; j++) {
+            hf_hfield f = {.name = n, .refname = n, .type = HF_T_OBJECT};
+            g_array_append_val(decl, f);
+        }
     }
-    g_hash_table_destroy(tally);
 }
 
 static gint cmp_u64(gconstpointer a, gconstpointer b)

@@ -134,8 +134,8 @@ if hf_mount "$H"; then
   O=$MNT/snapshots/1/objects/0x20
   check_eq "shadowed: fields lists both ucp, the super class's as ucp@java.net.URLClassLoader" \
     "parent object 0x21
-acc object 0x21
 ucp object 0x23
+acc object 0x21
 ucp@java.net.URLClassLoader object 0x22" "$(cat "$O/fields")"
   check_eq "shadowed: refs/ has both" "../../0x23 ../../0x22" \
     "$(readlink "$O/refs/ucp") $(readlink "$O/refs/ucp@java.net.URLClassLoader")"
