@@ -205,7 +205,8 @@ static void say_refs(const hf_heap *h, GString *out)
  * 24 without): the same three reasons. */
 static void say_headers(const hf_heap *h, GString *out)
 {
-    layout64 x = {h->arr_header, h->ref_size}, o = {40 - h->arr_header, h->ref_size};
+    layout64 x = {h->arr_header, h->ref_size};
+    layout64 o = {h->arr_header == 16 ? 24 : 16, h->ref_size}; /* the other one */
     uint64_t fx = fits(h, x), fo = fits(h, o);
     g_string_append_printf(out, "headers %u bytes, array headers %u (", h->obj_header,
                            h->arr_header);
