@@ -39,6 +39,7 @@ cleanup() {
   [ -n "$DPID" ] && kill "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
   [ -n "$MNT" ] && rmdir "$MNT" 2>/dev/null
   rm -f "$OUT/bench.log.$$"
+  [ -z "${TMPDUMP:-}" ] || rm -f "$TMPDUMP"   # a dump cut short by Ctrl-C
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -58,10 +59,15 @@ else
     echo "making $DUMP (once; cached) ..." >&2
     mkdir -p "$OUT/classes"
     javac -d "$OUT/classes" bench/MakeHeap.java || die "javac failed"
-    rm -f "$DUMP.tmp"
-    timeout 1200 java -Xmx6g -XX:+UseParallelGC -cp "$OUT/classes" MakeHeap "$DUMP.tmp" "$SCALE" >&2 ||
-      { rm -f "$DUMP.tmp"; die "MakeHeap failed"; }
-    mv "$DUMP.tmp" "$DUMP"
+    # written under a temporary name and renamed when complete, so an
+    # interrupted run leaves no half dump to reuse; the name must end in
+    # .hprof (HotSpotDiagnosticMXBean.dumpHeap refuses any other), and
+    # must not exist yet (dumpHeap will not overwrite)
+    TMPDUMP=${DUMP%.hprof}.tmp.hprof
+    rm -f "$TMPDUMP"
+    timeout 1200 java -Xmx6g -XX:+UseParallelGC -cp "$OUT/classes" MakeHeap "$TMPDUMP" "$SCALE" >&2 ||
+      { rm -f "$TMPDUMP"; die "MakeHeap failed"; }
+    mv "$TMPDUMP" "$DUMP"
   fi
 fi
 [ -r "$DUMP" ] || die "cannot read $DUMP"

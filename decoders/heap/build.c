@@ -559,6 +559,8 @@ static void finish_objects(hf_heap *h, hf_hsnap *sn)
             break;
         }
         }
+        if (h->stated_size)
+            h->stated_size(h, loc, &size); /* the dump's own figure, where it has one */
         sn->cls[i] = ci;
         sn->n_kind[sh.kind & 3]++;
         hf_hclass *c = &g_array_index(sn->classes, hf_hclass, ci);

@@ -141,6 +141,82 @@ typedef struct hf_heap_pprof hf_heap_pprof; /* profile.h */
 typedef struct hf_hgraphs hf_hgraphs;       /* retained.h */
 typedef struct hf_hsnap hf_hsnap;
 
+/* What object addresses say about the JVM's object layout (sizes.c).  In a
+ * dump the JVM writes, an HPROF object id is the object's address, and the
+ * heap walk writes objects in address order, mostly back to back.  The
+ * decoder notes every instance and array in file order
+ * (hf_heap_note_object, hf_heap_note_array); for each array followed by an
+ * object at a higher address, the "slack" is the distance to that object
+ * minus the array's elements: the room its header and padding took.  A
+ * header bigger than the slack is impossible (the array would overlap the
+ * next object); a header no bigger, and less than one alignment step
+ * smaller, makes the array end exactly where the next object starts.
+ * Object arrays count twice, with 4-byte and with 8-byte references. */
+#define HF_SLACK_MAX 511 /* slacks above: counted here, fit no header */
+enum { HF_EV_PRIM, HF_EV_REF4, HF_EV_REF8, HF_EV_N };
+typedef struct {
+    uint64_t slack[HF_EV_N][HF_SLACK_MAX + 1]; /* arrays by slack, clamped */
+    uint64_t prev_id; /* the array noted last, when it was the last object: */
+    uint64_t prev_n;  /* its element bytes (object arrays: its length) */
+    uint8_t prev;     /* 0: none, 1: a primitive array, 2: an object array */
+} hf_hlayout;
+
+/* How the size rule in force was decided (hf_heap_size_rule says it). */
+typedef enum {
+    HF_RULE_DEFAULT,       /* no address evidence noted (not HPROF, or no arrays) */
+    HF_RULE_ADDRESSES,     /* inferred from the slacks */
+    HF_RULE_NO_FIT,        /* addresses, but no array fits any layout exactly */
+    HF_RULE_NOT_ADDRESSES, /* objects would overlap under every layout */
+} hf_rule_basis;
+
+static inline void hf_hlayout_slack(hf_hlayout *l, int k, uint64_t room, uint64_t used)
+{
+    uint64_t s = room > used ? room - used : 0;
+    l->slack[k][s < HF_SLACK_MAX ? s : HF_SLACK_MAX]++;
+}
+
+/* The object at id comes next after the array noted last. */
+static inline void hf_hlayout_next(hf_hlayout *l, uint64_t id)
+{
+    if (id <= l->prev_id)
+        return; /* a new space or region: no evidence */
+    uint64_t room = id - l->prev_id;
+    if (l->prev == 1) {
+        hf_hlayout_slack(l, HF_EV_PRIM, room, l->prev_n);
+    } else {
+        hf_hlayout_slack(l, HF_EV_REF4, room, 4 * l->prev_n);
+        hf_hlayout_slack(l, HF_EV_REF8, room, 8 * l->prev_n);
+    }
+}
+
+/* Note, in file order, an instance (or any object not measured) at id.
+ * Inline and allocation-free: the scan calls these once per object. */
+static inline void hf_heap_note_object(hf_hlayout *l, uint64_t id)
+{
+    if (l->prev) {
+        hf_hlayout_next(l, id);
+        l->prev = 0;
+    }
+}
+
+/* Note that the next object noted does not follow the last one in memory
+ * (a new heap dump: another moment, objects moved). */
+static inline void hf_heap_note_break(hf_hlayout *l)
+{
+    l->prev = 0;
+}
+
+/* Note an array at id: an object array of n elements (ref), or a
+ * primitive array of n bytes of elements. */
+static inline void hf_heap_note_array(hf_hlayout *l, uint64_t id, bool ref, uint64_t n)
+{
+    if (l->prev)
+        hf_hlayout_next(l, id);
+    l->prev = ref ? 2 : 1;
+    l->prev_id = id;
+    l->prev_n = n;
+}
+
 /* Per-format access to objects in the file.  All must be thread-safe. */
 typedef struct {
     /* True when values in hf_hobj.data are fixed width, big-endian, with
@@ -224,9 +300,15 @@ struct hf_heap {
     hf_dump base;
     const hf_heap_codec *codec;
     unsigned id_size;
-    /* The size rule (see hf_heap_size_rule()). */
-    bool compressed;
-    unsigned ref_size, obj_header, arr_header;
+    /* The size rule (sizes.c; hf_heap_size_rule() states it). */
+    unsigned ref_size, obj_header, arr_header, align;
+    bool compressed;     /* the default's guess (64-bit: all ids below 32 GiB) */
+    uint8_t rule_basis;  /* hf_rule_basis */
+    hf_hlayout layout;   /* address evidence, noted by the decoder (HPROF) */
+    /* Sizes the dump states itself (HPROF agent text: sz=), NULL where it
+     * states none: sets *size for the object at loc and returns true, or
+     * returns false to leave it to the rule. */
+    bool (*stated_size)(const hf_heap *h, uint64_t loc, uint64_t *size);
     GStringChunk *chunk; /* all names */
     GArray *snaps;       /* hf_hsnap */
     GArray *frames;      /* hf_hframe */
@@ -282,8 +364,9 @@ void hf_heap_display_name_append(GString *out, const char *internal, size_t len)
  * from their Thread objects where the file gave none. */
 void hf_heap_finish(hf_heap *h);
 /* The size rule (sizes.c).  decide_rule picks the JVM's object layout from
- * what the dump shows; size_class sets c->vm_extra and c->shallow once c's
- * fields are laid out (sup: its laid-out super class, or NULL). */
+ * what the dump shows (h->layout where the decoder noted objects, else the
+ * id size and the largest id); size_class sets c->vm_extra and c->shallow
+ * once c's fields are laid out (sup: its laid-out super class, or NULL). */
 void hf_heap_decide_rule(hf_heap *h);
 void hf_heap_size_class(hf_heap *h, hf_hsnap *sn, hf_hclass *c, const hf_hclass *sup);
 /* Bytes of an array of `len` elements of type elem, and of the class

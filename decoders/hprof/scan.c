@@ -31,6 +31,7 @@ typedef struct {
 static hf_hsnap *open_snap(scan *sc)
 {
     sc->cur = hf_heap_add_snap(&sc->d->heap);
+    hf_heap_note_break(&sc->d->heap.layout); /* another heap, another moment */
     g_ptr_array_add(sc->class_dumps, g_array_new(FALSE, FALSE, sizeof(uint64_t)));
     g_array_set_size(sc->heap_ids, 0);
     return sc->cur;
@@ -69,6 +70,7 @@ static void scan_heap(scan *sc, const uint8_t *b, const uint8_t *end, bool trunc
     const uint8_t *base = d->heap.base.data;
     const unsigned idsz = sc->idsz;
     hf_hsnap *sn = sc->cur;
+    hf_hlayout *lay = &d->heap.layout; /* objects in file order, for the size rule */
     GArray *cds = g_ptr_array_index(sc->class_dumps, sc->class_dumps->len - 1);
     const uint8_t *p = b;
     while (p < end) {
@@ -94,10 +96,17 @@ static void scan_heap(scan *sc, const uint8_t *b, const uint8_t *end, bool trunc
         uint64_t id = hprof_id(p + 1, idsz);
         switch (tag) {
         case HPROF_GC_INSTANCE_DUMP:
-        case HPROF_GC_OBJ_ARRAY_DUMP:
-        case HPROF_GC_PRIM_ARRAY_DUMP:
-        case HPROF_GC_PRIM_ARRAY_NODATA:
+        case HPROF_GC_PRIM_ARRAY_NODATA: /* Android: no elements to measure */
             hf_heap_add_object(sn, id, off, false);
+            hf_heap_note_object(lay, id);
+            break;
+        case HPROF_GC_OBJ_ARRAY_DUMP:
+            hf_heap_add_object(sn, id, off, false);
+            hf_heap_note_array(lay, id, true, hprof_u4(p + 5 + idsz));
+            break;
+        case HPROF_GC_PRIM_ARRAY_DUMP:
+            hf_heap_add_object(sn, id, off, false);
+            hf_heap_note_array(lay, id, false, n - (10 + idsz)); /* its elements */
             break;
         case HPROF_GC_CLASS_DUMP:
             hf_heap_add_object(sn, id, off, true);

@@ -301,10 +301,11 @@ void hproftxt_describe(hf_dump *d, GString *out)
         "the heap dump's objects by trace and class). Where the file has a HEAP DUMP, the\n"
         "snapshot has classes/, objects/, histogram and roots as for a binary dump, with\n"
         "what the text holds: references that are not null (no primitive values, no\n"
-        "string contents); an instance's size is the agent's sz=, arrays follow the size\n"
-        "rule in info. Problems found\n"
-        "(rows that do not parse, SITES or CPU rows naming a missing TRACE, CPU samples\n"
-        "not summing to the total, blocks without END) are listed in errors.\n");
+        "string contents); a field shadowed by a subclass's is name@DeclaringClass. Every\n"
+        "object's size is the agent's sz= (class objects have none: 0), so a histogram\n"
+        "adds up to the file's sz= values. Problems found (rows that do not parse, SITES\n"
+        "or CPU rows naming a missing TRACE, CPU samples summing above the total, blocks\n"
+        "without END) are listed in errors.\n");
 }
 
 uint32_t hproftxt_n_snapshots(hf_dump *d)

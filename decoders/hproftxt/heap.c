@@ -11,13 +11,21 @@
  * primitive values and no string contents, so a class's fields are the
  * reference fields seen in its instances (each on the highest class whose
  * own instances show it), strings/ and value files are absent, and the
- * fields and refs of an object are read from its lines (hproftxt_view.c),
- * not through the layer's fixed layouts.
+ * fields and refs of an object are read from its lines (objects.c), not
+ * through the layer's fixed layouts.
  *
- * Sizes: an instance's size is the agent's "sz=" (the same for every
- * instance of a class; the layer's size rule cannot know the primitive
- * fields); arrays follow the layer's size rule (the agent counts only the
- * elements of an array).
+ * A field shadowed by a subclass's field of the same name appears twice in
+ * one object, the super class's first (the agent lists a class's fields
+ * after its super class's).  A class whose instances show a name k times
+ * has k fields of that name on its chain: it declares one, the others are
+ * pushed up to its super class (and on), so the layer names them
+ * name@Declaring as it does for the binary format.
+ *
+ * Sizes: every object's size is the agent's "sz=" on its line (instances:
+ * the same for every instance of a class, which the layer's rule cannot
+ * know without the primitive fields; arrays: whatever the agent counted,
+ * even with "nelems=0").  Class objects have no sz= and count 0 bytes, so
+ * a histogram adds up to the file's sz= values.
  *
  * Ownership: the scanner's tables live until txt_hscan_finish.
  * Thread safety: building is single-threaded; the codec is pure.
@@ -242,7 +250,8 @@ typedef struct {
     uint32_t trace, inst_size;
     const char *name;      /* interned */
     GPtrArray *fields;     /* field names seen in instances (interned), first-seen order */
-    GHashTable *field_set; /* name -> 1 */
+    GHashTable *field_set; /* name -> count: the most times one instance shows it
+                              (or a subclass needs it to have: push_shadowed) */
     GArray *statics;       /* hf_hstatic */
 } tclass;
 
@@ -252,6 +261,8 @@ struct txt_hscan {
     GHashTable *classes;    /* class id -> tclass * (this heap dump) */
     char cur;               /* record the sub-lines belong to: 'O', 'C' or 0 */
     uint64_t cur_class;     /* OBJ: its class id; CLS: its id */
+    GHashTable *seen;       /* OBJ: its field names so far (interned) -> times */
+    GString *scratch;       /* a sub-line's name, NUL-terminated for lookups */
 };
 
 static void tclass_free(gpointer p)
@@ -277,10 +288,23 @@ static tclass *tclass_get(txt_hscan *hs, uint64_t id)
     return c;
 }
 
+/* The size the agent states for the object at loc (see the top). */
+static bool stated_size(const hf_heap *h, uint64_t loc, uint64_t *size)
+{
+    rec r;
+    if (!read_rec(h, loc, &r))
+        return false;
+    *size = r.kind == 'C' ? 0 : r.size;
+    return true;
+}
+
 txt_hscan *txt_hscan_new(txt_dump *t)
 {
     txt_hscan *hs = g_new0(txt_hscan, 1);
     hs->t = t;
+    hs->seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+    hs->scratch = g_string_new(NULL);
+    t->heap.stated_size = stated_size;
     return hs;
 }
 
@@ -338,6 +362,51 @@ static void add_root(txt_hscan *hs, const char *s, const char *e, uint64_t off, 
     g_array_append_val(hsnap(hs)->roots, r);
 }
 
+/* Raises c's count of field `in` (interned) to at least k. */
+static void raise_count(tclass *c, const char *in, unsigned k)
+{
+    unsigned n = GPOINTER_TO_UINT(g_hash_table_lookup(c->field_set, in));
+    if (!n)
+        g_ptr_array_add(c->fields, (gpointer)in);
+    if (k > n)
+        g_hash_table_insert(c->field_set, (gpointer)in, GUINT_TO_POINTER(k));
+}
+
+/* A reference line "\tname\t\tID" of an instance of c: counted per
+ * object, so a name shown twice (a shadowed field) is two fields.  Each
+ * name is interned once per class. */
+static void field_seen(txt_hscan *hs, tclass *c, const char *name, size_t nl)
+{
+    g_string_truncate(hs->scratch, 0);
+    g_string_append_len(hs->scratch, name, (gssize)nl);
+    gpointer key;
+    const char *in;
+    if (g_hash_table_lookup_extended(c->field_set, hs->scratch->str, &key, NULL))
+        in = key;
+    else
+        in = hf_heap_intern(&hs->t->heap, name, nl);
+    unsigned k = GPOINTER_TO_UINT(g_hash_table_lookup(hs->seen, in)) + 1;
+    g_hash_table_insert(hs->seen, (gpointer)in, GUINT_TO_POINTER(k));
+    raise_count(c, in, k);
+}
+
+/* A sub-line of the current OBJ or CLS record. */
+static void sub_line(txt_hscan *hs, const char *name, size_t nl, uint64_t id)
+{
+    hf_heap *h = &hs->t->heap;
+    tclass *c = tclass_get(hs, hs->cur_class);
+    if (hs->cur == 'O') {
+        field_seen(hs, c, name, nl);
+    } else if (nl == 5 && memcmp(name, "super", 5) == 0) {
+        c->super_id = id;
+    } else if (nl == 6 && memcmp(name, "loader", 6) == 0) {
+        c->loader_id = id;
+    } else if (nl > 7 && memcmp(name, "static ", 7) == 0) {
+        hf_hstatic st = {hf_heap_intern(h, name + 7, nl - 7), id, HF_T_OBJECT};
+        g_array_append_val(c->statics, st);
+    } /* constant pool entries, signers, domain: not shown */
+}
+
 void txt_hscan_line(txt_hscan *hs, const char *s, size_t len, uint64_t off, uint32_t no)
 {
     const char *e = s + len;
@@ -346,26 +415,13 @@ void txt_hscan_line(txt_hscan *hs, const char *s, size_t len, uint64_t off, uint
         const char *name;
         size_t nl;
         uint64_t id;
-        if (!hs->cur || !txt_sub_line(s, len, &name, &nl, &id))
-            return; /* element lines of arrays, or something unreadable */
-        tclass *c = tclass_get(hs, hs->cur_class);
-        if (hs->cur == 'O') {
-            const char *in = hf_heap_intern(h, name, nl);
-            if (!g_hash_table_contains(c->field_set, in)) {
-                g_hash_table_add(c->field_set, (gpointer)in);
-                g_ptr_array_add(c->fields, (gpointer)in);
-            }
-        } else if (nl == 5 && memcmp(name, "super", 5) == 0) {
-            c->super_id = id;
-        } else if (nl == 6 && memcmp(name, "loader", 6) == 0) {
-            c->loader_id = id;
-        } else if (nl > 7 && memcmp(name, "static ", 7) == 0) {
-            hf_hstatic st = {hf_heap_intern(h, name + 7, nl - 7), id, HF_T_OBJECT};
-            g_array_append_val(c->statics, st);
-        }
-        return; /* constant pool entries, signers, domain: not shown */
+        if (hs->cur && txt_sub_line(s, len, &name, &nl, &id))
+            sub_line(hs, name, nl, id);
+        return; /* else element lines of arrays, or something unreadable */
     }
     hs->cur = 0;
+    if (g_hash_table_size(hs->seen))
+        g_hash_table_remove_all(hs->seen); /* a new record */
     if (len > 5 && memcmp(s, "ROOT ", 5) == 0) {
         add_root(hs, s, e, off, no);
         return;
@@ -397,18 +453,65 @@ void txt_hscan_line(txt_hscan *hs, const char *s, size_t len, uint64_t off, uint
     }
 }
 
-/* True when `name` is a field of some ancestor of c (within this dump). */
-static bool inherited(txt_hscan *hs, const tclass *c, const char *name)
+/* The super class of c when the dump defines it (a CLS line), else NULL. */
+static tclass *super_of(txt_hscan *hs, const tclass *c)
 {
+    tclass *a = c->super_id ? g_hash_table_lookup(hs->classes, GSIZE_TO_POINTER(c->super_id))
+                            : NULL;
+    return a && a->name ? a : NULL;
+}
+
+/* How many fields named `name` c's ancestors have (the most any shows). */
+static unsigned inherited(txt_hscan *hs, const tclass *c, const char *name)
+{
+    unsigned m = 0;
     const tclass *a = c;
-    for (int depth = 0; depth < 256 && a->super_id; depth++) {
-        a = g_hash_table_lookup(hs->classes, GSIZE_TO_POINTER(a->super_id));
-        if (!a)
-            return false;
-        if (g_hash_table_contains(a->field_set, name))
-            return true;
+    for (int depth = 0; depth < 256 && (a = super_of(hs, a)); depth++)
+        m = MAX(m, GPOINTER_TO_UINT(g_hash_table_lookup(a->field_set, name)));
+    return m;
+}
+
+/* A name c's instances show k > 1 times is k fields on its chain, one per
+ * class at most: the super class has k - 1 of them, its super k - 2, ...
+ * (as far as the dump defines the chain; the rest stay on the last class). */
+static void push_shadowed(txt_hscan *hs, tclass *c)
+{
+    GPtrArray *names = g_ptr_array_new(); /* c's repeated names, collected first:
+                                             a looping chain may lead back to c */
+    GHashTableIter it;
+    gpointer key, val;
+    g_hash_table_iter_init(&it, c->field_set);
+    while (g_hash_table_iter_next(&it, &key, &val))
+        if (GPOINTER_TO_UINT(val) > 1)
+            g_ptr_array_add(names, key);
+    for (guint i = 0; i < names->len; i++) {
+        const char *n = g_ptr_array_index(names, i);
+        unsigned k = GPOINTER_TO_UINT(g_hash_table_lookup(c->field_set, n));
+        tclass *a = c;
+        for (int depth = 0; depth < 256 && --k > 0 && (a = super_of(hs, a)); depth++) {
+            gpointer in;
+            if (!g_hash_table_lookup_extended(a->field_set, n, &in, NULL))
+                in = (gpointer)n;
+            raise_count(a, in, k);
+        }
     }
-    return false;
+    g_ptr_array_free(names, TRUE);
+}
+
+/* c's declared fields, in first-seen order: as many of each name as its
+ * count exceeds its ancestors' (one, unless the dump lacks the super class
+ * that declares the others). */
+static void declared(txt_hscan *hs, const tclass *c, GArray *decl)
+{
+    g_array_set_size(decl, 0);
+    for (guint i = 0; i < c->fields->len; i++) {
+        const char *n = g_ptr_array_index(c->fields, i);
+        unsigned k = GPOINTER_TO_UINT(g_hash_table_lookup(c->field_set, n));
+        for (unsigned j = inherited(hs, c, n); j < k; j++) {
+            hf_hfield f = {.name = n, .refname = n, .type = HF_T_OBJECT};
+            g_array_append_val(decl, f);
+        }
+    }
 }
 
 static gint cmp_u64(gconstpointer a, gconstpointer b)
@@ -433,17 +536,13 @@ void txt_hscan_end(txt_hscan *hs)
         if (((tclass *)val)->name) /* only classes the dump has a CLS line for */
             g_array_append_val(order, ((tclass *)val)->id);
     g_array_sort(order, cmp_u64);
+    for (guint i = 0; i < order->len; i++)
+        push_shadowed(hs, g_hash_table_lookup(hs->classes, GSIZE_TO_POINTER(
+                                                  g_array_index(order, uint64_t, i))));
     for (guint i = 0; i < order->len; i++) {
         tclass *c = g_hash_table_lookup(hs->classes,
                                         GSIZE_TO_POINTER(g_array_index(order, uint64_t, i)));
-        g_array_set_size(decl, 0);
-        for (guint k = 0; k < c->fields->len; k++) {
-            const char *n = g_ptr_array_index(c->fields, k);
-            if (inherited(hs, c, n))
-                continue;
-            hf_hfield f = {.name = n, .refname = n, .type = HF_T_OBJECT};
-            g_array_append_val(decl, f);
-        }
+        declared(hs, c, decl);
         hf_hclass k = {0};
         k.id = c->id;
         k.name = c->name;
@@ -464,32 +563,17 @@ void txt_hscan_end(txt_hscan *hs)
     hs->cur = 0;
 }
 
-static gint cmp_hist(gconstpointer a, gconstpointer b, gpointer ud)
-{
-    const hf_hsnap *sn = ud;
-    const hf_hclass *x = hf_heap_class(sn, *(const uint32_t *)a);
-    const hf_hclass *y = hf_heap_class(sn, *(const uint32_t *)b);
-    if (x->bytes != y->bytes)
-        return x->bytes > y->bytes ? -1 : 1;
-    return strcmp(x->dir, y->dir);
-}
-
-/* After hf_heap_finish: instances get the agent's size (see the top). */
-static void stated_sizes(hf_heap *h)
+/* After hf_heap_finish: a class's instance size is its instances' sz=
+ * (their bytes came from their own lines already). */
+static void stated_instance_sizes(hf_heap *h)
 {
     for (guint s = 0; s < h->snaps->len; s++) {
         hf_hsnap *sn = &g_array_index(h->snaps, hf_hsnap, s);
         for (guint i = 0; i < sn->classes->len; i++) {
             hf_hclass *c = &g_array_index(sn->classes, hf_hclass, i);
-            if (!c->inst_size || c->elem || c->synthetic)
-                continue;
-            /* every object of an instance class is an instance of it */
-            uint64_t bytes = c->count * c->inst_size;
-            sn->total_bytes = sn->total_bytes - c->bytes + bytes;
-            c->bytes = bytes;
-            c->shallow = c->inst_size;
+            if (c->inst_size && !c->elem && !c->synthetic)
+                c->shallow = c->inst_size;
         }
-        g_qsort_with_data(sn->hist, (gint)sn->n_hist, sizeof *sn->hist, cmp_hist, sn);
     }
 }
 
@@ -500,6 +584,8 @@ void txt_hscan_finish(txt_hscan *hs, uint32_t n_snaps)
     while (h->snaps->len < n_snaps)
         hf_heap_add_snap(h);
     hf_heap_finish(h);
-    stated_sizes(h);
+    stated_instance_sizes(h);
+    g_hash_table_destroy(hs->seen);
+    g_string_free(hs->scratch, TRUE);
     g_free(hs);
 }

@@ -47,15 +47,15 @@ static void each_sub(const hf_heap *h, uint64_t loc, sub_fn fn, void *ud)
 
 typedef struct {
     const char *name; /* wanted field name, or NULL: element index */
-    uint64_t index;
-    uint64_t id; /* found: the target, 0 when none */
+    uint64_t index;   /* name: how many lines of that name to pass first */
+    uint64_t id;      /* found: the target, 0 when none */
 } find_ud;
 
 static bool find_cb(const char *name, size_t len, uint64_t id, void *ud)
 {
     find_ud *f = ud;
     if (f->name) {
-        if (strlen(f->name) == len && memcmp(f->name, name, len) == 0) {
+        if (strlen(f->name) == len && memcmp(f->name, name, len) == 0 && f->index-- == 0) {
             f->id = id;
             return false;
         }
@@ -75,6 +75,20 @@ static uint64_t sub_value(const hf_heap *h, uint64_t loc, const char *name, uint
     find_ud f = {name, index, 0};
     each_sub(h, loc, find_cb, &f);
     return f.id;
+}
+
+/* Value of field i of an instance of c at loc, 0 when its line is absent.
+ * Fields of one name (a shadowed one) are listed by the agent super class
+ * first, the layer's fields nearest class first: field i is the line that
+ * has as many lines of its name before it as c has fields of that name
+ * after i.  (The text lists only non-null values: when one of them is
+ * null, the one line left is taken for the farthest class's.) */
+static uint64_t field_value(const hf_heap *h, const hf_hclass *c, uint32_t i, uint64_t loc)
+{
+    uint64_t later = 0;
+    for (uint32_t j = i + 1; j < c->n_fields; j++)
+        later += strcmp(c->fields[j].name, c->fields[i].name) == 0;
+    return sub_value(h, loc, c->fields[i].name, later);
 }
 
 /* ---- fields view ---- */
@@ -102,7 +116,7 @@ static bool render_fields(txt_dump *t, uint32_t s, uint64_t o, GString *out)
     if (ob.kind == HF_K_INSTANCE) {
         const hf_hclass *c = hf_heap_class(sn, ob.cls);
         for (uint32_t i = 0; i < c->n_fields; i++) {
-            uint64_t v = sub_value(h, ob.loc, c->fields[i].name, 0);
+            uint64_t v = field_value(h, c, i, ob.loc);
             g_string_append_printf(out, "%s object ", c->fields[i].refname);
             hf_heap_format_value(out, HF_T_OBJECT, v);
             g_string_append_c(out, '\n');
@@ -172,7 +186,7 @@ static hf_ref_status refs_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slo
         const hf_hclass *c = hf_heap_class(sn, ob.cls);
         if (slot >= c->n_fields)
             return HF_REF_END;
-        if (!(v = sub_value(h, ob.loc, c->fields[slot].name, 0)))
+        if (!(v = field_value(h, c, slot, ob.loc)))
             return HF_REF_EMPTY;
         g_strlcpy(name, c->fields[slot].refname, HF_NAME_MAX);
     } else if (ob.kind == HF_K_OBJARRAY) {
@@ -200,7 +214,7 @@ static int64_t refs_find(hf_dump *d, uint32_t s, uint64_t o, const char *name)
         const hf_hclass *c = hf_heap_class(sn, ob.cls);
         for (uint32_t i = 0; i < c->n_fields; i++)
             if (strcmp(c->fields[i].refname, name) == 0)
-                return sub_value(h, ob.loc, c->fields[i].name, 0) ? (int64_t)i : -1;
+                return field_value(h, c, i, ob.loc) ? (int64_t)i : -1;
         return -1;
     }
     if (ob.kind == HF_K_OBJARRAY) {

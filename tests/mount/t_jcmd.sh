@@ -12,17 +12,22 @@
 # to hold exactly that heap (the first attach and the Cleaner thread change
 # a few JDK objects; HeapShape itself allocates nothing after READY).
 #
+# The same program runs once per object layout HotSpot offers: the default
+# (compressed oops and class pointers), -XX:-UseCompressedOops (8-byte
+# references), -XX:-UseCompressedClassPointers (16-byte headers, 4-byte
+# references) and -XX:ObjectAlignmentInBytes=16.  The dump does not say
+# which; heapfs infers it from the object addresses (info's "size rule"),
+# and for every layout each class's instance count and bytes must equal the
+# JVM's histogram.  The tree itself is checked in depth on the default one.
+#
 # jcmd prints class names in descriptor form with a module suffix
 # ("[B (java.base@17)", "[Ljava.lang.Object;", "[[I") and hidden classes as
 # "Foo$$Lambda$1/0x..."; heapfs prints display names (byte[],
 # java.lang.Object[], int[][]) escaped as file names (%2F, %25, "@0xID" for
 # a name that repeats).  Both sides are converted to one form, duplicates are
 # summed by name, and java.lang.Class is left out: HPROF writes class
-# objects as CLASS DUMP records, not as instances of java.lang.Class.
-#
-# Instance counts must match for every class.  Byte totals must match for
-# array classes and HeapShape's own classes; for the rest the number that
-# match is reported.  Skips only when java, javac or jcmd is absent.
+# objects as CLASS DUMP records, not as instances of java.lang.Class, and
+# their size is approximate.  Skips only when java, javac or jcmd is absent.
 . "$(dirname "$0")/lib.sh"
 
 for tool in java javac jcmd; do
@@ -38,21 +43,6 @@ mkdir -p "$JDIR"
 if ! timeout 120 javac -encoding UTF-8 -d "$JDIR" "$ROOT/tests/programs/java/HeapShape.java" 2>"$TESTTMP/javac.err"; then
   sed 's/^/# /' "$TESTTMP/javac.err"
   echo "not ok - javac HeapShape.java"
-  exit 1
-fi
-
-# The JVM; hf_cleanup (lib.sh) kills whatever is in HF_PIDS on exit.
-java -XX:+UseSerialGC -Xmx256m -cp "$JDIR" HeapShape >"$TESTTMP/jvm.out" 2>&1 &
-JPID=$!
-HF_PIDS+=("$JPID")
-for _ in $(seq 1 600); do
-  grep -q '^READY' "$TESTTMP/jvm.out" && break
-  kill -0 "$JPID" 2>/dev/null || break
-  sleep 0.1
-done
-if ! grep -q '^READY' "$TESTTMP/jvm.out"; then
-  sed 's/^/# jvm: /' "$TESTTMP/jvm.out"
-  echo "not ok - HeapShape printed READY"
   exit 1
 fi
 
@@ -101,79 +91,110 @@ heapfs_hist() {
 }
 
 TAB=$(printf '\t')
-DUMP=$TESTTMP/heapshape.hprof
-jcmd_ok=0
-timeout 60 jcmd "$JPID" VM.version >/dev/null 2>&1   # first attach: starts the Attach Listener
-for attempt in 1 2 3 4; do
-  rm -f "$DUMP"
-  timeout 120 jcmd "$JPID" GC.class_histogram >"$TESTTMP/h1.raw" 2>&1 || continue
-  timeout 120 jcmd "$JPID" GC.heap_dump -all=false "$DUMP" >"$TESTTMP/dump.out" 2>&1 || continue
-  timeout 120 jcmd "$JPID" GC.class_histogram >"$TESTTMP/h2.raw" 2>&1 || continue
-  jcmd_hist <"$TESTTMP/h1.raw" | grep -v '^java\.lang\.Class	' >"$TESTTMP/h1"
-  jcmd_hist <"$TESTTMP/h2.raw" | grep -v '^java\.lang\.Class	' >"$TESTTMP/h2"
-  if [ -s "$DUMP" ] && cmp -s "$TESTTMP/h1" "$TESTTMP/h2"; then jcmd_ok=1; break; fi
-  echo "# attempt $attempt: histograms before and after the dump differ, retrying:"
-  diff "$TESTTMP/h1" "$TESTTMP/h2" | grep "^[<>]" | head -4 | sed "s/^/#   /"
-  sleep 1
-done
-kill "$JPID" 2>/dev/null
-wait "$JPID" 2>/dev/null
-if [ "$jcmd_ok" != 1 ]; then
-  sed 's/^/# jcmd: /' "$TESTTMP/dump.out"
-  diff "$TESTTMP/h1" "$TESTTMP/h2" | head -10 | sed 's/^/# /'
-  echo "not ok - jcmd gave a stable histogram and a heap dump"
-  exit 1
-fi
-echo "ok - jcmd gave a stable histogram and a heap dump ($(stat -c %s "$DUMP") bytes)"
 
-if ! hf_mount "$DUMP"; then
-  sed 's/^/# /' "$MNT.log" | head -20
-  echo "not ok - mount the JVM's dump"
-  exit 1
-fi
-echo "ok - mount the JVM's dump"
-S=$MNT/latest
+# jvm_dump L FLAGS...: runs HeapShape with FLAGS and leaves the dump in
+# $TESTTMP/L.hprof, the histograms before it in L.h1.raw and L.h1 (our form,
+# java.lang.Class left out).  The JVM is gone on return (hf_cleanup, lib.sh,
+# kills whatever is in HF_PIDS should the script die first).
+jvm_dump() {
+  local l=$1 jpid attempt ok=0; shift
+  local out=$TESTTMP/$l.jvm dump=$TESTTMP/$l.hprof
+  java -XX:+UseSerialGC -Xmx256m "$@" -cp "$JDIR" HeapShape >"$out" 2>&1 &
+  jpid=$!
+  HF_PIDS+=("$jpid")
+  for _ in $(seq 1 600); do
+    grep -q '^READY' "$out" && break
+    kill -0 "$jpid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if ! grep -q '^READY' "$out"; then
+    sed 's/^/# jvm: /' "$out"
+    echo "not ok - $l: HeapShape printed READY"
+    return 1
+  fi
+  timeout 60 jcmd "$jpid" VM.version >/dev/null 2>&1   # first attach: starts the Attach Listener
+  for attempt in 1 2 3 4; do
+    rm -f "$dump"
+    timeout 120 jcmd "$jpid" GC.class_histogram >"$TESTTMP/$l.h1.raw" 2>&1 || continue
+    timeout 120 jcmd "$jpid" GC.heap_dump -all=false "$dump" >"$TESTTMP/$l.dump.out" 2>&1 || continue
+    timeout 120 jcmd "$jpid" GC.class_histogram >"$TESTTMP/$l.h2.raw" 2>&1 || continue
+    jcmd_hist <"$TESTTMP/$l.h1.raw" | grep -v '^java\.lang\.Class	' >"$TESTTMP/$l.h1"
+    jcmd_hist <"$TESTTMP/$l.h2.raw" | grep -v '^java\.lang\.Class	' >"$TESTTMP/$l.h2"
+    if [ -s "$dump" ] && cmp -s "$TESTTMP/$l.h1" "$TESTTMP/$l.h2"; then ok=1; break; fi
+    echo "# $l: attempt $attempt: histograms before and after the dump differ, retrying:"
+    diff "$TESTTMP/$l.h1" "$TESTTMP/$l.h2" | grep "^[<>]" | head -4 | sed "s/^/#   /"
+    sleep 1
+  done
+  kill "$jpid" 2>/dev/null
+  wait "$jpid" 2>/dev/null
+  if [ "$ok" != 1 ]; then
+    sed 's/^/# jcmd: /' "$TESTTMP/$l.dump.out"
+    diff "$TESTTMP/$l.h1" "$TESTTMP/$l.h2" | head -10 | sed 's/^/# /'
+    echo "not ok - $l: jcmd gave a stable histogram and a heap dump"
+    return 1
+  fi
+  echo "ok - $l: jcmd gave a stable histogram and a heap dump ($(stat -c %s "$dump") bytes)"
+}
+
+# against_jcmd L REFS FORMULA: mounts L's dump (MNT, S = its latest
+# snapshot) and compares its histogram with the JVM's; info's size rule must
+# state the layout: "references REFS bytes" and FORMULA.  Leaves the dump
+# mounted.
+against_jcmd() {
+  local l=$1 refs=$2 formula=$3
+  if ! hf_mount "$TESTTMP/$l.hprof"; then
+    sed 's/^/# /' "$MNT.log" | head -20
+    echo "not ok - $l: mount the JVM's dump"
+    return 1
+  fi
+  S=$MNT/latest
+  local said
+  said=$(sed -n 's/^size rule: //p' "$MNT/info")
+  echo "# $l: size rule: $said"
+  check "$l: info's size rule says references $refs bytes" grep -qF "references $refs bytes" <<<"$said"
+  check "$l: info's size rule is $formula" grep -qF "$formula" <<<"$said"
+  check_eq "$l: errors is empty for a JVM's own dump" "0" "$(stat -c %s "$MNT/errors" 2>&1)"
+  heapfs_hist <"$S/histogram" | grep -v '^java\.lang\.Class	' >"$TESTTMP/$l.hf"
+  LC_ALL=C join -t "$TAB" -a 1 -a 2 -e 0 -o 0,1.2,1.3,2.2,2.3 "$TESTTMP/$l.h1" "$TESTTMP/$l.hf" >"$TESTTMP/$l.joined"
+  local n
+  n=$(wc -l <"$TESTTMP/$l.joined")
+  awk -F '\t' '$2 != $4 { printf "# count differs: %s: jcmd %s, heapfs %s\n", $1, $2, $4 }' "$TESTTMP/$l.joined" >"$TESTTMP/$l.cdiff"
+  head -20 "$TESTTMP/$l.cdiff"
+  if [ -s "$TESTTMP/$l.cdiff" ] || [ "$n" -lt 100 ]; then
+    echo "not ok - $l: instance counts equal jcmd's for all $n classes ($(wc -l <"$TESTTMP/$l.cdiff") differ)"
+  else
+    echo "ok - $l: instance counts equal jcmd's for all $n classes"
+  fi
+  awk -F '\t' '$3 != $5 { printf "# bytes differ: %s: %s instances, jcmd %s, heapfs %s\n", $1, $2, $3, $5 }' \
+    "$TESTTMP/$l.joined" >"$TESTTMP/$l.bdiff"
+  head -20 "$TESTTMP/$l.bdiff"
+  check_eq "$l: bytes equal jcmd's for all $n classes" "0" "$(wc -l <"$TESTTMP/$l.bdiff")"
+  # java.lang.Class: jcmd counts every class mirror; heapfs counts CLASS DUMP
+  # records plus the primitive types' mirrors (dumped as instances).  Bytes
+  # differ by design (heapfs's class object size is approximate).
+  check_eq "$l: java.lang.Class count equals jcmd's (class objects + primitive mirrors)" \
+    "$(jcmd_hist <"$TESTTMP/$l.h1.raw" | awk -F '\t' '$1 == "java.lang.Class" { print $2 }')" \
+    "$(heapfs_hist <"$S/histogram" | awk -F '\t' '$1 == "java.lang.Class" { print $2 }')"
+}
+
+# One JVM per layout, each compared and unmounted; the default one last, and
+# left mounted for the checks below.
+# label|flag|references|formula
+for layout in "no-compressed-oops|-XX:-UseCompressedOops|8|instance = align8(12 + fields), array = align8(16 +" \
+  "no-compressed-class-pointers|-XX:-UseCompressedClassPointers|4|instance = align8(16 + fields), array = align8(24 +" \
+  "align16|-XX:ObjectAlignmentInBytes=16|4|instance = align16(12 + fields), array = align16(16 +"; do
+  IFS='|' read -r l flag refs formula <<<"$layout"
+  jvm_dump "$l" "$flag" && against_jcmd "$l" "$refs" "$formula" && hf_umount
+done
+jvm_dump default || exit 1
+against_jcmd default 4 "instance = align8(12 + fields), array = align8(16 +" || exit 1
 
 check "latest is a symlink to snapshots/N" bash -c "readlink '$MNT/latest' | grep -Eq '^snapshots/[0-9]+$'"
-check_eq "errors is empty for a JVM's own dump" "0" "$(stat -c %s "$MNT/errors" 2>&1)"
 check_eq "histogram header" "#  instances        bytes  class" "$(head -1 "$S/histogram")"
-
-# ---- histogram against jcmd -------------------------------------------
-heapfs_hist <"$S/histogram" | grep -v '^java\.lang\.Class	' >"$TESTTMP/hf"
-LC_ALL=C join -t "$(printf '\t')" -a 1 -a 2 -e 0 -o 0,1.2,1.3,2.2,2.3 "$TESTTMP/h1" "$TESTTMP/hf" >"$TESTTMP/joined"
-nclasses=$(wc -l <"$TESTTMP/joined")
-awk -F '\t' '$2 != $4 { printf "# count differs: %s: jcmd %s, heapfs %s\n", $1, $2, $4 }' "$TESTTMP/joined" >"$TESTTMP/cdiff"
-if [ -s "$TESTTMP/cdiff" ] || [ "$nclasses" -lt 100 ]; then
-  head -20 "$TESTTMP/cdiff"
-  echo "not ok - instance counts equal jcmd's for all $nclasses classes ($(wc -l <"$TESTTMP/cdiff") differ)"
-else
-  echo "ok - instance counts equal jcmd's for all $nclasses classes"
-fi
 for want in "Alpha 1234" "Beta\$Inner 777" "CycleA 1" "CycleB 1" "Alpha[] 1"; do
   read -r cname cwant <<<"$want"
-  check_eq "histogram: $cname has $cwant instances" "$cwant" "$(awk -F '\t' -v n="$cname" '$1 == n { print $2 }' "$TESTTMP/hf")"
+  check_eq "histogram: $cname has $cwant instances" "$cwant" "$(awk -F '\t' -v n="$cname" '$1 == n { print $2 }' "$TESTTMP/default.hf")"
 done
-
-# java.lang.Class: jcmd counts every class mirror; heapfs counts CLASS DUMP
-# records plus the primitive types' mirrors (dumped as instances).  Bytes
-# differ by design (heapfs's class object size is approximate).
-check_eq "java.lang.Class count equals jcmd's (class objects + primitive mirrors)" \
-  "$(jcmd_hist <"$TESTTMP/h1.raw" | awk -F '\t' '$1 == "java.lang.Class" { print $2 }')" \
-  "$(heapfs_hist <"$S/histogram" | awk -F '\t' '$1 == "java.lang.Class" { print $2 }')"
-
-bmatch=$(awk -F '\t' '$3 == $5' "$TESTTMP/joined" | wc -l)
-echo "# bytes: $bmatch of $nclasses classes match jcmd exactly"
-awk -F '\t' '$3 != $5 { printf "# bytes differ: %s: %s instances, jcmd %s, heapfs %s\n", $1, $2, $3, $5 }' \
-  "$TESTTMP/joined" | head -8
-own='^(Alpha|Beta|Beta[$]Inner|CycleA|CycleB|HeapShape|HeapShape[$][$]Lambda.*)([[][]])*$'
-awk -F '\t' '$1 ~ /\[\]$/ && $3 != $5 { printf "# array bytes differ: %s: %s instances, jcmd %s, heapfs %s\n", $1, $2, $3, $5 }' \
-  "$TESTTMP/joined" >"$TESTTMP/adiff"
-head -10 "$TESTTMP/adiff"
-check_eq "bytes of all array classes equal jcmd's" "0" "$(wc -l <"$TESTTMP/adiff")"
-awk -F '\t' -v re="$own" '$1 ~ re && $3 != $5 { printf "# own-class bytes differ: %s: %s instances, jcmd %s, heapfs %s\n", $1, $2, $3, $5 }' \
-  "$TESTTMP/joined" >"$TESTTMP/odiff"
-cat "$TESTTMP/odiff"
-check_eq "bytes of HeapShape's classes equal jcmd's" "0" "$(wc -l <"$TESTTMP/odiff")"
 
 # ---- strings ------------------------------------------------------------
 check "strings: grep -r finds secret-token-c0ffee1234" \
@@ -237,7 +258,7 @@ check_eq "two HeapShape lambda classes listed" "2" "$lam"
 printf '# lambda class directory: %s\n' "${lambdas[@]}"
 # jcmd names them HeapShape$$Lambda$N/0x...; the dump, HeapShape$$Lambda$N+0x...
 # Whichever heapfs shows, its directory must be the escaped name.
-awk '/ HeapShape[$][$]Lambda/ { print $4 }' "$TESTTMP/h1.raw" | while read -r j; do
+awk '/ HeapShape[$][$]Lambda/ { print $4 }' "$TESTTMP/default.h1.raw" | while read -r j; do
   esc=$(printf '%s' "$j" | sed 's/%/%25/g; s|/|%2F|g')
   plus=$(printf '%s' "$esc" | sed 's/%2F0x/+0x/')
   check "hidden class $j has directory $esc (or $plus)" bash -c '[ -d "$1/$2" ] || [ -d "$1/$3" ]' _ "$S/classes" "$esc" "$plus"

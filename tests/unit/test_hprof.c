@@ -542,6 +542,142 @@ static void test_unknown_tags(void **state)
     g_byte_array_unref(b.b);
 }
 
+/* ---- the size rule from object addresses ---- */
+
+static uint64_t align_up(uint64_t x, unsigned a)
+{
+    return (x + a - 1) / a * a;
+}
+
+/* A 64-bit dump of 40 rounds of an Object[i % 7], an int[i % 5] and a
+ * java.lang.Object.  step 0: they sit back to back from address base on,
+ * as a JVM with array header hdr, references ref bytes and alignment align
+ * places them; else each starts step bytes after the one before.  *objarr
+ * (when not NULL) gets the bytes of the Object[]s under that layout. */
+static GByteArray *layout_file(unsigned hdr, unsigned ref, unsigned align, uint64_t base,
+                               uint64_t step, uint64_t *objarr)
+{
+    bld b = start(8, "JAVA PROFILE 1.0.2");
+    str(&b, S_OBJECT, "java/lang/Object");
+    str(&b, S_OBJARR, "[Ljava/lang/Object;");
+    load_class(&b, 1, C_OBJECT, S_OBJECT);
+    load_class(&b, 2, C_OBJARR, S_OBJARR);
+    rec(&b, HPROF_HEAP_DUMP_SEGMENT);
+    class_dump(&b, C_OBJECT, 0, 0, 0, NULL, 0, NULL);
+    class_dump(&b, C_OBJARR, C_OBJECT, 0, 0, NULL, 0, NULL);
+    static const uint8_t zeros[64];
+    uint64_t at = base, sum = 0;
+    for (uint32_t i = 0; i < 40; i++) {
+        uint32_t no = i % 7, ni = i % 5;
+        uint64_t sizes[3] = {align_up(hdr + no * ref, align), align_up(hdr + 4 * ni, align),
+                             align_up(hdr - 4, align)};
+        u1(&b, HPROF_GC_OBJ_ARRAY_DUMP); id(&b, at); u4(&b, 0); u4(&b, no); id(&b, C_OBJARR);
+        g_byte_array_append(b.b, zeros, no * 8);
+        at += step ? step : sizes[0];
+        sum += sizes[0];
+        prim_array(&b, at, HF_T_INT, ni, zeros, 4);
+        at += step ? step : sizes[1];
+        instance(&b, at, C_OBJECT, NULL, 0);
+        at += step ? step : sizes[2];
+    }
+    end(&b);
+    if (objarr)
+        *objarr = sum;
+    return b.b;
+}
+
+/* Opens a layout_file; checks that the rule decided has array header hdr,
+ * references ref bytes and alignment align, and that info states it with
+ * `said`; and that the Object[]s' bytes follow the rule. */
+static void check_layout(GByteArray *bytes, uint64_t objarr, unsigned hdr, unsigned ref,
+                         unsigned align, const char *said)
+{
+    char *path;
+    hf_dump *d = open_bytes(bytes, &path);
+    const hf_heap *h = &((hprof_dump *)d)->heap;
+    assert_int_equal(d->n_problems, 0);
+    assert_int_equal(h->arr_header, hdr);
+    assert_int_equal(h->obj_header, hdr == 16 ? 12 : 16);
+    assert_int_equal(h->ref_size, ref);
+    assert_int_equal(h->align, align);
+    assert_contains(th_info(d), said);
+    if (objarr) {
+        const hf_hsnap *sn = hf_heap_snap(h, 0);
+        int64_t c = d->ops->class_find(d, 0, "java.lang.Object[]");
+        assert_true(c >= 0);
+        assert_int_equal(hf_heap_class(sn, (uint64_t)c)->bytes, objarr);
+    }
+    close_bytes(d, path);
+    g_byte_array_unref(bytes);
+}
+
+/* Object arrays that start before the one before would end with 8-byte
+ * references prove 4-byte ones, and int[]s that start before a 24-byte
+ * header would end prove 16-byte array headers: even at addresses above
+ * 32 GiB, where the default guessed 8-byte references. */
+static void test_rule_proves_refs4(void **state)
+{
+    uint64_t sum;
+    GByteArray *f = layout_file(16, 4, 8, UINT64_C(0x7f0000000000), 0, &sum);
+    check_layout(f, sum, 16, 4, 8,
+                 "size rule: 64-bit JVM, layout from the object addresses: references 4 bytes "
+                 "(proven: with 8-byte ones an object array would overlap the object after it), "
+                 "headers 12 bytes, array headers 16 (proven: with 24-byte array headers an array "
+                 "would overlap the object after it), alignment 8 (the least; no more is proven): "
+                 "instance = align8(12 + fields), array = align8(16 + length * element size);");
+}
+
+/* Object arrays that end exactly where the next object starts with 8-byte
+ * references (and more so than with 4-byte ones) give 8-byte references,
+ * below 32 GiB too: -XX:-UseCompressedOops on JDK 15+ (12-byte headers) and
+ * JDK 6 before update 23 (16-byte headers, 24-byte array headers). */
+static void test_rule_fits_refs8(void **state)
+{
+    uint64_t sum;
+    GByteArray *f = layout_file(16, 8, 8, 0x10000000, 0, &sum);
+    check_layout(f, sum, 16, 8, 8, "references 8 bytes (40 object arrays end exactly where the "
+                                   "next object starts, 12 with 4-byte ones)");
+    f = layout_file(24, 8, 8, 0x10000000, 0, &sum);
+    check_layout(f, sum, 24, 8, 8, "headers 16 bytes, array headers 24 (80 arrays end exactly "
+                                   "where the next object starts, 0 with 16-byte headers)");
+    f = layout_file(24, 4, 8, 0x10000000, 0, &sum); /* -XX:-UseCompressedClassPointers */
+    check_layout(f, sum, 24, 4, 8, "references 4 bytes (proven");
+}
+
+/* Addresses all multiples of 16 give 16-byte alignment
+ * (-XX:ObjectAlignmentInBytes=16), and sizes are rounded to it. */
+static void test_rule_alignment16(void **state)
+{
+    uint64_t sum;
+    GByteArray *f = layout_file(16, 4, 16, 0x10000000, 0, &sum);
+    check_layout(f, sum, 16, 4, 16, "alignment 16 (every object address is a multiple of 16): "
+                                    "instance = align16(12 + fields), array = align16(16 + ");
+}
+
+/* Where the addresses prove nothing, the default (all ids below 32 GiB:
+ * compressed oops) with the reason: ids one apart are no addresses (no
+ * object fits in a byte); objects 4 KiB apart fit no header exactly; a
+ * dump without arrays has nothing to measure. */
+static void test_rule_fallback(void **state)
+{
+    check_layout(layout_file(16, 4, 8, 0x10000000, 1, NULL), 0, 16, 4, 8,
+                 "64-bit JVM, compressed oops by default (the ids are not addresses; all ids "
+                 "below 32 GiB): instance = align8(12 + fields), array = align8(16 + length * "
+                 "element size), references 4 bytes;");
+    check_layout(layout_file(16, 4, 8, UINT64_C(0x900000000), 4096, NULL), 0, 24, 8, 8,
+                 "64-bit JVM, uncompressed oops by default (no array ends where the next object "
+                 "starts; ids above 32 GiB): instance = align8(16 + fields), array = align8(24 + ");
+    bld b = start(8, "JAVA PROFILE 1.0.2");
+    str(&b, S_OBJECT, "java/lang/Object");
+    load_class(&b, 1, C_OBJECT, S_OBJECT);
+    rec(&b, HPROF_HEAP_DUMP);
+    class_dump(&b, C_OBJECT, 0, 0, 0, NULL, 0, NULL);
+    for (uint64_t i = 0; i < 40; i++)
+        instance(&b, 0x10000000 + 16 * i, C_OBJECT, NULL, 0);
+    end(&b);
+    check_layout(b.b, 0, 16, 4, 8, "compressed oops by default (the dump has no arrays to measure");
+}
+
 /* JDK 8 String (char[] value) and JDK 6 String (value, offset, count). */
 static void test_string_layouts(void **state)
 {
@@ -840,6 +976,10 @@ int main(void)
         cmocka_unit_test(test_truncated),
         cmocka_unit_test(test_unknown_tags),
         cmocka_unit_test(test_string_layouts),
+        cmocka_unit_test(test_rule_proves_refs4),
+        cmocka_unit_test(test_rule_fits_refs8),
+        cmocka_unit_test(test_rule_alignment16),
+        cmocka_unit_test(test_rule_fallback),
         cmocka_unit_test(test_damage),
         cmocka_unit_test(test_corpus_opens),
         cmocka_unit_test(test_slurp_32),

@@ -163,6 +163,7 @@ static void test_verbatim(void **state)
 }
 
 static txt_dump *open_text_ext(const char *body, char **file);
+static txt_dump *open_text(const char *body, bool with_header, char **file);
 static void close_text(txt_dump *t, char *file);
 
 /* ---- the text HEAP DUMP on the heap layer ---- */
@@ -244,13 +245,112 @@ static void test_heap_dump(void **state)
     assert_string_equal(p, "");
     g_free(p);
     char *fold = th_snap_file(&t2->heap.base, 0, "stacks.folded");
-    /* the class object too (CLS 10 was allocated at trace 1) */
-    assert_string_equal(fold, "A.make;A 32\nA.make;java.lang.Class 8\nA.make;short[] 24\n");
+    /* the array's size is its sz=; the class object (CLS: no sz=) 0 bytes */
+    assert_string_equal(fold, "A.make;A 32\nA.make;short[] 8\n");
     g_free(fold);
     char *f2 = th_object_file(&t2->heap.base, 0, "0x21", "fields");
     assert_string_equal(f2, "next object null\n");
     g_free(f2);
     close_text(t2, file);
+}
+
+/* Sizes are the agent's sz=, arrays' too (even "nelems=0"); class objects
+ * have none and count 0: the histogram adds up to the file's sz= values. */
+static void test_stated_sizes(void **state)
+{
+    char *p = corpus("Magnulas_ADKLabb3_heapdump_sites.java.hprof.txt"), *text = NULL;
+    assert_true(g_file_get_contents(p, &text, NULL, NULL));
+    uint64_t sum = 0;
+    for (const char *q = text; (q = strstr(q, "(sz=")); q += 4)
+        sum += g_ascii_strtoull(q + 4, NULL, 10);
+    assert_int_equal(sum, 1149543);
+    txt_dump *t = open_path(p);
+    hf_dump *d = &t->heap.base;
+    const hf_hsnap *sn = hf_heap_snap(&t->heap, 0);
+    assert_int_equal(sn->total_bytes, sum);
+    char *hist = th_snap_file(d, 0, "histogram"), *line = hist;
+    uint64_t hsum = 0;
+    while ((line = strchr(line, '\n')) && *++line)
+        hsum += g_ascii_strtoull(line + 12, NULL, 10); /* "%12u %12u  NAME" */
+    assert_int_equal(hsum, sum);
+    g_free(hist);
+    /* ARR 50000153 (sz=56, trace=300003, nelems=0, elem type=char[]) */
+    assert_contains(th_object_file(d, 0, "0x50000153", "info"),
+                    "kind: primitive array\nsize: 56\nlength: 0");
+    /* CLS 500000ab (name=java.lang.Object, trace=300000) */
+    assert_contains(th_object_file(d, 0, "0x500000ab", "info"), "kind: class\nsize: 0\n");
+    hf_dump_close(d);
+    g_free(text);
+    g_free(p);
+}
+
+/* A field declared in a class and again in its super class shows twice in
+ * one OBJ (the super class's line first): both are kept, the farther one
+ * named name@Declaring, in fields and refs/ alike (as the binary decoder
+ * names them).  Where the dump does not define the super class, both stay
+ * on the class, still two names. */
+static void test_shadowed_fields(void **state)
+{
+    static const char *const body[] = {
+        "CLS 11 (name=java.net.URLClassLoader, trace=1)\n",
+        "CLS 11 (name=java.net.URLClassLoader, trace=1)\n\tsuper\t\t10\n"
+        "CLS 10 (name=java.lang.ClassLoader, trace=1)\n",
+    };
+    static const char *const want[] = {
+        "parent object 0x21\nucp object 0x24\n"
+        "ucp@sun.misc.Launcher$AppClassLoader object 0x22\nacc object 0x23\n",
+        "parent object 0x21\nucp object 0x24\nacc object 0x23\n"
+        "ucp@java.net.URLClassLoader object 0x22\n",
+    };
+    for (int k = 0; k < 2; k++) {
+        char *file, *text = g_strdup_printf(
+            "TRACE 1:\n\tA.make(A.java:3)\nHEAP DUMP BEGIN (5 objects, 72 bytes) x\n"
+            "CLS 12 (name=sun.misc.Launcher$AppClassLoader, trace=1)\n\tsuper\t\t%s\n%s"
+            "CLS 13 (name=java.lang.Object, trace=1)\n"
+            "OBJ 20 (sz=72, trace=1, class=sun.misc.Launcher$AppClassLoader@12)\n"
+            "\tparent\t\t21\n\tucp\t\t22\n\tacc\t\t23\n\tucp\t\t24\n"
+            "OBJ 21 (sz=16, trace=1, class=java.lang.Object@13)\n"
+            "HEAP DUMP END\n", k ? "11" : "99", body[k]);
+        txt_dump *t = open_text(text, true, &file);
+        g_free(text);
+        assert_non_null(t);
+        hf_dump *d = &t->heap.base;
+        char *p = th_problems(d);
+        assert_string_equal(p, "");
+        g_free(p);
+        uint64_t o = (uint64_t)d->ops->object_find(d, 0, "0x20");
+        char *f = th_object_file(d, 0, "0x20", "fields");
+        assert_string_equal(f, want[k]);
+        g_free(f);
+        char name[HF_NAME_MAX];
+        hf_target to;
+        int64_t slot = th_ref_find(d, 0, o, "ucp");
+        assert_true(slot >= 0);
+        assert_int_equal(th_ref(d, 0, o, (uint32_t)slot, name, &to), HF_REF_OK);
+        assert_string_equal(to.name, "0x24");
+        uint32_t far = k ? 3 : 2; /* where fields lists the other ucp */
+        assert_int_equal(th_ref(d, 0, o, far, name, &to), HF_REF_OK);
+        assert_true(g_str_has_prefix(name, "ucp@"));
+        assert_string_equal(to.name, "0x22");
+        assert_int_equal(th_ref_find(d, 0, o, name), far);
+        close_text(t, file);
+    }
+}
+
+/* CPU SAMPLES rows summing below the total are the agent's cutoff, not a
+ * problem; above it, they are. */
+static void test_cpu_cutoff(void **state)
+{
+    char *file;
+    txt_dump *t = open_text("TRACE 1:\n\tA.b(A.java:3)\n"
+                            "CPU SAMPLES BEGIN (total = 9) x\n"
+                            "   1 44.44% 44.44% 4 1 A.b\nCPU SAMPLES END\n",
+                            true, &file);
+    assert_non_null(t);
+    char *p = th_problems(&t->heap.base);
+    assert_string_equal(p, "");
+    g_free(p);
+    close_text(t, file);
 }
 
 /* ---- variants and broken input ---- */
@@ -345,7 +445,7 @@ static void test_broken(void **state)
                             "    2 50.00% 100.00% 100 1 100 1 42 B\n"
                             "    3 oops\n"
                             "SITES END\n"
-                            "CPU SAMPLES BEGIN (total = 10) x\n"
+                            "CPU SAMPLES BEGIN (total = 7) x\n"
                             "   1 50.00% 50.00% 4 1 A.b\n"
                             "   2 50.00% 90.00% 4 1 A.b\n"
                             "TRACE 2:\n\tC.d(C.java:1)\n"
@@ -360,7 +460,7 @@ static void test_broken(void **state)
     assert_non_null(strstr(p, "names TRACE 42, which the file does not have"));
     assert_non_null(strstr(p, "CPU SAMPLES block has no END line: it ends here"));
     assert_non_null(strstr(p, "accumulated percentage 90.00% is not 50.00% + 50.00%"));
-    assert_non_null(strstr(p, "CPU SAMPLES counts sum to 8, not the total 10"));
+    assert_non_null(strstr(p, "CPU SAMPLES counts sum to 8, above the total 7"));
     assert_non_null(strstr(p, "HEAP DUMP block has no END line (file truncated?)"));
     g_free(p);
     /* the rest decoded */
@@ -471,6 +571,9 @@ int main(void)
         cmocka_unit_test(test_corpus_checks),
         cmocka_unit_test(test_verbatim),
         cmocka_unit_test(test_heap_dump),
+        cmocka_unit_test(test_stated_sizes),
+        cmocka_unit_test(test_shadowed_fields),
+        cmocka_unit_test(test_cpu_cutoff),
         cmocka_unit_test(test_variants),
         cmocka_unit_test(test_broken),
         cmocka_unit_test(test_detect),
