@@ -1,0 +1,137 @@
+/*
+ * graph.h - the object graph of one heap snapshot, as compact arrays, and
+ * the whole-graph computations on it: dominators, retained sizes, the
+ * dominator tree and shortest paths from the GC roots.
+ *
+ * Nodes.  Objects are numbered 0 .. n-1.  Node n is a virtual root whose
+ * successors are the GC roots, so "reachable" always means reachable from
+ * node n.  Every per-node array below has n+1 entries (the virtual root
+ * included) unless stated otherwise; "none" is UINT32_MAX.  Hence
+ * n <= UINT32_MAX - 2; in heapfs n < 2^31.
+ *
+ * Edges.  A graph is an hf_csr (compressed sparse row): the edges of v are
+ * dst[off[v] .. off[v+1]).  off is uint32_t, so a graph has at most
+ * UINT32_MAX edges; hf_csr_build() and hf_csr_transpose() return false
+ * beyond that.  Every dst must be <= n: hf_csr_build() rejects other edges
+ * (returns false); for a CSR filled by hand that is the caller's duty, and
+ * the functions here assert() it.  Duplicate edges, self loops and edges
+ * into the virtual root are allowed and harmless.
+ *
+ * A typical run (19.5 million objects):
+ *
+ *     hf_csr succ, pred, kids;
+ *     hf_csr_build(&succ, n, my_edges, my_dump);     // twice over the edges
+ *     hf_csr_transpose(&succ, &pred);                 // referrers, kept
+ *     hf_dom_compute(&succ, &pred, idom, order, &reached);
+ *     hf_graph_bfs(&succ, parent);
+ *     hf_csr_free(&succ);                             // if not kept
+ *     fill retained[v] with the shallow size of v;
+ *     hf_dom_retained(n, idom, order, reached, retained, retained);
+ *     hf_dom_children(n, idom, retained, &kids);
+ *
+ * Memory.  Successor or predecessor CSR: 4 bytes per node + 4 per edge.
+ * idom, parent, order: 4 bytes per node each; retained: 8.  Temporaries,
+ * freed before return:
+ *     hf_csr_build, hf_csr_transpose, hf_dom_retained, hf_dom_children: none
+ *     hf_dom_compute: 16 bytes per node (DFS and path compression need no
+ *                     stack: the DFS walks back along its parent array and
+ *                     the compression reverses pointers in place)
+ *     hf_graph_bfs:   4 bytes per node (the queue)
+ *
+ * Ownership.  Every output array is allocated by the caller, with the size
+ * stated at the function.  An hf_csr filled by hf_csr_build(),
+ * hf_csr_transpose() or hf_dom_children() owns its two arrays (g_malloc'd)
+ * and is released with hf_csr_free().  On failure (false) an output CSR is
+ * left empty ({0}), and no memory is kept.
+ *
+ * Stack.  Everything is iterative; a chain of any length is fine with the
+ * default stack.
+ *
+ * Thread safety.  There is no global state: every function is a pure
+ * function of its arguments, so calls on different data may run
+ * concurrently, and calls that only read the same graph (hf_dom_compute and
+ * hf_graph_bfs on one succ) may too.  Nothing here locks.
+ *
+ * Algorithm: Semi-NCA, from L. Georgiadis, R. E. Tarjan, R. F. Werneck,
+ * "Finding Dominators in Practice", JGAA 10(1), 2006, which builds on
+ * T. Lengauer, R. E. Tarjan, "A Fast Algorithm for Finding Dominators in a
+ * Flowgraph", TOPLAS 1(1), 1979.  O(m log n) worst case, near-linear on
+ * heap graphs.
+ */
+#ifndef HF_GRAPH_H
+#define HF_GRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define HF_NONE UINT32_MAX /* "no node": unreachable, no parent */
+
+typedef struct {
+    uint32_t n;     /* real nodes 0..n-1; node n is the virtual root */
+    uint32_t *off;  /* n+2 entries: edges of v are dst[off[v] .. off[v+1]) */
+    uint32_t *dst;  /* off[n+1] entries */
+} hf_csr;
+
+/* Number of edges of g, and the out-degree of v (v <= n). */
+static inline uint32_t hf_csr_edges(const hf_csr *g) { return g->off[g->n + 1]; }
+static inline uint32_t hf_csr_degree(const hf_csr *g, uint32_t v) { return g->off[v + 1] - g->off[v]; }
+
+/* The edge source of hf_csr_build: src(ud, v, emit, ectx) calls
+ * emit(ectx, w) once for every edge v -> w, v in 0..n (n: the GC roots). */
+typedef void (*hf_edge_emit)(void *ectx, uint32_t dst);
+typedef void (*hf_edge_source)(void *ud, uint32_t v, hf_edge_emit emit, void *ectx);
+
+/* Build *out from src in two passes over v = 0..n, so no edge list is
+ * ever held twice: the first pass counts, the second stores.  src must emit
+ * the same edges both times (order within a node is kept).  Returns false,
+ * with *out empty, when the two passes disagree, an edge points past n, the
+ * graph has more than UINT32_MAX edges, or memory runs out. */
+bool hf_csr_build(hf_csr *out, uint32_t n, hf_edge_source src, void *ud);
+
+/* The predecessor graph of g (same n), by counting sort in O(n + m);
+ * each node's predecessors come out in ascending order.  False on
+ * allocation failure. */
+bool hf_csr_transpose(const hf_csr *g, hf_csr *out);
+
+/* Frees what g owns and empties it; g may be empty or already freed. */
+void hf_csr_free(hf_csr *g);
+
+/* Immediate dominators of every node reachable from the virtual root.
+ * succ and pred must describe the same graph (pred = transpose of succ).
+ *   idom[v]  (n+1 entries): the immediate dominator of v, n when that is
+ *            the virtual root, HF_NONE when v is unreachable; idom[n] = n.
+ *   order    (n entries):   order[0 .. *n_reached) are the reachable real
+ *            nodes in DFS preorder, so idom[v] is n or comes before v.
+ * Temporaries: 16 bytes per node.  False on allocation failure. */
+bool hf_dom_compute(const hf_csr *succ, const hf_csr *pred, uint32_t *idom, uint32_t *order,
+                    uint32_t *n_reached);
+
+/* Retained sizes: retained[v] = shallow[v] + the retained sizes of the
+ * nodes v immediately dominates, in one pass over order in reverse.
+ * retained (n+1 entries): retained[n] = all reachable bytes; 0 for an
+ * unreachable node.  shallow (n entries) may be the same array as
+ * retained: fill retained with shallow sizes and pass it twice.  That is
+ * why this takes an array and not a callback: the caller computes shallow
+ * sizes in one sequential pass anyway, and doing it in place costs no
+ * extra 8 bytes per node and no indirect call per node here. */
+void hf_dom_retained(uint32_t n, const uint32_t *idom, const uint32_t *order, uint32_t n_reached,
+                     const uint64_t *shallow, uint64_t *retained);
+
+/* The dominator tree as a CSR over the same n+1 nodes: out->dst[off[v] ..
+ * off[v+1]) are the nodes v immediately dominates, by retained size
+ * descending, ties by node number ascending.  Unreachable nodes have no
+ * children and are nobody's child.  False on allocation failure. */
+bool hf_dom_children(uint32_t n, const uint32_t *idom, const uint64_t *retained, hf_csr *out);
+
+/* Breadth-first search from the virtual root.  parent (n+1 entries):
+ * parent[v] = the node v was first reached from (n for a GC root), HF_NONE
+ * when v is unreachable; parent[n] = n.  Following parent from v to n
+ * gives a shortest path from the roots to v (reversed).  False on
+ * allocation failure. */
+bool hf_graph_bfs(const hf_csr *succ, uint32_t *parent);
+
+/* Number of edges on the parent chain from v to the virtual root (1 for
+ * a GC root, 0 for n); HF_NONE when v is unreachable.  O(path length). */
+uint32_t hf_graph_depth(const uint32_t *parent, uint32_t n, uint32_t v);
+
+#endif
