@@ -11,8 +11,7 @@
  *
  * Edges.  A graph is an hf_csr (compressed sparse row): the edges of v are
  * dst[off[v] .. off[v+1]).  off is uint32_t, so a graph has at most
- * UINT32_MAX edges; hf_csr_build() and hf_csr_transpose() return false
- * beyond that.  Every dst must be <= n: hf_csr_build() rejects other edges
+ * UINT32_MAX edges; hf_csr_build() returns false beyond that.  Every dst must be <= n: hf_csr_build() rejects other edges
  * (returns false); for a CSR filled by hand that is the caller's duty, and
  * the functions here assert() it.  Duplicate edges, self loops and edges
  * into the virtual root are allowed and harmless.
@@ -32,11 +31,22 @@
  * Memory.  Successor or predecessor CSR: 4 bytes per node + 4 per edge.
  * idom, parent, order: 4 bytes per node each; retained: 8.  Temporaries,
  * freed before return:
- *     hf_csr_build, hf_csr_transpose, hf_dom_retained, hf_dom_children: none
- *     hf_dom_compute: 16 bytes per node (DFS and path compression need no
- *                     stack: the DFS walks back along its parent array and
- *                     the compression reverses pointers in place)
- *     hf_graph_bfs:   4 bytes per node (the queue)
+ *     hf_csr_build, hf_csr_transpose, hf_dom_retained: none
+ *     hf_dom_compute:  16 bytes per node (DFS and path compression need no
+ *                      stack: the DFS walks back along its parent array and
+ *                      the compression reverses pointers in place)
+ *     hf_graph_bfs:    4 bytes per node (the queue)
+ *     hf_dom_children: 8 bytes per child of the node with most children
+ *                      (usually the virtual root)
+ * So what heapfs keeps (pred, idom, retained, parent, children) is
+ * 28 bytes per node + 4 per edge, and the peak, inside hf_dom_compute with
+ * succ and pred both alive, 32 bytes per node + 8 per edge.
+ *
+ * Speed.  On a big graph nearly every step is a cache miss; what costs is
+ * a chain of misses that depend on each other (DFS, path compression).
+ * The loops prefetch what they can see coming.  Heap graphs whose
+ * references mostly point near the referrer in dump order run several
+ * times faster than graphs with uniformly random references.
  *
  * Ownership.  Every output array is allocated by the caller, with the size
  * stated at the function.  An hf_csr filled by hf_csr_build(),
@@ -55,8 +65,9 @@
  * Algorithm: Semi-NCA, from L. Georgiadis, R. E. Tarjan, R. F. Werneck,
  * "Finding Dominators in Practice", JGAA 10(1), 2006, which builds on
  * T. Lengauer, R. E. Tarjan, "A Fast Algorithm for Finding Dominators in a
- * Flowgraph", TOPLAS 1(1), 1979.  O(m log n) worst case, near-linear on
- * heap graphs.
+ * Flowgraph", TOPLAS 1(1), 1979.  Semidominators by path compression,
+ * O(m log n); then each idom by walking up the dominator tree built so
+ * far, O(n^2) in the worst case but short walks in practice.
  */
 #ifndef HF_GRAPH_H
 #define HF_GRAPH_H
