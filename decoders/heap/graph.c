@@ -10,7 +10,7 @@
 
 #include <glib.h>
 
-/* Arrays of count uint32_t; at least one entry, because g_try_new(…, 0)
+/* Arrays of count uint32_t; at least one entry, because g_try_new(T, 0)
  * returns NULL, which would read as a failure for an empty graph. */
 static uint32_t *try_u32(size_t count)
 {
@@ -140,11 +140,17 @@ bool hf_csr_transpose(const hf_csr *g, hf_csr *out)
  * lets the caller's order array double as the number -> node map.
  */
 
-/* The link-eval forest of one number: its ancestor and the smallest
- * semidominator on its compressed path, side by side because eval() reads
- * both at every step and a step is a cache miss. */
-typedef struct {
-    uint32_t anc, label;
+/* Per number, first the link-eval forest: the ancestor and the smallest
+ * semidominator on the compressed path, side by side because eval() reads
+ * both at every step and a step is a cache miss.  Then, once the
+ * semidominators are known, the jump pointers of the NCA pass. */
+typedef union {
+    struct {
+        uint32_t anc, label;
+    };
+    struct {
+        uint32_t jump, depth;
+    };
 } link_t;
 
 typedef struct {
@@ -258,7 +264,7 @@ static inline void prefetch_preds(const snca *s, uint32_t i)
     if (i > AHEAD) {
         uint32_t j = i - AHEAD, w = s->order[j - 1];
         for (uint32_t e = off[w]; e < off[w + 1] && e < off[w] + 4; e++) {
-            uint32_t p = s->pre[src[e]];
+            uint32_t p = src[e] <= s->n ? s->pre[src[e]] : HF_NONE; /* bad: assert later */
             if (p != HF_NONE && p > j)
                 PREFETCH(&s->link[p]);
         }
@@ -272,7 +278,7 @@ static void semidominators(snca *s, uint32_t count)
 {
     const uint32_t *off = s->pred->off, *src = s->pred->dst;
     for (uint32_t i = 0; i < count; i++)
-        s->link[i] = (link_t){.anc = s->idom[i], .label = i};
+        s->link[i] = (link_t){{.anc = s->idom[i], .label = i}};
     for (uint32_t i = count - 1; i >= 1; i--) {
         prefetch_preds(s, i);
         uint32_t w = node_of(s, i), best = s->idom[i];
@@ -298,16 +304,11 @@ static void semidominators(snca *s, uint32_t count)
  * to objects also held from near the root (each walks the whole list), so
  * every node gets a jump pointer, by the skew-binary rule (E. W. Myers,
  * "An applicative random-access stack", IPL 17(5), 1983): a search takes
- * O(log depth) steps.  Jumps and depths live in link[], free by now. */
-typedef struct {
-    uint32_t jump, depth;
-} jump_t;
-
+ * O(log depth) steps. */
 static void nearest_common_ancestors(snca *s, uint32_t count)
 {
-    jump_t *t = (jump_t *)s->link;
-    _Static_assert(sizeof(jump_t) == sizeof(link_t), "jump_t reuses link[]");
-    t[0] = (jump_t){0, 0};
+    link_t *t = s->link;
+    t[0].jump = t[0].depth = 0;
     for (uint32_t i = 1; i < count; i++) {
         uint32_t j = s->idom[i], bound = s->semi[i];
         while (j > bound) /* all between j and its jump are above jump */
@@ -315,7 +316,8 @@ static void nearest_common_ancestors(snca *s, uint32_t count)
         s->idom[i] = j;
         uint32_t a = t[j].jump, b = t[a].jump;
         bool even = t[j].depth - t[a].depth == t[a].depth - t[b].depth;
-        t[i] = (jump_t){even ? b : j, t[j].depth + 1};
+        t[i].jump = even ? b : j;
+        t[i].depth = t[j].depth + 1;
     }
 }
 
@@ -329,18 +331,26 @@ static void idom_to_nodes(snca *s, uint32_t count)
     s->idom[s->n] = s->n;
 }
 
-bool hf_dom_compute(const hf_csr *succ, const hf_csr *pred, uint32_t *idom, uint32_t *order,
-                    uint32_t *n_reached)
+/* The DFS is the last user of succ: when the caller lets us, it goes
+ * before link[] (8 bytes per node) is allocated, which lowers the peak. */
+static bool dom_compute(const hf_csr *succ, hf_csr *drop, const hf_csr *pred, uint32_t *idom,
+                        uint32_t *order, uint32_t *n_reached)
 {
-    uint32_t n = succ->n;
+    uint32_t n = succ->n, count = 0;
     assert(pred->n == n && hf_csr_edges(pred) == hf_csr_edges(succ));
     size_t len = (size_t)n + 1;
     snca s = {.succ = succ, .pred = pred, .n = n, .order = order, .idom = idom,
-              .pre = try_u32(len), .semi = try_u32(len), .link = g_try_new(link_t, len)};
-    bool ok = s.pre && s.semi && s.link;
-    if (ok) {
+              .pre = try_u32(len), .semi = try_u32(len)};
+    if (s.pre && s.semi) {
         memset(s.pre, 0xff, len * sizeof *s.pre);
-        uint32_t count = dfs(&s);
+        count = dfs(&s);
+    }
+    if (drop)
+        hf_csr_free(drop);
+    if (count)
+        s.link = g_try_new(link_t, count);
+    bool ok = s.link != NULL;
+    if (ok) {
         semidominators(&s, count);
         nearest_common_ancestors(&s, count);
         idom_to_nodes(&s, count);
@@ -350,6 +360,18 @@ bool hf_dom_compute(const hf_csr *succ, const hf_csr *pred, uint32_t *idom, uint
     g_free(s.semi);
     g_free(s.link);
     return ok;
+}
+
+bool hf_dom_compute(const hf_csr *succ, const hf_csr *pred, uint32_t *idom, uint32_t *order,
+                    uint32_t *n_reached)
+{
+    return dom_compute(succ, NULL, pred, idom, order, n_reached);
+}
+
+bool hf_dom_compute_free_succ(hf_csr *succ, const hf_csr *pred, uint32_t *idom, uint32_t *order,
+                              uint32_t *n_reached)
+{
+    return dom_compute(succ, succ, pred, idom, order, n_reached);
 }
 
 /* ---- retained sizes and the dominator tree ---- */

@@ -21,9 +21,8 @@
  *     hf_csr succ, pred, kids;
  *     hf_csr_build(&succ, n, my_edges, my_dump);     // twice over the edges
  *     hf_csr_transpose(&succ, &pred);                 // referrers, kept
- *     hf_dom_compute(&succ, &pred, idom, order, &reached);
  *     hf_graph_bfs(&succ, parent);
- *     hf_csr_free(&succ);                             // if not kept
+ *     hf_dom_compute_free_succ(&succ, &pred, idom, order, &reached);
  *     fill retained[v] with the shallow size of v;
  *     hf_dom_retained(n, idom, order, reached, retained, retained);
  *     hf_dom_children(n, idom, retained, &kids);
@@ -39,8 +38,10 @@
  *     hf_dom_children: 8 bytes per child of the node with most children
  *                      (usually the virtual root)
  * So what heapfs keeps (pred, idom, retained, parent, children) is
- * 28 bytes per node + 4 per edge, and the peak, inside hf_dom_compute with
- * succ and pred both alive, 32 bytes per node + 8 per edge.
+ * 28 bytes per node + 4 per edge.  The peak, run as above, is in the
+ * dominator DFS, with succ, pred, parent, idom, order and half the
+ * temporaries alive: 28 bytes per node + 8 per edge (after it, 32 + 4).
+ * With hf_dom_compute() and BFS afterwards it is 32 + 8.
  *
  * Speed.  On a big graph nearly every step is a cache miss; what costs is
  * a chain of misses that depend on each other (DFS, path compression).
@@ -116,6 +117,15 @@ void hf_csr_free(hf_csr *g);
  * Temporaries: 16 bytes per node.  False on allocation failure. */
 bool hf_dom_compute(const hf_csr *succ, const hf_csr *pred, uint32_t *idom, uint32_t *order,
                     uint32_t *n_reached);
+
+/* The same, for a caller that has no further use for succ (run
+ * hf_graph_bfs first): frees it (hf_csr_free) as soon as the DFS is done,
+ * before the second half of the temporaries is allocated, so the peak is
+ * the larger of succ + pred + 8 bytes per node and pred + 16 bytes per
+ * node (plus idom and order) instead of succ + pred + 16.  succ is freed
+ * whatever the outcome. */
+bool hf_dom_compute_free_succ(hf_csr *succ, const hf_csr *pred, uint32_t *idom, uint32_t *order,
+                              uint32_t *n_reached);
 
 /* Retained sizes: retained[v] = shallow[v] + the retained sizes of the
  * nodes v immediately dominates, in one pass over order in reverse.

@@ -78,6 +78,17 @@ static void run_all(result *r, uint32_t n, hf_edge_source src, void *ud, const u
     hf_dom_retained(n, r->idom, r->order, r->reached, shallow, r->retained);
     assert_true(hf_dom_children(n, r->idom, r->retained, &r->kids));
     assert_true(hf_graph_bfs(&r->succ, r->parent));
+    /* the variant that frees succ on the way gives the same answer */
+    hf_csr succ2;
+    uint32_t *idom2 = g_new(uint32_t, n + 1), *order2 = g_new(uint32_t, n + 1), reached2;
+    assert_true(hf_csr_build(&succ2, n, src, ud));
+    assert_true(hf_dom_compute_free_succ(&succ2, &r->pred, idom2, order2, &reached2));
+    assert_null(succ2.off);
+    assert_int_equal(reached2, r->reached);
+    assert_memory_equal(idom2, r->idom, (n + 1) * sizeof *idom2);
+    assert_memory_equal(order2, r->order, r->reached * sizeof *order2);
+    g_free(idom2);
+    g_free(order2);
 }
 
 static void result_free(result *r)
