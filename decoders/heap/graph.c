@@ -523,6 +523,7 @@ bool hf_dom_children(uint32_t n, const uint32_t *idom, const uint64_t *retained,
     uint32_t kids = 0;
     for (uint32_t v = 0; v < n; v++)
         if (idom[v] != HF_NONE) {
+            assert(idom[v] <= n);
             off[idom[v] + 2]++;
             kids++;
         }

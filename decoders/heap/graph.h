@@ -31,9 +31,10 @@
  * idom, parent, order: 4 bytes per node each; retained: 8.  Temporaries,
  * freed before return:
  *     hf_csr_build, hf_csr_transpose, hf_dom_retained: none
- *     hf_dom_compute:  16 bytes per node (DFS and path compression need no
- *                      stack: the DFS walks back along its parent array and
- *                      the compression reverses pointers in place)
+ *     hf_dom_compute:  16 bytes per node, 8 of them during the DFS (DFS
+ *                      and path compression need no stack: the DFS walks
+ *                      back along its parent array, the compression
+ *                      reverses pointers in place)
  *     hf_graph_bfs:    4 bytes per node (the queue)
  *     hf_dom_children: 8 bytes per child of the node with most children
  *                      (usually the virtual root)
@@ -114,7 +115,8 @@ void hf_csr_free(hf_csr *g);
  *            the virtual root, HF_NONE when v is unreachable; idom[n] = n.
  *   order    (n entries):   order[0 .. *n_reached) are the reachable real
  *            nodes in DFS preorder, so idom[v] is n or comes before v.
- * Temporaries: 16 bytes per node.  False on allocation failure. */
+ * Temporaries: 16 bytes per node.  O(m log n).  False on allocation
+ * failure. */
 bool hf_dom_compute(const hf_csr *succ, const hf_csr *pred, uint32_t *idom, uint32_t *order,
                     uint32_t *n_reached);
 
