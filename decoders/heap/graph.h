@@ -11,9 +11,10 @@
  *
  * Edges.  A graph is an hf_csr (compressed sparse row): the edges of v are
  * dst[off[v] .. off[v+1]).  off is uint32_t, so a graph has at most
- * UINT32_MAX edges; hf_csr_build() returns false beyond that.  Every dst must be <= n: hf_csr_build() rejects other edges
- * (returns false); for a CSR filled by hand that is the caller's duty, and
- * the functions here assert() it.  Duplicate edges, self loops and edges
+ * UINT32_MAX edges; hf_csr_build() returns false beyond that.  Every dst
+ * must be <= n: hf_csr_build() rejects other edges (returns false); for a
+ * CSR filled by hand that is the caller's duty, and the functions here
+ * assert() it.  Duplicate edges, self loops and edges
  * into the virtual root are allowed and harmless.
  *
  * A typical run (19.5 million objects):
@@ -62,14 +63,16 @@
  * Thread safety.  There is no global state: every function is a pure
  * function of its arguments, so calls on different data may run
  * concurrently, and calls that only read the same graph (hf_dom_compute and
- * hf_graph_bfs on one succ) may too.  Nothing here locks.
+ * hf_graph_bfs on one succ; not hf_dom_compute_free_succ, which frees it)
+ * may too.  Nothing here locks.
  *
  * Algorithm: Semi-NCA, from L. Georgiadis, R. E. Tarjan, R. F. Werneck,
  * "Finding Dominators in Practice", JGAA 10(1), 2006, which builds on
  * T. Lengauer, R. E. Tarjan, "A Fast Algorithm for Finding Dominators in a
  * Flowgraph", TOPLAS 1(1), 1979.  Semidominators by path compression,
- * O(m log n); then each idom by walking up the dominator tree built so
- * far, O(n^2) in the worst case but short walks in practice.
+ * O(m log n); then each idom by a search up the dominator tree built so
+ * far, which jump pointers keep to O(log n) (plain Semi-NCA walks, and is
+ * quadratic on a deep list whose tail fans out to shared objects).
  */
 #ifndef HF_GRAPH_H
 #define HF_GRAPH_H
