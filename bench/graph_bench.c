@@ -168,7 +168,7 @@ static void makeheap_edges(const shape *s, uint32_t v, hf_edge_emit emit, void *
     }
 }
 
-static void heap_edges(void *ud, uint32_t v, hf_edge_emit emit, void *ectx)
+static void heap_edges(void *ud, uint32_t v, bool counting, hf_edge_emit emit, void *ectx)
 {
     const shape *s = ud;
     if (s->makeheap)
@@ -302,7 +302,7 @@ static double source_alone(const shape *s)
     double t0 = now();
     for (int pass = 0; pass < 2; pass++)
         for (uint32_t v = 0; v <= s->n; v++)
-            heap_edges((void *)s, v, count_edge, &edges);
+            heap_edges((void *)s, v, true, count_edge, &edges);
     return now() - t0;
 }
 

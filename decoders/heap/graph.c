@@ -61,7 +61,7 @@ bool hf_csr_build(hf_csr *out, uint32_t n, hf_edge_source src, void *ud)
     build_ctx c = {.limit = n};
     off[0] = 0;
     for (uint32_t v = 0; v <= n; v++) {
-        src(ud, v, emit_count, &c);
+        src(ud, v, true, emit_count, &c);
         if (c.count > UINT32_MAX || c.bad) {
             g_free(off);
             return false;
@@ -79,7 +79,7 @@ bool hf_csr_build(hf_csr *out, uint32_t n, hf_edge_source src, void *ud)
     for (uint32_t v = 0; v <= n && !c.bad; v++) {
         c.pos = off[v];
         c.end = off[v + 1];
-        src(ud, v, emit_store, &c);
+        src(ud, v, false, emit_store, &c);
         c.bad |= c.pos != c.end;
     }
     if (c.bad) {

@@ -92,10 +92,13 @@ typedef struct {
 static inline uint32_t hf_csr_edges(const hf_csr *g) { return g->off[g->n + 1]; }
 static inline uint32_t hf_csr_degree(const hf_csr *g, uint32_t v) { return g->off[v + 1] - g->off[v]; }
 
-/* The edge source of hf_csr_build: src(ud, v, emit, ectx) calls
- * emit(ectx, w) once for every edge v -> w, v in 0..n (n: the GC roots). */
+/* The edge source of hf_csr_build: src(ud, v, counting, emit, ectx)
+ * calls emit(ectx, w) once for every edge v -> w, v in 0..n (n: the GC
+ * roots).  While `counting` (the first pass) only the number of calls
+ * counts, so a source may skip resolving targets and emit any node <= n. */
 typedef void (*hf_edge_emit)(void *ectx, uint32_t dst);
-typedef void (*hf_edge_source)(void *ud, uint32_t v, hf_edge_emit emit, void *ectx);
+typedef void (*hf_edge_source)(void *ud, uint32_t v, bool counting, hf_edge_emit emit,
+                               void *ectx);
 
 /* Build *out from src in two passes over v = 0..n, so no edge list is
  * ever held twice: the first pass counts, the second stores.  src must emit

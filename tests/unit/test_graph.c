@@ -50,7 +50,7 @@ static bool has_edge(const graph *g, uint32_t from, uint32_t to)
     return k < g->out[from]->len;
 }
 
-static void graph_source(void *ud, uint32_t v, hf_edge_emit emit, void *ectx)
+static void graph_source(void *ud, uint32_t v, bool counting, hf_edge_emit emit, void *ectx)
 {
     const graph *g = ud;
     for (guint k = 0; k < g->out[v]->len; k++)
@@ -407,7 +407,7 @@ static void test_empty(void **state)
 
 /* ---- big shapes: a chain, and a deep list whose tail fans out ---- */
 
-static void chain_source(void *ud, uint32_t v, hf_edge_emit emit, void *ectx)
+static void chain_source(void *ud, uint32_t v, bool counting, hf_edge_emit emit, void *ectx)
 {
     uint32_t n = *(const uint32_t *)ud;
     if (v == n)
@@ -444,7 +444,7 @@ static void test_chain_ten_million(void **state)
  * for each would take K steps: K*F in all. */
 enum { FAN_K = 200000, FAN_F = 200000, FAN_H = FAN_K, FAN_N = FAN_K + 1 + FAN_F };
 
-static void fan_source(void *ud, uint32_t v, hf_edge_emit emit, void *ectx)
+static void fan_source(void *ud, uint32_t v, bool counting, hf_edge_emit emit, void *ectx)
 {
     if (v == FAN_N) {
         emit(ectx, 0);
@@ -618,7 +618,7 @@ static void test_transpose_random(void **state)
 /* A source for nodes 0 -> 1 -> 0, root -> 0 that, on its second pass,
  * emits one edge more for node 1 (mode 1), or one fewer (mode 2); or
  * points an edge past the virtual root (mode 3). */
-static void bad_source(void *ud, uint32_t v, hf_edge_emit emit, void *ectx)
+static void bad_source(void *ud, uint32_t v, bool counting, hf_edge_emit emit, void *ectx)
 {
     int *st = ud, mode = st[0];
     bool second = st[1 + v]++ > 0;
