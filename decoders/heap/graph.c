@@ -26,6 +26,8 @@ void hf_csr_free(hf_csr *g)
 
 /* ---- building ---- */
 
+#define HF_BUILD_THREADS 8
+
 typedef struct {
     uint64_t count;   /* pass 1: edges seen, 64-bit so an overflow shows */
     uint32_t *dst;    /* pass 2: where the next edge goes */
@@ -50,6 +52,56 @@ static void emit_store(void *ectx, uint32_t dst)
         c->bad = true;
 }
 
+/* One thread's share of a build: nodes [lo, hi). */
+typedef struct {
+    hf_edge_source src;
+    void *ud;
+    uint32_t *off;
+    uint32_t lo, hi;
+    build_ctx c;
+    bool counting;
+} build_part;
+
+/* Pass 1 stores each node's degree in off[v + 1]; pass 2 fills dst. */
+static gpointer build_range(gpointer arg)
+{
+    build_part *p = arg;
+    build_ctx *c = &p->c;
+    for (uint32_t v = p->lo; v < p->hi && !c->bad; v++) {
+        if (p->counting) {
+            uint64_t before = c->count;
+            p->src(p->ud, v, true, emit_count, c);
+            if (c->count - before > UINT32_MAX)
+                c->bad = true;
+            p->off[v + 1] = (uint32_t)(c->count - before);
+        } else {
+            c->pos = p->off[v];
+            c->end = p->off[v + 1];
+            p->src(p->ud, v, false, emit_store, c);
+            c->bad |= c->pos != c->end;
+        }
+    }
+    return NULL;
+}
+
+/* Runs build_range over `parts`, on threads of their own but the first. */
+static bool build_pass(build_part *parts, unsigned n_parts, bool counting)
+{
+    GThread *t[HF_BUILD_THREADS];
+    for (unsigned i = 0; i < n_parts; i++) {
+        parts[i].counting = counting;
+        t[i] = i ? g_thread_new("hf-graph", build_range, &parts[i]) : NULL;
+    }
+    build_range(&parts[0]);
+    bool bad = false;
+    for (unsigned i = 0; i < n_parts; i++) {
+        if (t[i])
+            g_thread_join(t[i]);
+        bad |= parts[i].c.bad;
+    }
+    return !bad;
+}
+
 bool hf_csr_build(hf_csr *out, uint32_t n, hf_edge_source src, void *ud)
 {
     memset(out, 0, sizeof *out);
@@ -58,38 +110,38 @@ bool hf_csr_build(hf_csr *out, uint32_t n, hf_edge_source src, void *ud)
     uint32_t *off = try_u32((size_t)n + 2);
     if (!off)
         return false;
-    build_ctx c = {.limit = n};
+    /* Nodes in contiguous ranges, one per core: resolving references is
+     * most of the work and needs no locks. */
+    unsigned n_parts = MIN(MAX(g_get_num_processors(), 1), HF_BUILD_THREADS);
+    if (n < 4096)
+        n_parts = 1;
+    build_part parts[HF_BUILD_THREADS];
+    for (unsigned i = 0; i < n_parts; i++)
+        parts[i] = (build_part){src, ud, off, (uint32_t)((uint64_t)(n + 1) * i / n_parts),
+                                (uint32_t)((uint64_t)(n + 1) * (i + 1) / n_parts),
+                                {.limit = n}, true};
+    bool ok = build_pass(parts, n_parts, true);
+    uint64_t total = 0;
     off[0] = 0;
-    for (uint32_t v = 0; v <= n; v++) {
-        src(ud, v, true, emit_count, &c);
-        if (c.count > UINT32_MAX || c.bad) {
-            g_free(off);
-            return false;
-        }
-        off[v + 1] = (uint32_t)c.count;
+    for (uint64_t v = 0; ok && v <= n; v++) {
+        total += off[v + 1];
+        ok = total <= UINT32_MAX;
+        off[v + 1] = (uint32_t)total;
     }
-    c.dst = try_u32(off[n + 1]);
-    if (!c.dst) {
-        g_free(off);
-        return false;
-    }
+    uint32_t *dst = ok ? try_u32((size_t)total) : NULL;
+    for (unsigned i = 0; i < n_parts; i++)
+        parts[i].c.dst = dst;
     /* Each node gets exactly the room it asked for: a node that emits a
      * different number of edges the second time is caught here, not by
      * its neighbour's slots shifting. */
-    for (uint32_t v = 0; v <= n && !c.bad; v++) {
-        c.pos = off[v];
-        c.end = off[v + 1];
-        src(ud, v, false, emit_store, &c);
-        c.bad |= c.pos != c.end;
-    }
-    if (c.bad) {
+    if (!dst || !build_pass(parts, n_parts, false)) {
         g_free(off);
-        g_free(c.dst);
+        g_free(dst);
         return false;
     }
     out->n = n;
     out->off = off;
-    out->dst = c.dst;
+    out->dst = dst;
     return true;
 }
 
