@@ -388,9 +388,10 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
     if (ok) {
         progress(s, "dominators", t0);
         g->edges = hf_csr_edges(&succ);
-        ok = hf_csr_transpose(&succ, &g->pred) &&
-             hf_dom_compute(&succ, &g->pred, g->idom, order, &reached) &&
-             hf_graph_bfs(&succ, g->parent);
+        /* BFS first: the dominator pass frees succ after its DFS, which
+         * keeps the peak lower */
+        ok = hf_csr_transpose(&succ, &g->pred) && hf_graph_bfs(&succ, g->parent) &&
+             hf_dom_compute_free_succ(&succ, &g->pred, g->idom, order, &reached);
     }
     hf_csr_free(&succ);
     if (ok) {
