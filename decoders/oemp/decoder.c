@@ -116,7 +116,7 @@ static uint32_t obj_of(oemp_dump *d, uint32_t s, uint64_t o)
         return UINT32_MAX;
     oemp_live *l = oemp_live_get(d, s);
     uint32_t g = o < l->n ? l->g[o] : UINT32_MAX;
-    oemp_live_unref(l);
+    oemp_live_unref(d, l);
     return g;
 }
 
@@ -153,7 +153,7 @@ static int64_t op_object_find(hf_dump *hd, uint32_t s, const char *name)
         return -1;
     oemp_live *l = oemp_live_get(d, s);
     int64_t o = oemp_live_rank(l, (uint32_t)g);
-    oemp_live_unref(l);
+    oemp_live_unref(d, l);
     return o;
 }
 

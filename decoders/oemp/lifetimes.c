@@ -17,11 +17,12 @@
  * max(CHECKPOINT_MIN, |previous checkpoint|): so rebuilding any snapshot
  * costs at most about 2 |live(c)| + CHECKPOINT_MIN steps, and checkpoints
  * hold at most about 2 object indices (8 bytes) per object created.
- * Rebuilt sets go to a small LRU cache (live_lock), so listing a snapshot's
- * objects, stat-ing each and reading their files rebuilds it once.
+ * Rebuilt sets are kept in a memo (live_memo, cache/memo.h: CACHE_MAX_SETS
+ * sets or CACHE_MAX_BYTES), so listing a snapshot's objects, stat-ing each
+ * and reading their files rebuilds it once.
  *
- * Thread safety: everything but the cache is read-only after build; the
- * cache is guarded by live_lock and hands out references.
+ * Thread safety: everything but the memo is read-only after build; the
+ * memo has its own lock, hands out references and makes a set once.
  */
 #include "decoders/oemp/oemp.h"
 
@@ -371,7 +372,7 @@ static oemp_live *materialize(const oemp_dump *d, const oemp_live *base, uint32_
     for (uint32_t g = start; g < end; g++)
         n += oemp_obj_at(d, g)->deleted > s;
     oemp_live *l = g_malloc(sizeof *l + n * sizeof(uint32_t));
-    l->ref = 1;
+    l->checkpoint = false;
     l->snap = s;
     l->n = (uint32_t)n;
     uint32_t w = 0;
@@ -385,21 +386,16 @@ static oemp_live *materialize(const oemp_dump *d, const oemp_live *base, uint32_
     return l;
 }
 
-void oemp_live_unref(oemp_live *l)
-{
-    if (l && g_atomic_int_dec_and_test(&l->ref))
-        g_free(l);
-}
-
 static void build_checkpoints(oemp_dump *d)
 {
-    d->checkpoints = g_ptr_array_new_with_free_func((GDestroyNotify)oemp_live_unref);
+    d->checkpoints = g_ptr_array_new_with_free_func(g_free);
     oemp_live *prev = NULL;
     uint64_t since = 0;
     for (uint32_t s = 0; s < d->snaps->len; s++) {
         since += oemp_snap_obj_end(d, s) - oemp_snap_at(d, s)->obj_first;
         if (since >= MAX(CHECKPOINT_MIN, prev ? prev->n : 0)) {
             prev = materialize(d, prev, s);
+            prev->checkpoint = true;
             g_ptr_array_add(d->checkpoints, prev);
             since = 0;
         }
@@ -420,54 +416,30 @@ static oemp_live *checkpoint_before(const oemp_dump *d, uint32_t s)
     return lo ? g_ptr_array_index(d->checkpoints, lo - 1) : NULL;
 }
 
-static size_t live_bytes(const oemp_live *l)
+static gsize live_bytes(gconstpointer p)
 {
-    return sizeof *l + (size_t)l->n * sizeof(uint32_t);
+    const oemp_live *l = p;
+    return sizeof *l + (gsize)l->n * sizeof(uint32_t);
+}
+
+/* The memo's make: the live set of snapshot `s` from its checkpoint. */
+static gpointer make_live(guint64 s, gpointer d)
+{
+    return materialize(d, checkpoint_before(d, (uint32_t)s), (uint32_t)s);
 }
 
 oemp_live *oemp_live_get(oemp_dump *d, uint32_t s)
 {
     oemp_live *base = checkpoint_before(d, s);
-    if (base && base->snap == s) {
-        g_atomic_int_inc(&base->ref);
+    if (base && base->snap == s)
         return base;
-    }
-    g_mutex_lock(&d->live_lock);
-    for (guint i = 0; i < d->live_cache->len; i++) {
-        oemp_live *l = g_ptr_array_index(d->live_cache, i);
-        if (l->snap == s) {
-            g_ptr_array_steal_index(d->live_cache, i); /* to the MRU end */
-            g_ptr_array_add(d->live_cache, l);
-            g_atomic_int_inc(&l->ref);
-            g_mutex_unlock(&d->live_lock);
-            return l;
-        }
-    }
-    g_mutex_unlock(&d->live_lock);
-    /* Built outside the lock: two threads may build the same set; the
-     * second one's copy is simply dropped. */
-    oemp_live *l = materialize(d, base, s);
-    g_mutex_lock(&d->live_lock);
-    for (guint i = 0; i < d->live_cache->len; i++) {
-        oemp_live *other = g_ptr_array_index(d->live_cache, i);
-        if (other->snap == s) {
-            g_atomic_int_inc(&other->ref);
-            g_mutex_unlock(&d->live_lock);
-            oemp_live_unref(l);
-            return other;
-        }
-    }
-    g_atomic_int_inc(&l->ref); /* one for the cache, one for the caller */
-    g_ptr_array_add(d->live_cache, l);
-    d->live_cache_bytes += live_bytes(l);
-    while (d->live_cache->len > 1 && (d->live_cache->len > CACHE_MAX_SETS ||
-                                      d->live_cache_bytes > CACHE_MAX_BYTES)) {
-        oemp_live *old = g_ptr_array_index(d->live_cache, 0);
-        d->live_cache_bytes -= live_bytes(old);
-        g_ptr_array_remove_index(d->live_cache, 0); /* drops the cache's reference */
-    }
-    g_mutex_unlock(&d->live_lock);
-    return l;
+    return hf_memo_get(d->live_memo, s, make_live, d);
+}
+
+void oemp_live_unref(oemp_dump *d, oemp_live *l)
+{
+    if (l && !l->checkpoint)
+        hf_memo_unref(d->live_memo, l);
 }
 
 int64_t oemp_live_rank(const oemp_live *l, uint32_t g)
@@ -512,8 +484,7 @@ void oemp_index_build(oemp_dump *d)
     build_by_id(d);
     build_groups(d);
     build_checkpoints(d);
-    d->live_cache = g_ptr_array_new_with_free_func((GDestroyNotify)oemp_live_unref);
-    g_mutex_init(&d->live_lock);
+    d->live_memo = hf_memo_new_bytes(CACHE_MAX_SETS, CACHE_MAX_BYTES, live_bytes, g_free);
 }
 
 uint64_t oemp_index_bytes(const oemp_dump *d)
@@ -538,10 +509,8 @@ void oemp_index_free(oemp_dump *d)
 {
     if (d->checkpoints)
         g_ptr_array_free(d->checkpoints, TRUE);
-    if (d->live_cache) {
-        g_ptr_array_free(d->live_cache, TRUE);
-        g_mutex_clear(&d->live_lock);
-    }
+    hf_memo_free(d->live_memo);
+    d->live_memo = NULL;
     g_free(d->chg_by_obj);
     g_free(d->by_id);
 }

@@ -22,17 +22,19 @@
  * in file order, with a per-object permutation for "size at s".  The live
  * set of s is rebuilt from the nearest earlier checkpoint (a sorted array of
  * live objects) plus the objects created since, and a few rebuilt sets are
- * cached; see oemp_index.c for the checkpoint rule and its cost.
+ * kept in a memo; see oemp_index.c for the checkpoint rule and its cost.
  *
  * Ownership: everything hangs off oemp_dump and is freed by oemp_free().
  * Strings point into `strs` (decoded text) and live as long as the dump.
  *
  * Thread safety: after oemp_index_build() the dump is read-only, except the
- * live-set cache, which has its own mutex.
+ * memos of rebuilt live sets and of profiles (cache/memo.h), which have
+ * their own locks.
  */
 #ifndef HF_OEMP_H
 #define HF_OEMP_H
 
+#include "cache/memo.h"
 #include "decoders/core/model.h"
 
 #include <stdbool.h>
@@ -185,7 +187,7 @@ typedef enum { OEMP_K_OTHER, OEMP_K_ABL, OEMP_K_BUILTIN } oemp_type_kind;
 
 /* A live set: the sorted indices of the objects live at one snapshot. */
 typedef struct {
-    gint ref;
+    bool checkpoint; /* owned by d->checkpoints, else a value of d->live_memo */
     uint32_t snap;
     uint32_t n;
     uint32_t g[];
@@ -213,13 +215,10 @@ typedef struct {
 
     /* Checkpoints: live sets of some snapshots, ascending. */
     GPtrArray *checkpoints; /* oemp_live * */
-    GMutex live_lock;       /* guards live_cache */
-    GPtrArray *live_cache;  /* oemp_live *, most recently used last */
-    size_t live_cache_bytes;
+    hf_memo *live_memo;     /* other live sets, rebuilt: oemp_live * by snapshot */
 
     /* Profiles built for heap.pprof / stacks.folded (oemp_pprof.c). */
-    GMutex prof_lock;      /* guards prof_cache */
-    GPtrArray *prof_cache; /* most recently used last */
+    hf_memo *prof_memo;     /* hf_pprof * by snapshot */
 
     /* Problem counting while indexing (oemp_problem). */
     uint32_t problem_count[16];
@@ -244,8 +243,8 @@ void oemp_problems_flush(oemp_dump *d);
 /* oemp_index.c */
 void oemp_index_build(oemp_dump *d);
 void oemp_index_free(oemp_dump *d);
-/* Bytes the index takes (arrays, names, checkpoints; not the live-set
- * cache nor the mapped file). */
+/* Bytes the index takes (arrays, names, checkpoints; not the memos nor the
+ * mapped file). */
 uint64_t oemp_index_bytes(const oemp_dump *d);
 uint32_t oemp_n_snaps(const oemp_dump *d);
 static inline const oemp_snap *oemp_snap_at(const oemp_dump *d, uint32_t s)
@@ -266,7 +265,7 @@ uint32_t oemp_snap_plat_end(const oemp_dump *d, uint32_t s);
 int64_t oemp_size_at(const oemp_dump *d, uint32_t g, uint32_t s, uint64_t *chg_off);
 /* The live set of snapshot s: a new reference (oemp_live_unref). */
 oemp_live *oemp_live_get(oemp_dump *d, uint32_t s);
-void oemp_live_unref(oemp_live *l);
+void oemp_live_unref(oemp_dump *d, oemp_live *l);
 /* Object index of the object named `id` live at s, or -1. */
 int64_t oemp_find_live(oemp_dump *d, uint32_t s, uint64_t id);
 /* Position of object g in l, or -1. */

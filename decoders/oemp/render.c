@@ -288,7 +288,7 @@ static void render_histogram(oemp_dump *d, uint32_t s, bool names, GString *out)
         count[grp]++;
         bytes[grp] += oemp_size_at(d, g, s, NULL);
     }
-    oemp_live_unref(l);
+    oemp_live_unref(d, l);
     GArray *by_type = g_array_new(FALSE, FALSE, sizeof(hist_line));
     GArray *by_name = g_array_new(FALSE, FALSE, sizeof(hist_line));
     GHashTable *type_at = g_hash_table_new(g_int64_hash, g_int64_equal);
@@ -460,11 +460,11 @@ static void render_object(oemp_dump *d, uint32_t s, uint64_t o, GString *out)
 {
     oemp_live *l = oemp_live_get(d, s);
     if (o >= l->n) {
-        oemp_live_unref(l);
+        oemp_live_unref(d, l);
         return;
     }
     uint32_t g = l->g[o];
-    oemp_live_unref(l);
+    oemp_live_unref(d, l);
     const oemp_obj *ob = oemp_obj_at(d, g);
     const oemp_group *gr = &g_array_index(d->groups, oemp_group, ob->group);
     oemp_aobj a, c;
@@ -531,11 +531,11 @@ static void render_object_stack(oemp_dump *d, uint32_t s, uint64_t o, GString *o
 {
     oemp_live *l = oemp_live_get(d, s);
     if (o >= l->n) {
-        oemp_live_unref(l);
+        oemp_live_unref(d, l);
         return;
     }
     uint32_t g = l->g[o];
-    oemp_live_unref(l);
+    oemp_live_unref(d, l);
     oemp_aobj a;
     oemp_aobj_parse(d, oemp_obj_at(d, g)->off, &a);
     oemp_stack_append(d, a.v[OEMP_A_NODE], a.v[OEMP_A_LINE], out, "", "\n", OEMP_MAX_FRAMES);
