@@ -442,7 +442,8 @@ void oemp_live_unref(oemp_dump *d, oemp_live *l)
         hf_memo_unref(d->live_memo, l);
 }
 
-int64_t oemp_live_rank(const oemp_live *l, uint32_t g)
+/* Position of object g in l, or -1. */
+static int64_t live_rank(const oemp_live *l, uint32_t g)
 {
     uint32_t lo = 0, hi = l->n;
     while (lo < hi) {
@@ -473,6 +474,29 @@ int64_t oemp_find_live(oemp_dump *d, uint32_t s, uint64_t id)
             return d->by_id[lo];
     }
     return -1;
+}
+
+uint32_t oemp_live_obj(oemp_dump *d, uint32_t s, uint64_t o)
+{
+    if (s >= oemp_n_snaps(d))
+        return OEMP_NOOBJ;
+    oemp_live *l = oemp_live_get(d, s);
+    uint32_t g = o < l->n ? l->g[o] : OEMP_NOOBJ;
+    oemp_live_unref(d, l);
+    return g;
+}
+
+int64_t oemp_live_find(oemp_dump *d, uint32_t s, uint64_t id)
+{
+    if (s >= oemp_n_snaps(d))
+        return -1;
+    int64_t g = oemp_find_live(d, s, id);
+    if (g < 0)
+        return -1;
+    oemp_live *l = oemp_live_get(d, s);
+    int64_t o = live_rank(l, (uint32_t)g);
+    oemp_live_unref(d, l);
+    return o;
 }
 
 void oemp_index_build(oemp_dump *d)

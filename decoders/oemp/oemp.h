@@ -122,6 +122,7 @@ enum { OEMP_C_ID, OEMP_C_TYPE, OEMP_C_MEM, OEMP_C_ABK, OEMP_C_POOL, OEMP_C_TTNUM
 
 #define OEMP_NEVER UINT32_MAX     /* oemp_obj.deleted of an object never deleted */
 #define OEMP_NOOFF UINT64_MAX     /* no such line */
+#define OEMP_NOOBJ UINT32_MAX     /* no such object */
 #define OEMP_CHG_AOBJ (1ull << 63) /* oemp_chg.off: the line is an AppObjData line */
 
 typedef struct {
@@ -268,8 +269,12 @@ oemp_live *oemp_live_get(oemp_dump *d, uint32_t s);
 void oemp_live_unref(oemp_dump *d, oemp_live *l);
 /* Object index of the object named `id` live at s, or -1. */
 int64_t oemp_find_live(oemp_dump *d, uint32_t s, uint64_t id);
-/* Position of object g in l, or -1. */
-int64_t oemp_live_rank(const oemp_live *l, uint32_t g);
+/* The objects of snapshot s as the model numbers them (its live set, in
+ * creation order): the object index of the o-th, or OEMP_NOOBJ when there
+ * is no such snapshot or object; and the position of the object named
+ * `id`, or -1. */
+uint32_t oemp_live_obj(oemp_dump *d, uint32_t s, uint64_t o);
+int64_t oemp_live_find(oemp_dump *d, uint32_t s, uint64_t id);
 
 /* Lookups in the sorted tables; NULL when absent. */
 const oemp_named *oemp_table_find(const oemp_dump *d, int t, int64_t id);

@@ -458,13 +458,9 @@ static void kv_i64(GString *out, const char *key, const oemp_aobj *a, unsigned c
 
 static void render_object(oemp_dump *d, uint32_t s, uint64_t o, GString *out)
 {
-    oemp_live *l = oemp_live_get(d, s);
-    if (o >= l->n) {
-        oemp_live_unref(d, l);
+    uint32_t g = oemp_live_obj(d, s, o);
+    if (g == OEMP_NOOBJ)
         return;
-    }
-    uint32_t g = l->g[o];
-    oemp_live_unref(d, l);
     const oemp_obj *ob = oemp_obj_at(d, g);
     const oemp_group *gr = &g_array_index(d->groups, oemp_group, ob->group);
     oemp_aobj a, c;
@@ -529,13 +525,9 @@ static void render_object(oemp_dump *d, uint32_t s, uint64_t o, GString *out)
  * not every object its code created. */
 static void render_object_stack(oemp_dump *d, uint32_t s, uint64_t o, GString *out)
 {
-    oemp_live *l = oemp_live_get(d, s);
-    if (o >= l->n) {
-        oemp_live_unref(d, l);
+    uint32_t g = oemp_live_obj(d, s, o);
+    if (g == OEMP_NOOBJ)
         return;
-    }
-    uint32_t g = l->g[o];
-    oemp_live_unref(d, l);
     oemp_aobj a;
     oemp_aobj_parse(d, oemp_obj_at(d, g)->off, &a);
     oemp_stack_append(d, a.v[OEMP_A_NODE], a.v[OEMP_A_LINE], out, "", "\n", OEMP_MAX_FRAMES);
