@@ -26,6 +26,7 @@
  */
 #include "decoders/oemp/oemp.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define CHECKPOINT_MIN 65536u
@@ -57,19 +58,57 @@ uint32_t oemp_snap_plat_end(const oemp_dump *d, uint32_t s)
     return s + 1 < d->snaps->len ? oemp_snap_at(d, s + 1)->plat_first : d->plats->len;
 }
 
+/* ---- searches ---------------------------------------------------------------- */
+
+/* Exact lookups use bsearch(3); these are its comparators. */
+
+/* Elements that start with their int64_t id (oemp_named, oemp_node), or a
+ * key that is an int64_t id. */
+static int cmp_leading_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The other searches look for where a sorted sequence crosses a value, which
+ * bsearch cannot: the first i in [lo, hi) whose key_at(d, i) >= key, hi when
+ * none, for keys that never decrease with i. */
+static uint32_t first_at_least(const oemp_dump *d, uint32_t lo, uint32_t hi,
+                               uint64_t (*key_at)(const oemp_dump *d, uint32_t i), uint64_t key)
+{
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (key_at(d, mid) < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Keys for first_at_least. */
+static uint64_t chg_snap_at(const oemp_dump *d, uint32_t i) /* i-th of chg_by_obj */
+{
+    return g_array_index(d->chgs, oemp_chg, d->chg_by_obj[i]).snap;
+}
+
+static uint64_t checkpoint_snap_at(const oemp_dump *d, uint32_t i)
+{
+    return ((const oemp_live *)g_ptr_array_index(d->checkpoints, i))->snap;
+}
+
+static uint64_t id_at(const oemp_dump *d, uint32_t i) /* i-th of by_id */
+{
+    return oemp_obj_at(d, d->by_id[i])->id;
+}
+
 /* ---- tables ---------------------------------------------------------------- */
-
-static gint cmp_named(gconstpointer a, gconstpointer b)
-{
-    int64_t x = ((const oemp_named *)a)->id, y = ((const oemp_named *)b)->id;
-    return (x > y) - (x < y);
-}
-
-static gint cmp_node(gconstpointer a, gconstpointer b)
-{
-    int64_t x = ((const oemp_node *)a)->id, y = ((const oemp_node *)b)->id;
-    return (x > y) - (x < y);
-}
 
 static const char *const table_names[OEMP_T_N] = {
     "PlatObjCatalog", "AppObjCatalog", "BObjCatalog", "ABLNameList", "OtherNameList",
@@ -79,7 +118,7 @@ static const char *const table_names[OEMP_T_N] = {
 static void sort_table(oemp_dump *d, int t)
 {
     GArray *a = d->tables[t];
-    g_array_sort(a, cmp_named);
+    g_array_sort(a, cmp_leading_id);
     guint w = 0;
     for (guint i = 0; i < a->len; i++) {
         oemp_named *n = &g_array_index(a, oemp_named, i);
@@ -101,7 +140,7 @@ static void sort_table(oemp_dump *d, int t)
 static void sort_nodes(oemp_dump *d)
 {
     GArray *a = d->nodes;
-    g_array_sort(a, cmp_node);
+    g_array_sort(a, cmp_leading_id);
     guint w = 0;
     for (guint i = 0; i < a->len; i++) {
         oemp_node *n = &g_array_index(a, oemp_node, i);
@@ -117,25 +156,12 @@ static void sort_nodes(oemp_dump *d)
     g_array_set_size(a, w);
 }
 
-/* Binary search of an array sorted by id, whose elements start with their
- * int64_t id (oemp_named, oemp_node). */
+/* The element of id in an array sorted by id whose elements start with
+ * their int64_t id (oemp_named, oemp_node), or NULL. */
 static const void *find_by_id(GArray *a, int64_t id)
 {
-    guint size = g_array_get_element_size(a);
-    guint lo = 0, hi = a->len;
-    while (lo < hi) {
-        guint mid = lo + (hi - lo) / 2;
-        const char *e = a->data + (gsize)mid * size;
-        int64_t eid;
-        memcpy(&eid, e, sizeof eid);
-        if (eid == id)
-            return e;
-        if (eid < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
+    return a->len ? bsearch(&id, a->data, a->len, g_array_get_element_size(a), cmp_leading_id)
+                  : NULL;
 }
 
 const oemp_named *oemp_table_find(const oemp_dump *d, int t, int64_t id)
@@ -335,27 +361,35 @@ static void build_by_id(oemp_dump *d)
         g_qsort_with_data(d->by_id, (gint)n, sizeof(uint32_t), cmp_by_id, d);
 }
 
-int64_t oemp_size_at(const oemp_dump *d, uint32_t g, uint32_t s, uint64_t *chg_off)
+/* Object g's changes are chg_by_obj[oemp_obj_at(d, g)->chg .. chg_end(d, g)),
+ * oldest first. */
+static uint32_t chg_end(const oemp_dump *d, uint32_t g)
 {
-    const oemp_obj *o = oemp_obj_at(d, g);
-    uint32_t lo = o->chg, hi = g + 1 < d->objs->len ? oemp_obj_at(d, g + 1)->chg : d->chgs->len;
-    /* last change with snap <= s; changes of one object are oldest first */
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (g_array_index(d->chgs, oemp_chg, d->chg_by_obj[mid]).snap <= s)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == o->chg) {
-        if (chg_off)
-            *chg_off = OEMP_NOOFF;
-        return o->mem;
-    }
-    const oemp_chg *c = &g_array_index(d->chgs, oemp_chg, d->chg_by_obj[lo - 1]);
-    if (chg_off)
-        *chg_off = c->off;
-    return c->mem;
+    return g + 1 < d->objs->len ? oemp_obj_at(d, g + 1)->chg : d->chgs->len;
+}
+
+const oemp_chg *oemp_change_at(const oemp_dump *d, uint32_t g, uint32_t s)
+{
+    uint32_t first = oemp_obj_at(d, g)->chg;
+    uint32_t after = first_at_least(d, first, chg_end(d, g), chg_snap_at, (uint64_t)s + 1);
+    return after > first ? &g_array_index(d->chgs, oemp_chg, d->chg_by_obj[after - 1]) : NULL;
+}
+
+int64_t oemp_size_at(const oemp_dump *d, uint32_t g, uint32_t s)
+{
+    const oemp_chg *c = oemp_change_at(d, g, s);
+    return c ? c->mem : oemp_obj_at(d, g)->mem;
+}
+
+int64_t oemp_size_before(const oemp_dump *d, uint32_t c)
+{
+    uint32_t g = g_array_index(d->chgs, oemp_chg, c).obj;
+    const uint32_t *first = d->chg_by_obj + oemp_obj_at(d, g)->chg;
+    const uint32_t *at = bsearch(&c, first, chg_end(d, g) - oemp_obj_at(d, g)->chg,
+                                 sizeof *first, cmp_u32);
+    if (!at || at == first)
+        return oemp_obj_at(d, g)->mem;
+    return g_array_index(d->chgs, oemp_chg, at[-1]).mem;
 }
 
 /* ---- live sets ------------------------------------------------------------- */
@@ -405,15 +439,8 @@ static void build_checkpoints(oemp_dump *d)
 /* The last checkpoint at or before s, or NULL. */
 static oemp_live *checkpoint_before(const oemp_dump *d, uint32_t s)
 {
-    guint lo = 0, hi = d->checkpoints->len;
-    while (lo < hi) {
-        guint mid = lo + (hi - lo) / 2;
-        if (((oemp_live *)g_ptr_array_index(d->checkpoints, mid))->snap <= s)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo ? g_ptr_array_index(d->checkpoints, lo - 1) : NULL;
+    uint32_t after = first_at_least(d, 0, d->checkpoints->len, checkpoint_snap_at, (uint64_t)s + 1);
+    return after ? g_ptr_array_index(d->checkpoints, after - 1) : NULL;
 }
 
 static gsize live_bytes(gconstpointer p)
@@ -445,29 +472,13 @@ void oemp_live_unref(oemp_dump *d, oemp_live *l)
 /* Position of object g in l, or -1. */
 static int64_t live_rank(const oemp_live *l, uint32_t g)
 {
-    uint32_t lo = 0, hi = l->n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (l->g[mid] == g)
-            return mid;
-        if (l->g[mid] < g)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
+    const uint32_t *at = l->n ? bsearch(&g, l->g, l->n, sizeof g, cmp_u32) : NULL;
+    return at ? at - l->g : -1;
 }
 
 int64_t oemp_find_live(oemp_dump *d, uint32_t s, uint64_t id)
 {
-    guint lo = 0, hi = d->objs->len;
-    while (lo < hi) {
-        guint mid = lo + (hi - lo) / 2;
-        if (oemp_obj_at(d, d->by_id[mid])->id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo = first_at_least(d, 0, d->objs->len, id_at, id);
     for (; lo < d->objs->len && oemp_obj_at(d, d->by_id[lo])->id == id; lo++) {
         const oemp_obj *o = oemp_obj_at(d, d->by_id[lo]);
         if (o->created <= s && s < o->deleted)

@@ -261,9 +261,12 @@ uint32_t oemp_snap_obj_end(const oemp_dump *d, uint32_t s);
 uint32_t oemp_snap_chg_end(const oemp_dump *d, uint32_t s);
 uint32_t oemp_snap_del_end(const oemp_dump *d, uint32_t s);
 uint32_t oemp_snap_plat_end(const oemp_dump *d, uint32_t s);
-/* Bytes of object g at snapshot s (after s's changes); the last change
- * line at or before s in *chg_off (OEMP_NOOFF when none). */
-int64_t oemp_size_at(const oemp_dump *d, uint32_t g, uint32_t s, uint64_t *chg_off);
+/* The last size change of object g at or before snapshot s, or NULL. */
+const oemp_chg *oemp_change_at(const oemp_dump *d, uint32_t g, uint32_t s);
+/* Bytes of object g at snapshot s (after s's changes). */
+int64_t oemp_size_at(const oemp_dump *d, uint32_t g, uint32_t s);
+/* Bytes of the object of change c (an index into chgs) just before it. */
+int64_t oemp_size_before(const oemp_dump *d, uint32_t c);
 /* The live set of snapshot s: a new reference (oemp_live_unref). */
 oemp_live *oemp_live_get(oemp_dump *d, uint32_t s);
 void oemp_live_unref(oemp_dump *d, oemp_live *l);

@@ -54,7 +54,7 @@ static hf_pprof *build(oemp_dump *d, uint32_t s)
         oemp_aobj a;
         oemp_aobj_parse(d, oemp_obj_at(d, g)->off, &a);
         site_key k = {a.v[OEMP_A_NODE], a.v[OEMP_A_LINE]};
-        int64_t bytes = oemp_size_at(d, g, s, NULL);
+        int64_t bytes = oemp_size_at(d, g, s);
         /* pprof values are unsigned: a negative Mem (bad input) counts 0 */
         uint64_t b = bytes > 0 ? (uint64_t)bytes : 0;
         gpointer v;
