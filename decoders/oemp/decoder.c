@@ -1,6 +1,7 @@
 /*
- * oemp.c - the OpenEdge memory profiler recording (.oemp) decoder: detection,
- * open and close, and the model ops (see oemp.h for the parts).
+ * decoder.c - the OpenEdge memory profiler recording (.oemp) decoder:
+ * detection, open and close, and the model ops (see oemp.h for the parts).
+ * The top of the folder's call order: calls every other file, none calls it.
  *
  * Model mapping: snapshots are the recording's snapshots in file order,
  * named by SnapshotSeq; objects of snapshot s are those live after s is
@@ -136,7 +137,7 @@ static int64_t op_object_find(hf_dump *hd, uint32_t s, const char *name)
     uint64_t id;
     if (!parse_id(name, &id))
         return -1;
-    return oemp_live_find(D(hd), s, id);
+    return oemp_live_pos(D(hd), s, id);
 }
 
 /* ScopedTo of object o of s when that object is live at s too, else 0.

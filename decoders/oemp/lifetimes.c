@@ -1,5 +1,6 @@
 /*
- * oemp_index.c - the lifetime index of an .oemp recording (see oemp.h).
+ * lifetimes.c - the lifetime index of an .oemp recording (see oemp.h).
+ * Calls read.c and scan.c (oemp_problem, while building).
  *
  * Built once after the parse pass, read-only afterwards:
  *   - tables and call-tree nodes sorted by id (first definition wins);
@@ -178,9 +179,10 @@ oemp_type_kind oemp_type_kind_of(const char *type_name)
 {
     char *l = g_ascii_strdown(type_name, -1);
     oemp_type_kind k = OEMP_K_OTHER;
-    /* The seed names the types "Procedure", "OOABL Obj", "OOABL Static Obj",
-     * "Reusable Obj" (named from ABLNameList) and "OO Builtin"; match the
-     * words, not the exact spelling, which the seed does not fix. */
+    /* The format's specification names the types "Procedure", "OOABL Obj",
+     * "OOABL Static Obj", "Reusable Obj" (named from ABLNameList) and "OO
+     * Builtin"; match the words, not the exact spelling, which it does not
+     * fix.  The naming rule is in docs/formats.md (section 5). */
     if (strstr(l, "builtin") || strstr(l, "built-in") || strstr(l, "built in"))
         k = OEMP_K_BUILTIN;
     else if (strstr(l, "procedure") || g_str_has_prefix(l, "ooabl") || strstr(l, "reusable") ||
@@ -216,8 +218,8 @@ void oemp_aobj_parse(const oemp_dump *d, uint64_t off, oemp_aobj *a)
 
 /* ---- groups (type, name) --------------------------------------------------- */
 
-/* Where an object's name comes from: the seed's "Note about obtaining an
- * Application Object's name". */
+/* Where an object's name comes from: the naming rule of the format (see
+ * docs/formats.md, section 5). */
 typedef struct {
     int64_t type;
     int table; /* OEMP_T_*, or -1: no name */
@@ -254,8 +256,8 @@ static name_ref name_ref_of(const oemp_dump *d, const oemp_aobj *a, const uint8_
     } else if (kind == OEMP_K_BUILTIN && bio) {
         r.table = OEMP_T_BCAT, r.key = bio;
     } else if (src) {
-        /* a type whose catalog name we do not recognise: the seed says
-         * SrcId is zero for all but the ABL-named types */
+        /* a type whose catalog name we do not recognise: the format's
+         * specification says SrcId is zero for all but the ABL-named types */
         r.table = OEMP_T_ABLN, r.key = src;
     }
     return r;
@@ -497,7 +499,7 @@ uint32_t oemp_live_obj(oemp_dump *d, uint32_t s, uint64_t o)
     return g;
 }
 
-int64_t oemp_live_find(oemp_dump *d, uint32_t s, uint64_t id)
+int64_t oemp_live_pos(oemp_dump *d, uint32_t s, uint64_t id)
 {
     if (s >= oemp_n_snaps(d))
         return -1;

@@ -1,12 +1,13 @@
 /*
- * oemp_pprof.c - heap.pprof and stacks.folded of an .oemp snapshot.
+ * profile.c - heap.pprof and stacks.folded of an .oemp snapshot.
+ * Calls lifetimes.c (live sets, sizes, stacks); render.c calls it.
  *
  * A snapshot's live objects are grouped by where they were created (the
  * call-tree node and the line in it); each group becomes one pprof sample
  * whose stack is that node's chain of ABL procedures, leaf first, each
- * frame "NAME:LINE".  The writer is the shared one (decoders/pprof.h), so
- * google-pprof --text prints the names and its totals are the snapshot's
- * live objects and bytes.  The allocated values are the in-use ones: a
+ * frame "NAME:LINE".  The writer is the shared one (decoders/pprof/pprof.h),
+ * so google-pprof --text prints the names and its totals are the
+ * snapshot's live objects and bytes.  The allocated values are the in-use ones: a
  * recording does not say what was created and freed between snapshots.
  *
  * Built profiles are kept in a memo (prof_memo, cache/memo.h: the last

@@ -1,13 +1,16 @@
 /*
- * oemp_render.c - the text views of an .oemp recording (see oemp.h).
+ * render.c - the text views of an .oemp recording (see oemp.h), and the
+ * file tables of the model.  Calls read.c, scan.c (section names),
+ * lifetimes.c and profile.c; decoder.c calls it.
  *
  * Formats (one record a line, '#' header lines, fixed order, so diff shows
  * real differences only):
  *   MOUNT/info            "key: value" lines about the recording
  *   traces/N              "TRACE N:" then one tab-indented frame a line
- *   snapshots/S/info      header and trailer fields under the seed's names,
- *                         then what the replay gives (live, created, ...)
- *   histogram             by type, then by type and name; sorted by bytes
+ *   snapshots/S/info      header and trailer fields under the format's
+ *                         names, then what the replay gives (live, ...)
+ *   histogram             by type, sorted by bytes
+ *   histogram-by-name     by type and name (named objects only), by bytes
  *   platform              PlatObjData as of this snapshot, by PlatObjId
  *   created/changed/deleted  one object a line: id, bytes, TYPE<TAB>NAME
  *   objects/ID/info       "key: value" lines
@@ -18,7 +21,9 @@
  * created, changed and deleted are item sequences (a header, then one item
  * per object) so a big one is served in pieces; the rest are rendered whole.
  *
- * Thread-safe: reads the read-only index; live sets come from oemp_index.c.
+ * heap.pprof and stacks.folded are profile.c's.
+ *
+ * Thread-safe: reads the read-only index; live sets come from lifetimes.c.
  */
 #include "decoders/oemp/oemp.h"
 
@@ -26,7 +31,7 @@
 #include <string.h>
 
 
-/* Header columns under the seed's names (NULL: an unused column). */
+/* Header columns under the format's names (NULL: an unused column). */
 static const char *const hdr_keys[18] = {
     "Version",     "ProcessId",   "SnapshotSeq", "StartTime", "SessionId", "Tag",
     "RqId",        NULL,          "RequestStartTime", "UUID", "PROPATH",   "OverheadMem",
@@ -335,7 +340,7 @@ static gint cmp_plat_id(gconstpointer a, gconstpointer b)
 
 static void render_platform(oemp_dump *d, uint32_t s, GString *out)
 {
-    /* PlatObjData as of s: the latest record of each id up to s (the seed
+    /* PlatObjData as of s: the latest record of each id up to s (the format
      * implies every snapshot lists all; this also reads partial lists) */
     GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
     GPtrArray *latest = g_ptr_array_new();

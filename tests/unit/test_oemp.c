@@ -489,7 +489,7 @@ static void test_small_v1(void **state)
 {
     hf_dump *d = open_data("small-v1.oemp");
     check_small(d);
-    /* the seed's example header line, as the first line of the file */
+    /* the format specification's example header line, as the first line */
     const char *seed = "1 3277 1 \"2022-02-01T08:01:39.967+05:00\" \"AS-4\" \"_AUTO\" \"??:??\" \"\"";
     assert_memory_equal(d->data, seed, strlen(seed));
     hf_dump_close(d);
