@@ -119,7 +119,10 @@ static void op_object_name(hf_dump *hd, uint32_t s, uint64_t o, char name[HF_NAM
         snprintf(name, HF_NAME_MAX, "%" PRIu64, oemp_obj_at(D(hd), g)->id);
 }
 
-/* Decimal AppObjId as object_name writes it (no sign, no leading 0). */
+/* Decimal AppObjId as object_name writes it (no sign, no leading 0).  Not
+ * hf_parse_decimal (names.h), which stops at 19 digits: scan.c reads an
+ * AppObjId as any uint64_t, up to 20 digits, and docs/formats.md sets no
+ * smaller bound, so every listed name must find its object (test_big_ids). */
 static bool parse_id(const char *name, uint64_t *id)
 {
     size_t len = strlen(name);
