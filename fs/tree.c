@@ -29,7 +29,7 @@ typedef struct {
     hf_node n;
 } entry;
 
-#define SMALL_MAX 64
+#define SMALL_MAX HF_FILES_MAX
 
 hf_tree *hf_tree_new(hf_dump *d, hf_cache *cache)
 {
