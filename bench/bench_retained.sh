@@ -21,7 +21,21 @@
 # (it needs every retained size to pick the top 10): its load and retained
 # times, or "did not finish in N s", and its peak RSS (/usr/bin/time -v, else
 # VmHWM polled); then the ratios to heapfs (mount + first cat, and peak RSS).
-# Both peaks include the pages of the dump each maps.
+# Both peaks include the pages of the dump each maps.  VisualVM's "load" is
+# short because HeapFactory.createHeap indexes lazily: its indexing is part of
+# the retained time.
+#
+# Figures on the development machine (2 shared vCPUs, load average 4-5 from
+# other builds; bench.hprof, 1.00 GB, 19,512,851 objects; medians of 3):
+#   mount                                       1.19 s
+#   cat latest/dominators, first after mount    17.39 s  (.stats: 17.37 s)
+#   daemon RssAnon before / after               171 / 866 MiB: 37.4 B/object kept
+#   daemon RssAnon peak while computing         1248 MiB (57.9 B/object over the index)
+#   daemon VmHWM (anon + mapped dump)           2208 MiB
+#   second cat; path; ls dominated | head; ls referrers   <= 0.03 s each
+#   VisualVM --all-top 10                       did not finish in 600 s; 11500 MiB peak RSS
+#   ratios VisualVM / heapfs                    time > 32x, peak RSS >= 5.2x
+# (see the last run's table in bench/out/bench_retained.txt)
 #
 # Environment: HEAPFS (default ./heapfs), BENCH_DUMP, BENCH_SCALE, BENCH_RUNS
 # (default 3), VVM_SECONDS (default 600), VVM=0 skips VisualVM.
@@ -170,7 +184,7 @@ row "cat latest/dominators, second" "$(f2 "$(m "${A_SECOND[@]}")") s"
 row "cat objects/TOP/path" "$(f2 "$(m "${A_PATH[@]}")") s" "TOP $top ($(echo "$TOP" | awk '{ print $NF }'), retained $TOPRET B)"
 row "ls objects/TOP/dominated | head" "$(f2 "$(m "${A_DOM[@]}")") s" "$((NDOM - 2)) entries listed"
 row "ls objects/CLASS/referrers" "$(f2 "$(m "${A_REFC[@]}")") s" "$cid, class object of $cls: $((NREFC - 2)) entries listed"
-row "ls objects/INSTANCE/referrers" "$(f2 "$(m "${A_REFI[@]}")") s" "$iid, a $cls: $((NREFI - 2)) entries"
+row "ls objects/INSTANCE/referrers" "$(f2 "$(m "${A_REFI[@]}")") s" "$iid, a $cls: $((NREFI - 2)) listed"
 if [ "$VVM_STATE" = done ]; then
   VTOTAL=$(echo "$VLOAD + $VRET" | bc -l)
   row "VisualVM: load / retained (--all-top 10)" "$(f2 "$VLOAD") / $(f2 "$VRET") s" "java -Xmx10g, once; wall $(f1 "$T_VVM") s with the JVM's start"
