@@ -17,6 +17,7 @@
  * that shows them is rendered (g_once), then only read.
  */
 #include "decoders/gperf/gperf.h"
+#include "decoders/pprof/proto.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -304,6 +305,14 @@ static uint64_t view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GString
     return hf_pprof_render(sn->pp_file, first, out, budget);
 }
 
+static uint64_t view_pb(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                       size_t budget)
+{
+    gperf_snap *sn = snap(G(d), v->snap);
+    need_pprof(G(d), sn);
+    return hf_pprof_render_proto(sn->pp_file, first, out, budget);
+}
+
 static uint64_t view_folded(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                             size_t budget)
 {
@@ -327,6 +336,7 @@ static const hf_file snap_files[] = {
     {"info", view_snap_info, NULL},
     {"sites", view_sites, NULL},
     {"heap.pprof", view_pprof, NULL},
+    {"heap.pb.gz", view_pb, NULL},
     {"stacks.folded", view_folded, NULL},
     {"maps", view_maps, has_maps},
     {NULL},

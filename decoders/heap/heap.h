@@ -523,6 +523,9 @@ uint64_t hf_heap_view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GStrin
                             size_t budget);
 uint64_t hf_heap_view_folded(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                              size_t budget);
+/* heap.pb.gz: heap.pprof's samples as gzipped protobuf (pprof/proto.h). */
+uint64_t hf_heap_view_pb(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                         size_t budget);
 
 uint64_t hf_heap_view_histogram(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                                 size_t budget);

@@ -271,6 +271,7 @@ static const hf_file snap_files[] = {
     {"histogram", hf_heap_view_histogram, txt_has_heap},
     {"roots", hf_heap_view_roots, txt_has_heap},
     {"heap.pprof", hf_heap_view_pprof, has_profile},
+    {"heap.pb.gz", hf_heap_view_pb, has_profile},
     {"stacks.folded", hf_heap_view_folded, has_profile},
     {"dominators", hf_heap_view_dominators, txt_has_heap},
     {"histogram-retained", hf_heap_view_histogram_retained, txt_has_heap},

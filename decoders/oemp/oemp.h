@@ -326,6 +326,8 @@ uint64_t oemp_render_pprof(oemp_dump *d, uint32_t s, uint64_t first, GString *ou
                            size_t budget);
 uint64_t oemp_render_folded(oemp_dump *d, uint32_t s, uint64_t first, GString *out,
                             size_t budget);
+/* heap.pb.gz: the same profile as gzipped protobuf (pprof/proto.h). */
+uint64_t oemp_render_pb(oemp_dump *d, uint32_t s, uint64_t first, GString *out, size_t budget);
 void oemp_pprof_init(oemp_dump *d);
 void oemp_pprof_free(oemp_dump *d);
 

@@ -590,6 +590,12 @@ static uint64_t view_pprof(hf_dump *hd, const hf_view *v, uint64_t first, GStrin
     return oemp_render_pprof(D(hd), v->snap, first, out, budget);
 }
 
+static uint64_t view_pb(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
+                       size_t budget)
+{
+    return oemp_render_pb(D(hd), v->snap, first, out, budget);
+}
+
 static uint64_t view_folded(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
                             size_t budget)
 {
@@ -619,6 +625,7 @@ const hf_file oemp_snap_files[] = {
     {"changed", view_changed, NULL},
     {"deleted", view_deleted, NULL},
     {"heap.pprof", view_pprof, NULL},
+    {"heap.pb.gz", view_pb, NULL},
     {"stacks.folded", view_folded, NULL},
     {NULL},
 };

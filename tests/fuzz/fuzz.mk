@@ -73,6 +73,8 @@ HF_WALK     := $(B)/tests/fuzz/hf_walk
 
 fuzzers: $(FUZZ_BINS)
 
+$(FUZZ_OBJ): | $(PB_H)
+
 list:
 	@echo $(FUZZ_ACTIVE)
 
