@@ -19,6 +19,7 @@ extern const hf_decoder hf_hproftxt_decoder;
 
 extern const hf_decoder hf_oemp_decoder;
 
+extern const hf_decoder hf_gopprof_decoder;
 extern const hf_decoder hf_decoder_bmd;
 
 /* One line per decoder.  Order matters only where two could claim a file. */
@@ -27,6 +28,7 @@ static const hf_decoder *const decoders[] = {
     &hf_hproftxt_decoder,
     &hf_decoder_hprof,
     &hf_oemp_decoder,
+    &hf_gopprof_decoder,
     &hf_decoder_bmd,
     NULL,
 };
@@ -83,7 +85,7 @@ static const hf_decoder *detect_mapped(const char *path, GMappedFile *map, GErro
     if (!dec)
         g_set_error(err, HF_ERROR, HF_ERROR_FORMAT,
                     "%s: not a format heapfs knows (HPROF, HPROF text, BMD, OEMP, "
-                    "gperftools heap profile)",
+                    "gperftools heap profile, pprof profile.proto)",
                     path);
     return dec;
 }

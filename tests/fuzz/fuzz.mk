@@ -48,6 +48,7 @@ $(eval $(call decoder,gperftools,$(CORPUS)/pprof-heap))
 $(eval $(call decoder,oemp,$(wildcard tests/fixtures/*.oemp)))
 $(eval $(call decoder,hprof-text,$(CORPUS)/hprof-txt))
 $(eval $(call decoder,bmd,$(CORPUS)/bmd))
+$(eval $(call decoder,gopprof,tests/fuzz/regress/gopprof))
 # ------------------------------
 
 # Only decoders whose format name is in decoders/*/*.c get built: a line may
