@@ -415,6 +415,9 @@ bool hf_heap_text(const hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob, GStri
 typedef bool (*hf_heap_ref_fn)(uint64_t target, uint32_t slot, void *ud);
 void hf_heap_for_each_ref(const hf_heap *h, const hf_hsnap *sn, uint64_t o, hf_heap_ref_fn fn,
                           void *ud);
+/* The same for an object already decoded (hf_heap_decode). */
+void hf_heap_for_each_ref_of(const hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob,
+                             hf_heap_ref_fn fn, void *ud);
 /* Appends a value of type t as the fields view shows it. */
 void hf_heap_format_value(GString *out, unsigned t, uint64_t v);
 const hf_htrace *hf_heap_trace_by_serial(const hf_heap *h, uint32_t serial);
