@@ -216,6 +216,7 @@ typedef struct {
     uint64_t off;       /* kept: file offset of the text */
     const char *resolved; /* hashed: the candidate that matched, else NULL */
 } bmd_str;
+G_STATIC_ASSERT(offsetof(bmd_str, id) == 0); /* search.h's serial helpers */
 
 typedef struct bmd_dump {
     hf_heap heap; /* first: a bmd_dump is an hf_heap is an hf_dump */

@@ -48,6 +48,7 @@ typedef struct {
     uint32_t trace;
     uint64_t v[GP_NV];
 } gperf_site;
+G_STATIC_ASSERT(offsetof(gperf_site, trace) == 0); /* search.h's hf_serial_sort */
 
 typedef enum { GP_TRAILER_NONE, GP_TRAILER_PROC, GP_TRAILER_DUMP } gperf_trailer;
 

@@ -10,6 +10,7 @@
  * (':' '[' ']' '@'), not by columns, so any spacing is accepted.
  */
 #include "decoders/gperf/gperf.h"
+#include "decoders/core/search.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -336,13 +337,6 @@ static void one_line(parse_ctx *c, state *st, const char *line, uint64_t off, ui
     }
 }
 
-static gint site_cmp(gconstpointer a, gconstpointer b)
-{
-    const gperf_site *x = a, *y = b;
-    return x->trace < y->trace ? -1 : x->trace > y->trace;
-}
-
-
 /* Parses `data` into a new snapshot appended to g.  False (err set) when no
  * "heap profile:" header was found. */
 static bool parse_file(gperf_dump *g, const char *path, const uint8_t *data, size_t len,
@@ -401,7 +395,7 @@ static bool parse_file(gperf_dump *g, const char *path, const uint8_t *data, siz
     g_hash_table_destroy(c.site_idx);
     g_free(base);
     /* Sites in trace order, so two snapshots list shared stacks alike. */
-    g_array_sort(sn.sites, site_cmp);
+    hf_serial_sort(sn.sites);
     g_array_append_val(g->snaps, sn);
     return ok;
 }

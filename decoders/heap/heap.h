@@ -296,6 +296,11 @@ typedef struct {
     uint32_t snap;                     /* snapshot whose roots give its locals */
 } hf_hthread;
 
+/* Traces and threads are kept sorted by serial with search.h's helpers,
+ * which read the serial as the first member. */
+G_STATIC_ASSERT(offsetof(hf_htrace, serial) == 0);
+G_STATIC_ASSERT(offsetof(hf_hthread, serial) == 0);
+
 struct hf_heap {
     hf_dump base;
     const hf_heap_codec *codec;

@@ -84,6 +84,7 @@ typedef struct {
     uint32_t serial, trace;
     uint64_t class_id, name_id;
 } hprof_load_class;
+G_STATIC_ASSERT(offsetof(hprof_load_class, serial) == 0); /* search.h's serial helpers */
 bool hprof_parse_load_class(const uint8_t *b, size_t len, unsigned idsz, hprof_load_class *out);
 
 typedef struct {

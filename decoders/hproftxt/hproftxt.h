@@ -68,6 +68,7 @@ typedef struct {
     uint64_t frames; /* first frame line */
     uint64_t end;    /* end of the block */
 } txt_trace;
+G_STATIC_ASSERT(offsetof(txt_trace, serial) == 0); /* search.h's serial helpers */
 
 typedef struct {
     uint32_t serial;
@@ -77,6 +78,7 @@ typedef struct {
     uint64_t start_off;
     bool ended;
 } txt_thread;
+G_STATIC_ASSERT(offsetof(txt_thread, serial) == 0);
 
 typedef struct {
     hf_heap heap; /* first: the heap dump part (heap.h); heap.base is the hf_dump */

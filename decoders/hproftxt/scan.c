@@ -10,6 +10,7 @@
 #include "decoders/hproftxt/hproftxt.h"
 
 #include "decoders/core/names.h"
+#include "decoders/core/search.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -419,49 +420,23 @@ static void one_line(scan *c, const line *l)
 
 /* ---- after the scan ---- */
 
-static gint cmp_trace(gconstpointer a, gconstpointer b)
-{
-    const txt_trace *x = a, *y = b;
-    return x->serial < y->serial ? -1 : x->serial > y->serial;
-}
-
-static gint cmp_thread(gconstpointer a, gconstpointer b)
-{
-    const txt_thread *x = a, *y = b;
-    return x->serial < y->serial ? -1 : x->serial > y->serial;
-}
-
 int64_t txt_trace_find(const txt_dump *t, uint32_t serial)
 {
-    guint lo = 0, hi = t->traces->len;
-    while (lo < hi) {
-        guint mid = lo + (hi - lo) / 2;
-        uint32_t s = g_array_index(t->traces, txt_trace, mid).serial;
-        if (s == serial)
-            return mid;
-        if (s < serial)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
+    return hf_serial_find_array(t->traces, serial);
+}
+
+static void trace_dropped(const void *elem, void *ud)
+{
+    const txt_trace *tr = elem;
+    hf_problem(ud, tr->off, "TRACE %u repeated: the first one is kept", tr->serial);
 }
 
 /* Sort traces (dropping repeated serials), name thread directories. */
 static void finish_index(txt_dump *t)
 {
-    g_array_sort(t->traces, cmp_trace);
-    guint w = 0;
-    for (guint i = 0; i < t->traces->len; i++) {
-        txt_trace *tr = &g_array_index(t->traces, txt_trace, i);
-        if (w && g_array_index(t->traces, txt_trace, w - 1).serial == tr->serial) {
-            hf_problem(&t->heap.base, tr->off, "TRACE %u repeated: the first one is kept", tr->serial);
-            continue;
-        }
-        g_array_index(t->traces, txt_trace, w++) = *tr;
-    }
-    g_array_set_size(t->traces, w);
-    g_array_sort(t->threads, cmp_thread);
+    hf_serial_sort(t->traces);
+    hf_serial_dedup(t->traces, trace_dropped, &t->heap.base);
+    hf_serial_sort(t->threads);
     GString *s = g_string_new(NULL);
     for (guint i = 0; i < t->threads->len; i++) {
         txt_thread *th = &g_array_index(t->threads, txt_thread, i);
