@@ -218,11 +218,8 @@ static int64_t refs_find(hf_dump *d, uint32_t s, uint64_t o, const char *name)
         return -1;
     }
     if (ob.kind == HF_K_OBJARRAY) {
-        char *end;
-        if (!g_ascii_isdigit(name[0]) || (name[0] == '0' && name[1]))
-            return -1;
-        uint64_t i = g_ascii_strtoull(name, &end, 10);
-        if (*end || i >= ob.length || !sub_value(h, ob.loc, NULL, i))
+        uint64_t i;
+        if (!hf_parse_decimal(name, &i) || i >= ob.length || !sub_value(h, ob.loc, NULL, i))
             return -1;
         return (int64_t)i;
     }
