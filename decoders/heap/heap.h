@@ -540,6 +540,10 @@ uint64_t hf_heap_view_strings(hf_dump *d, const hf_view *v, uint64_t first, GStr
 void hf_heap_escape_line(GString *out, const char *s, size_t n);
 /* The heap part of a snapshot's info. */
 void hf_heap_render_snap_info(hf_heap *h, uint32_t s, GString *out);
+/* Appends frame fi (an index into h->frames) as the HPROF agent writes it,
+ * "pkg.Class.method(File.java:12)", or without the part in parentheses
+ * when not full; "<unknown frame>" when the dump lacks the frame. */
+void hf_heap_frame_text(const hf_heap *h, uint32_t fi, bool full, GString *out);
 /* One trace in the HPROF agent's form (no trailing blank line). */
 void hf_heap_render_trace(const hf_heap *h, const hf_htrace *t, GString *out);
 /* Counts for MOUNT/info, summed over snapshots. */

@@ -170,26 +170,36 @@ void hf_heap_render_snap_info(hf_heap *h, uint32_t s, GString *out)
 
 /* ---- traces and threads ---- */
 
-static void append_frame(const hf_heap *h, uint32_t fi, GString *out)
+void hf_heap_frame_text(const hf_heap *h, uint32_t fi, bool full, GString *out)
 {
     if (fi >= h->frames->len) {
-        g_string_append(out, "\t<unknown frame>\n");
+        g_string_append(out, "<unknown frame>");
         return;
     }
     const hf_hframe *f = &g_array_index(h->frames, hf_hframe, fi);
-    g_string_append_printf(out, "\t%s.%s(", f->cls ? f->cls : "<unknown class>", f->method);
+    g_string_append_printf(out, "%s.%s", f->cls ? f->cls : "<unknown class>",
+                           f->method ? f->method : "<unknown method>");
+    if (!full)
+        return;
     bool src = f->source && *f->source;
     if (f->line == -3)
-        g_string_append(out, "Native Method");
+        g_string_append(out, "(Native Method)");
     else if (f->line == -2)
-        g_string_append(out, "Compiled method");
+        g_string_append(out, "(Compiled method)");
     else if (!src || f->line == -1)
-        g_string_append(out, "Unknown Source");
+        g_string_append(out, "(Unknown Source)");
     else if (f->line > 0)
-        g_string_append_printf(out, "%s:%d", f->source, f->line);
+        g_string_append_printf(out, "(%s:%d)", f->source, f->line);
     else
-        g_string_append(out, f->source);
-    g_string_append(out, ")\n");
+        g_string_append_printf(out, "(%s)", f->source);
+}
+
+/* A frame line of traces/N and a thread's stack. */
+static void append_frame(const hf_heap *h, uint32_t fi, GString *out)
+{
+    g_string_append_c(out, '\t');
+    hf_heap_frame_text(h, fi, true, out);
+    g_string_append_c(out, '\n');
 }
 
 void hf_heap_render_trace(const hf_heap *h, const hf_htrace *t, GString *out)
