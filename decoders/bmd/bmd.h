@@ -21,7 +21,8 @@
  * as type and length only, GC roots as bare ids, strings (most of them only
  * as a length and a hash), and "legacy" HPROF records (frames, traces,
  * threads) with their original bodies, whose ids are the original HPROF
- * ids: they are decoded with hprof.h's parsers.
+ * ids: they are decoded with the parsers of
+ * decoders/hprof/records.h.
  *
  * Ownership: a bmd_dump is an hf_heap (embedded first) and everything in it
  * belongs to it; hf_dump_close frees it.  Thread safety: built in open(),

@@ -2,7 +2,7 @@
  * bmd_legacy.c - the legacy HPROF records a BMD file carries (tag 8: the
  * original record tag and body): stack frames, stack traces and threads
  * become the heap graph's frames, traces and threads; the others are
- * checked and counted.  Every body is decoded with hprof.h's parsers, the
+ * checked and counted.  Every body is decoded with hprof/records.h's parsers, the
  * same code that reads an HPROF file.
  *
  * The bodies keep the original dump's ids.  The cruncher rewrote the
@@ -14,7 +14,7 @@
  * Runs once inside open() (bmd_index), single-threaded.
  */
 #include "decoders/bmd/bmd.h"
-#include "decoders/hprof/hprof.h"
+#include "decoders/hprof/records.h"
 
 #include <string.h>
 

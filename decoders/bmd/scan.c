@@ -30,7 +30,7 @@
  */
 #include "decoders/bmd/bmd.h"
 #include "decoders/core/search.h"
-#include "decoders/hprof/hprof.h"
+#include "decoders/hprof/records.h"
 
 #include <string.h>
 

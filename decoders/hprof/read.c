@@ -1,8 +1,9 @@
 /*
- * hprof_read.c - HPROF record parsers: top-level record bodies and heap
- * dump sub-record lengths.  Pure functions over a body pointer and length
- * (see hprof.h); no state, thread-safe.  BMD's legacy HPROF records use
- * them too, so they must not assume the body is inside an HPROF file.
+ * read.c - HPROF parsers: the top-level record bodies (records.h), values,
+ * and heap dump sub-records (hprof.h).  Pure functions over a body pointer
+ * and length; no state, thread-safe.  BMD's legacy HPROF records use the
+ * record parsers too, so they must not assume the body is inside an HPROF
+ * file.
  */
 #include "decoders/hprof/hprof.h"
 
