@@ -84,11 +84,10 @@ typedef struct hprof_dump {
     GArray *load_classes; /* hprof_load_class, sorted by serial */
     GArray *sites;        /* uint64 record offset */
     GArray *sites_snap;   /* uint32 snapshot index per sites record */
-    const char **snap_files[2]; /* with and without "sites" */
     bool truncated;
 } hprof_dump;
 
-/* The streaming pass (hprof_index.c): fills everything above and calls
+/* The streaming pass (scan.c): fills everything above and calls
  * hf_heap_finish().  Problems go to hf_problem(). */
 void hprof_index(hprof_dump *d);
 /* Text of string id (modified UTF-8), NULL when absent.  *len set. */
@@ -98,11 +97,31 @@ const char *hprof_intern_string(hprof_dump *d, uint64_t id);
 /* LOAD CLASS record of class serial, NULL when absent. */
 const hprof_load_class *hprof_load_class_by_serial(const hprof_dump *d, uint32_t serial);
 
+/* The ALLOC SITES records of snapshot s, in file order: the first at or
+ * after record index *i (an index into d->sites) that parses; sets *i to
+ * it and fills *st.  False when there is none. */
+bool hprof_sites_next(const hprof_dump *d, uint32_t s, uint64_t *i, hprof_sites *st);
+/* Appends the class a site allocated: its LOAD CLASS name as a display
+ * name, else "T[]" for a primitive array, else "class-serial-N". */
+void hprof_site_class(const hprof_dump *d, const hprof_site *site, GString *out);
+
+/* The codec (read.c): objects read back from their sub-records. */
+extern const hf_heap_codec hprof_codec;
+
 /* heap.pprof samples of snapshot s: ALLOC SITES, else live objects by
- * allocation trace (hprof_pprof.c; an hf_heap_pprof_build_fn, ud: the dump). */
+ * allocation trace (profile.c; an hf_heap_pprof_build_fn, ud: the dump). */
 void hprof_build_pprof(hf_heap_pprof_out *o, uint32_t s, void *ud);
 
-extern const hf_heap_codec hprof_codec;
+/* The views that are HPROF's own (render.c), for decoder.c's tables. */
+uint64_t hprof_render_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                           size_t budget);
+uint64_t hprof_view_snap_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                              size_t budget);
+uint64_t hprof_view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                          size_t budget);
+bool hprof_has_sites(hf_dump *d, uint32_t s, uint64_t index);
+void hprof_describe(hf_dump *d, GString *out);
+
 extern const hf_decoder hf_decoder_hprof;
 
 #endif

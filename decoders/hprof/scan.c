@@ -500,7 +500,7 @@ void hprof_index(hprof_dump *d)
     g_array_free(sc.heap_ids, TRUE);
 }
 
-/* ---- string and class lookups (thread-safe: sorted arrays) ---- */
+/* ---- lookups in what the pass found (thread-safe: read-only after open) ---- */
 
 static bool string_below(const void *ud, uint64_t i)
 {
@@ -536,4 +536,31 @@ const hprof_load_class *hprof_load_class_by_serial(const hprof_dump *d, uint32_t
 {
     int64_t i = hf_serial_find_array(d->load_classes, serial);
     return i >= 0 ? &g_array_index(d->load_classes, hprof_load_class, i) : NULL;
+}
+
+bool hprof_sites_next(const hprof_dump *d, uint32_t s, uint64_t *i, hprof_sites *st)
+{
+    const hf_dump *b = &d->heap.base;
+    for (; *i < d->sites->len; (*i)++) {
+        if (g_array_index(d->sites_snap, uint32_t, *i) != s)
+            continue;
+        uint64_t off = g_array_index(d->sites, uint64_t, *i);
+        if (hprof_parse_alloc_sites(b->data + off, hprof_u4(b->data + off - 4), d->heap.id_size,
+                                    st))
+            return true;
+    }
+    return false;
+}
+
+void hprof_site_class(const hprof_dump *d, const hprof_site *site, GString *out)
+{
+    const hprof_load_class *lc = hprof_load_class_by_serial(d, site->class_serial);
+    uint32_t nlen;
+    const char *nt = lc ? hprof_string_text(d, lc->name_id, &nlen) : NULL;
+    if (nt)
+        hf_heap_display_name_append(out, nt, nlen);
+    else if (site->array && hf_btype_name(site->array))
+        g_string_append_printf(out, "%s[]", hf_btype_name(site->array));
+    else
+        g_string_append_printf(out, "class-serial-%u", site->class_serial);
 }
