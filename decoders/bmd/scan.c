@@ -1,5 +1,5 @@
 /*
- * bmd_index.c - the passes over a BMD file, and the heap graph built from
+ * scan.c - the passes over a BMD file, and the heap graph built from
  * the last one.
  *
  * Records may come in any order.  Every record's length follows from its
