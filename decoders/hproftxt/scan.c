@@ -1,6 +1,7 @@
 /*
- * hproftxt_parse.c - scanning java.hprof.txt once at open (see hproftxt.h
- * for what is recognised and why by markers).
+ * scan.c - scanning java.hprof.txt once at open (see hproftxt.h for what
+ * is recognised and why by markers), and finding traces and their frames
+ * in what it found.
  *
  * One pass over the mapped file, line by line, with a small state machine:
  * outside any block, inside a TRACE (tab-indented frames), or inside a
@@ -555,50 +556,8 @@ bool txt_trace_frame(const txt_dump *t, const txt_trace *tr, uint32_t k, bool fu
     }
 }
 
-/* ---- open ---- */
-
-static bool detect(const uint8_t *head, size_t len)
+void txt_scan(txt_dump *t)
 {
-    if (len < 13 || memcmp(head, "JAVA PROFILE ", 13) != 0)
-        return false;
-    /* Text: the first line ends with a newline before any NUL (the binary
-     * format has "JAVA PROFILE 1.0.x" followed by a NUL). */
-    for (size_t i = 13; i < len; i++) {
-        if (head[i] == 0)
-            return false;
-        if (head[i] == '\n')
-            return true;
-    }
-    return false;
-}
-
-void hproftxt_destroy(hf_dump *d)
-{
-    txt_dump *t = (txt_dump *)d;
-    for (guint i = 0; i < t->snaps->len; i++) {
-        txt_snap *sn = &g_array_index(t->snaps, txt_snap, i);
-        g_array_free(sn->sites, TRUE);
-        g_array_free(sn->samples, TRUE);
-        g_array_free(sn->times, TRUE);
-    }
-    g_array_free(t->snaps, TRUE);
-    g_array_free(t->traces, TRUE);
-    g_array_free(t->threads, TRUE);
-    g_string_chunk_free(t->chunk);
-    g_free(t->created);
-    hf_heap_clear(&t->heap);
-    g_free(t);
-}
-
-static hf_dump *hproftxt_open(const char *path, GMappedFile *map, GError **err)
-{
-    txt_dump *t = g_new0(txt_dump, 1);
-    /* Ids in these files are 32-bit object tags. */
-    hf_heap_init(&t->heap, &hproftxt_ops, &txt_codec, path, map, 4);
-    t->chunk = g_string_chunk_new(4096);
-    t->snaps = g_array_new(FALSE, FALSE, sizeof(txt_snap));
-    t->traces = g_array_new(FALSE, FALSE, sizeof(txt_trace));
-    t->threads = g_array_new(FALSE, FALSE, sizeof(txt_thread));
     scan_file(t);
     /* Real files end with a newline; a last line without one was cut. */
     if (t->heap.base.size && t->heap.base.data[t->heap.base.size - 1] != '\n')
@@ -606,21 +565,4 @@ static hf_dump *hproftxt_open(const char *path, GMappedFile *map, GError **err)
                    "last line has no newline (file truncated?)");
     finish_index(t);
     finish_snaps(t);
-    t->heap.pprof = hf_heap_pprof_new(&t->heap, t->snaps->len, "java", txt_build_pprof, t,
-                                 txt_trace_names, t);
-    if (!t->traces->len && !t->threads->len && !t->snaps->len) {
-        g_set_error(err, HF_ERROR, HF_ERROR_FORMAT,
-                    "%s: HPROF agent text output with no TRACE, THREAD or BEGIN..END block",
-                    path);
-        hproftxt_destroy(&t->heap.base);
-        return NULL;
-    }
-    return &t->heap.base;
 }
-
-const hf_decoder hf_hproftxt_decoder = {
-    .format = "hprof-text",
-    .detect = detect,
-    .open = hproftxt_open,
-    .open_series = NULL,
-};
