@@ -103,7 +103,7 @@ static hf_dump *gperf_open_series(const char *const *paths, int n, GError **err)
     return &g->base;
 }
 
-const hf_decoder hf_gperf_decoder = {
+const hf_decoder hf_decoder_gperf = {
     .format = "gperftools",
     .detect = detect,
     .open = gperf_open,

@@ -102,6 +102,8 @@ void gperf_scale(uint64_t count, uint64_t bytes, uint64_t rate, uint64_t *out_co
  * kind not known (then not scaled). */
 bool gperf_kind_rate(const char *kind, uint64_t *rate, bool *pprof_same);
 
+extern const hf_decoder hf_decoder_gperf;
+
 /* Parses one file's bytes into a new snapshot appended to g (scan.c);
  * series: the file is one of several.  False (err set) when no
  * "heap profile:" header was found. */

@@ -73,7 +73,7 @@ static hf_dump *hproftxt_open(const char *path, GMappedFile *map, GError **err)
     return &t->heap.base;
 }
 
-const hf_decoder hf_hproftxt_decoder = {
+const hf_decoder hf_decoder_hproftxt = {
     .format = "hprof-text",
     .detect = detect,
     .open = hproftxt_open,

@@ -96,6 +96,8 @@ typedef struct {
     GArray *threads; /* txt_thread, ascending serial */
 } txt_dump;
 
+extern const hf_decoder hf_decoder_hproftxt;
+
 /* ---- scan.c ---- */
 
 /* The pass over the file at open: fills everything above (the heap part
