@@ -49,7 +49,7 @@ static void bmd_destroy(hf_dump *base)
     g_free(d);
 }
 
-extern const hf_dump_ops bmd_ops;
+static const hf_dump_ops bmd_ops;
 
 /* heap.pprof and stacks.folded: live objects by class.  BMD keeps no
  * allocation traces, and the ALLOC SITES a legacy record may carry name
@@ -127,27 +127,13 @@ static const hf_file object_files[] = {
     {NULL},
 };
 
-const hf_dump_ops bmd_ops = {
+static const hf_dump_ops bmd_ops = {
     .format = "bmd",
     .destroy = bmd_destroy,
     .describe = bmd_describe,
     .render_info = bmd_render_info,
-    .status = hf_heap_graph_status,
-    .render_trace = hf_heap_view_trace,
-    .n_snapshots = hf_heap_n_snapshots,
-    .snapshot_number = hf_heap_snapshot_number,
-    .n_traces = hf_heap_n_traces,
-    .trace_number = hf_heap_trace_number,
-    .n_threads = hf_heap_n_threads,
-    .thread_name = hf_heap_thread_name,
-    .n_classes = hf_heap_n_classes,
-    .class_name = hf_heap_class_name,
-    .class_find = hf_heap_class_find,
-    .n_objects = hf_heap_n_objects,
-    .object_name = hf_heap_object_name,
-    .object_find = hf_heap_object_find,
+    HF_HEAP_MODEL_OPS,
+    HF_HEAP_GRAPH_OPS,
     .snapshot = {.files = snap_files},
-    .thread = {.files = hf_heap_thread_files},
-    .class_ = {hf_heap_class_files, hf_heap_class_links, NULL},
     .object = {object_files, hf_heap_object_links, hf_heap_object_dirs},
 };

@@ -439,6 +439,28 @@ uint64_t hf_heap_n_objects(hf_dump *d, uint32_t s);
 void hf_heap_object_name(hf_dump *d, uint32_t s, uint64_t o, char name[HF_NAME_MAX]);
 int64_t hf_heap_object_find(hf_dump *d, uint32_t s, const char *name);
 
+/* hf_dump_ops members, as designated initializers, that every heap format
+ * (HPROF, BMD, HPROF text) takes from the layer: the README's .stats lines
+ * of the retained-size graphs (hf_heap_graph_status: include
+ * decoders/heap/retained.h where this is used), the names of classes and
+ * objects, and the files and links of a class. */
+#define HF_HEAP_MODEL_OPS                                                                  \
+    .status = hf_heap_graph_status, .class_name = hf_heap_class_name,                      \
+    .object_name = hf_heap_object_name,                                                    \
+    .class_ = {hf_heap_class_files, hf_heap_class_links, NULL}
+
+/* The further members a format takes whose snapshots, traces, threads,
+ * classes and objects are all the layer's (HPROF, BMD; not HPROF text,
+ * whose traces and threads are its own text, and whose classes/ and
+ * objects/ exist only where a HEAP DUMP is). */
+#define HF_HEAP_GRAPH_OPS                                                                  \
+    .render_trace = hf_heap_view_trace, .n_snapshots = hf_heap_n_snapshots,                \
+    .snapshot_number = hf_heap_snapshot_number, .n_traces = hf_heap_n_traces,              \
+    .trace_number = hf_heap_trace_number, .n_threads = hf_heap_n_threads,                  \
+    .thread_name = hf_heap_thread_name, .n_classes = hf_heap_n_classes,                    \
+    .class_find = hf_heap_class_find, .n_objects = hf_heap_n_objects,                      \
+    .object_find = hf_heap_object_find, .thread = {.files = hf_heap_thread_files}
+
 /* ---- the parts of classes, objects and threads (parts.c: the tables) ---- */
 
 extern const hf_file hf_heap_class_files[];

@@ -55,7 +55,7 @@ static void hprof_destroy(hf_dump *base)
     g_free(d);
 }
 
-extern const hf_dump_ops hprof_ops;
+static const hf_dump_ops hprof_ops;
 
 static hf_dump *hprof_open(const char *path, GMappedFile *map, GError **err)
 {
@@ -109,27 +109,13 @@ static const hf_file snap_files[] = {
     {NULL},
 };
 
-const hf_dump_ops hprof_ops = {
+static const hf_dump_ops hprof_ops = {
     .format = "hprof",
     .destroy = hprof_destroy,
     .describe = hprof_describe,
     .render_info = hprof_render_info,
-    .status = hf_heap_graph_status,
-    .render_trace = hf_heap_view_trace,
-    .n_snapshots = hf_heap_n_snapshots,
-    .snapshot_number = hf_heap_snapshot_number,
-    .n_traces = hf_heap_n_traces,
-    .trace_number = hf_heap_trace_number,
-    .n_threads = hf_heap_n_threads,
-    .thread_name = hf_heap_thread_name,
-    .n_classes = hf_heap_n_classes,
-    .class_name = hf_heap_class_name,
-    .class_find = hf_heap_class_find,
-    .n_objects = hf_heap_n_objects,
-    .object_name = hf_heap_object_name,
-    .object_find = hf_heap_object_find,
+    HF_HEAP_MODEL_OPS,
+    HF_HEAP_GRAPH_OPS,
     .snapshot = {.files = snap_files},
-    .thread = {.files = hf_heap_thread_files},
-    .class_ = {hf_heap_class_files, hf_heap_class_links, NULL},
     .object = {hf_heap_object_files, hf_heap_object_links, hf_heap_object_dirs},
 };
