@@ -22,27 +22,6 @@ const char *const hf_root_names[HF_ROOT_NKINDS] = {
     "unreachable",
 };
 
-const char *hf_btype_name(unsigned t)
-{
-    static const char *const n[HF_T_MAX] = {
-        [HF_T_OBJECT] = "object", [HF_T_BOOLEAN] = "boolean", [HF_T_CHAR] = "char",
-        [HF_T_FLOAT] = "float",   [HF_T_DOUBLE] = "double",   [HF_T_BYTE] = "byte",
-        [HF_T_SHORT] = "short",   [HF_T_INT] = "int",         [HF_T_LONG] = "long",
-    };
-    return t < HF_T_MAX ? n[t] : NULL;
-}
-
-unsigned hf_btype_size(unsigned t, unsigned ref_size)
-{
-    static const unsigned sz[HF_T_MAX] = {
-        [HF_T_BOOLEAN] = 1, [HF_T_CHAR] = 2, [HF_T_FLOAT] = 4, [HF_T_DOUBLE] = 8,
-        [HF_T_BYTE] = 1,    [HF_T_SHORT] = 2, [HF_T_INT] = 4,  [HF_T_LONG] = 8,
-    };
-    if (t == HF_T_OBJECT)
-        return ref_size;
-    return t < HF_T_MAX ? sz[t] : 0;
-}
-
 void hf_heap_init(hf_heap *h, const hf_dump_ops *ops, const hf_heap_codec *codec,
                   const char *path, GMappedFile *map, unsigned id_size)
 {

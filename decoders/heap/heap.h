@@ -43,7 +43,7 @@ enum {
     HF_T_LONG = 11,
     HF_T_MAX = 12
 };
-/* Java name of a basic type ("int"), NULL for an invalid code. */
+/* Java name of a basic type ("int"), NULL for an invalid code (sizes.c). */
 const char *hf_btype_name(unsigned t);
 /* Width of a value of type t in memory (objects: ref_size), 0 if invalid. */
 unsigned hf_btype_size(unsigned t, unsigned ref_size);
