@@ -625,6 +625,21 @@ static void sort_serials(hf_heap *h, GArray *a, const char *what)
                          dropped, what);
 }
 
+void hf_heap_thread_dir(GString *out, uint32_t serial, const char *name)
+{
+    g_string_printf(out, "%u", serial);
+    if (name && *name) {
+        g_string_append_c(out, '-');
+        /* keep room for the serial within HF_NAME_MAX */
+        size_t n = strlen(name);
+        if (n > 160)
+            n = 160;
+        while (n > 0 && ((unsigned char)name[n] & 0xC0) == 0x80)
+            n--; /* do not cut a UTF-8 sequence */
+        hf_name_escape_append(out, name, n);
+    }
+}
+
 void hf_heap_finish(hf_heap *h)
 {
     hf_heap_decide_rule(h);
@@ -641,17 +656,7 @@ void hf_heap_finish(hf_heap *h)
         hf_hthread *t = &g_array_index(h->threads, hf_hthread, i);
         if (!t->name)
             t->name = thread_object_name(h, t);
-        g_string_printf(s, "%u", t->serial);
-        if (t->name && *t->name) {
-            g_string_append_c(s, '-');
-            /* keep room for the serial within HF_NAME_MAX */
-            size_t n = strlen(t->name);
-            if (n > 160)
-                n = 160;
-            while (n > 0 && ((unsigned char)t->name[n] & 0xC0) == 0x80)
-                n--; /* do not cut a UTF-8 sequence */
-            hf_name_escape_append(s, t->name, n);
-        }
+        hf_heap_thread_dir(s, t->serial, t->name);
         t->dir = hf_heap_intern(h, s->str, s->len);
     }
     g_string_free(s, TRUE);

@@ -368,6 +368,10 @@ void hf_heap_display_name_append(GString *out, const char *internal, size_t len)
  * sort traces and threads, name thread directories and fill thread names
  * from their Thread objects where the file gave none. */
 void hf_heap_finish(hf_heap *h);
+/* A thread's directory name into out (replacing what it held): "SERIAL",
+ * or "SERIAL-NAME" with NAME escaped (names.h) and cut to 160 bytes
+ * without splitting a UTF-8 sequence. */
+void hf_heap_thread_dir(GString *out, uint32_t serial, const char *name);
 /* The size rule (sizes.c).  decide_rule picks the JVM's object layout from
  * what the dump shows (h->layout where the decoder noted objects, else the
  * id size and the largest id); size_class sets c->vm_extra and c->shallow

@@ -10,7 +10,6 @@
  */
 #include "decoders/hproftxt/hproftxt.h"
 
-#include "decoders/core/names.h"
 #include "decoders/core/search.h"
 
 #include <inttypes.h>
@@ -441,16 +440,7 @@ static void finish_index(txt_dump *t)
     GString *s = g_string_new(NULL);
     for (guint i = 0; i < t->threads->len; i++) {
         txt_thread *th = &g_array_index(t->threads, txt_thread, i);
-        g_string_printf(s, "%u", th->serial);
-        if (th->name && *th->name) {
-            g_string_append_c(s, '-');
-            size_t n = strlen(th->name);
-            if (n > 160)
-                n = 160;
-            while (n > 0 && ((unsigned char)th->name[n] & 0xC0) == 0x80)
-                n--; /* do not cut a UTF-8 sequence */
-            hf_name_escape_append(s, th->name, n);
-        }
+        hf_heap_thread_dir(s, th->serial, th->name);
         th->dir = g_string_chunk_insert(t->chunk, s->str);
     }
     g_string_free(s, TRUE);
