@@ -85,58 +85,46 @@ static inline uint64_t hf_lower_bound(uint64_t lo, uint64_t hi, hf_below_fn belo
     return lo;
 }
 
-/* The typed helpers: hf_lower_bound with these predicates. */
+/* The typed helpers: hf_lower_bound with these predicates ("a[i] < key",
+ * or "a[i] <= key" for an upper bound). */
 typedef struct {
     const void *a;
     uint64_t key;
+    bool upper;
 } hf_search_key;
 
 static inline bool hf_below_u64(const void *ud, uint64_t i)
 {
     const hf_search_key *k = ud;
-    return ((const uint64_t *)k->a)[i] < k->key;
-}
-
-static inline bool hf_at_or_below_u64(const void *ud, uint64_t i)
-{
-    const hf_search_key *k = ud;
-    return ((const uint64_t *)k->a)[i] <= k->key;
+    uint64_t v = ((const uint64_t *)k->a)[i];
+    return k->upper ? v <= k->key : v < k->key;
 }
 
 static inline bool hf_below_u32(const void *ud, uint64_t i)
 {
     const hf_search_key *k = ud;
-    return ((const uint32_t *)k->a)[i] < k->key;
-}
-
-static inline bool hf_at_or_below_u32(const void *ud, uint64_t i)
-{
-    const hf_search_key *k = ud;
-    return ((const uint32_t *)k->a)[i] <= k->key;
+    uint64_t v = ((const uint32_t *)k->a)[i];
+    return k->upper ? v <= k->key : v < k->key;
 }
 
 static inline size_t hf_lower_bound_u64(const uint64_t *a, size_t n, uint64_t key)
 {
-    hf_search_key k = {a, key};
-    return (size_t)hf_lower_bound(0, n, hf_below_u64, &k);
+    return (size_t)hf_lower_bound(0, n, hf_below_u64, &(hf_search_key){a, key, false});
 }
 
 static inline size_t hf_upper_bound_u64(const uint64_t *a, size_t n, uint64_t key)
 {
-    hf_search_key k = {a, key};
-    return (size_t)hf_lower_bound(0, n, hf_at_or_below_u64, &k);
+    return (size_t)hf_lower_bound(0, n, hf_below_u64, &(hf_search_key){a, key, true});
 }
 
 static inline size_t hf_lower_bound_u32(const uint32_t *a, size_t n, uint32_t key)
 {
-    hf_search_key k = {a, key};
-    return (size_t)hf_lower_bound(0, n, hf_below_u32, &k);
+    return (size_t)hf_lower_bound(0, n, hf_below_u32, &(hf_search_key){a, key, false});
 }
 
 static inline size_t hf_upper_bound_u32(const uint32_t *a, size_t n, uint32_t key)
 {
-    hf_search_key k = {a, key};
-    return (size_t)hf_lower_bound(0, n, hf_at_or_below_u32, &k);
+    return (size_t)hf_lower_bound(0, n, hf_below_u32, &(hf_search_key){a, key, true});
 }
 
 /* ---- arrays of structs that start with a uint32_t serial (search.c) ---- */
