@@ -8,6 +8,7 @@
  * Read-only over the finished dump: thread-safe.
  */
 #include "decoders/bmd/bmd.h"
+#include "decoders/hprof/records.h"
 
 #include <string.h>
 
@@ -16,20 +17,13 @@ uint64_t bmd_render_info(hf_dump *base, const hf_view *v, uint64_t first, GStrin
 {
     bmd_dump *d = (bmd_dump *)base;
     hf_heap *h = &d->heap;
-    uint64_t classes, objects, roots;
-    hf_heap_totals(h, &classes, &objects, &roots);
     g_string_append(out, "format: bmd\n");
     g_string_append_printf(out, "version: %u\n", d->version);
     g_string_append_printf(out, "metadata: %s\n", d->metadata);
     g_string_append_printf(out, "file: %s\n", h->base.path);
     g_string_append_printf(out, "size: %zu\n", h->base.size);
     g_string_append_printf(out, "identifier size: %u (legacy HPROF records)\n", d->legacy_idsz);
-    g_string_append_printf(out, "snapshots: %u\n", h->snaps->len);
-    g_string_append_printf(out, "classes: %" G_GUINT64_FORMAT "\n", classes);
-    g_string_append_printf(out, "objects: %" G_GUINT64_FORMAT "\n", objects);
-    g_string_append_printf(out, "traces: %u\n", h->traces->len);
-    g_string_append_printf(out, "threads: %u\n", h->threads->len);
-    g_string_append_printf(out, "roots: %" G_GUINT64_FORMAT "\n", roots);
+    hf_heap_render_counts(h, out);
     g_string_append_printf(out, "strings: %u (%" G_GUINT64_FORMAT " kept as text, %"
                            G_GUINT64_FORMAT " only as a hash)\n",
                            d->n_strings, d->n_strings - d->n_hashed, d->n_hashed);
@@ -62,17 +56,10 @@ uint64_t bmd_render_info(hf_dump *base, const hf_view *v, uint64_t first, GStrin
     if (d->n_records[0])
         g_string_append_printf(out, "records unreadable: %" G_GUINT64_FORMAT "\n",
                                d->n_records[0]);
-    static const struct { uint8_t tag; const char *name; } legacy[] = {
-        {0x01, "string"},       {0x02, "load class"},   {0x03, "unload class"},
-        {0x04, "stack frame"},  {0x05, "stack trace"},  {0x06, "alloc sites"},
-        {0x07, "heap summary"}, {0x0A, "start thread"}, {0x0B, "end thread"},
-        {0x0C, "heap dump"},    {0x0D, "cpu samples"},  {0x0E, "control settings"},
-        {0x1C, "heap dump segment"}, {0x2C, "heap dump end"},
-    };
-    for (size_t i = 0; i < G_N_ELEMENTS(legacy); i++)
-        if (d->n_legacy[legacy[i].tag])
+    for (uint32_t tag = 0; tag < G_N_ELEMENTS(d->n_legacy); tag++)
+        if (d->n_legacy[tag] && hprof_record_name(tag))
             g_string_append_printf(out, "legacy records %s: %" G_GUINT64_FORMAT "\n",
-                                   legacy[i].name, d->n_legacy[legacy[i].tag]);
+                                   hprof_record_name(tag), d->n_legacy[tag]);
     if (d->truncated)
         g_string_append(out, "warning: the file ends inside a record (truncated dump)\n");
     return HF_DONE;

@@ -134,12 +134,6 @@ static bmd_status skip_chain(const scan *sc, uint32_t cls, const uint8_t **p, re
     return BMD_OK;
 }
 
-static bool hprof_tag_known(uint32_t t)
-{
-    return (t >= HPROF_STRING && t <= HPROF_CONTROL_SETTINGS && t != 0x08 && t != 0x09) ||
-           t == HPROF_HEAP_DUMP_SEGMENT || t == HPROF_HEAP_DUMP_END;
-}
-
 /* Reads the record at p.  strict adds checks that a real file always
  * passes (ids not 0, text in UTF-8, types and tags that exist), used when
  * testing whether bytes are records at all. */
@@ -208,7 +202,7 @@ static bmd_status read_record(const scan *sc, const uint8_t *p, bool strict, rec
         break;
     case BMD_LEGACY:
         st = bmd_parse_legacy(&p, e, &r->u.l, &r->why);
-        if (st == BMD_OK && strict && !hprof_tag_known(r->u.l.tag)) {
+        if (st == BMD_OK && strict && !hprof_record_name(r->u.l.tag)) {
             r->why = "an HPROF tag that does not exist";
             st = BMD_BAD;
         }

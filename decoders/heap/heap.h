@@ -572,7 +572,8 @@ void hf_heap_render_snap_info(hf_heap *h, uint32_t s, GString *out);
 void hf_heap_frame_text(const hf_heap *h, uint32_t fi, bool full, GString *out);
 /* One trace in the HPROF agent's form (no trailing blank line). */
 void hf_heap_render_trace(const hf_heap *h, const hf_htrace *t, GString *out);
-/* Counts for MOUNT/info, summed over snapshots. */
-void hf_heap_totals(const hf_heap *h, uint64_t *classes, uint64_t *objects, uint64_t *roots);
+/* The counts lines of MOUNT/info: snapshots, then classes, objects,
+ * traces, threads and roots summed over snapshots. */
+void hf_heap_render_counts(const hf_heap *h, GString *out);
 
 #endif

@@ -92,14 +92,3 @@ const hf_htrace *hf_heap_trace_by_serial(const hf_heap *h, uint32_t serial)
     int64_t t = hf_serial_find_array(h->traces, serial);
     return t >= 0 ? &g_array_index(h->traces, hf_htrace, t) : NULL;
 }
-
-void hf_heap_totals(const hf_heap *h, uint64_t *classes, uint64_t *objects, uint64_t *roots)
-{
-    *classes = *objects = *roots = 0;
-    for (guint s = 0; s < h->snaps->len; s++) {
-        const hf_hsnap *sn = &g_array_index(h->snaps, hf_hsnap, s);
-        *classes += sn->classes->len;
-        *objects += sn->n_objects;
-        *roots += sn->roots->len;
-    }
-}

@@ -144,6 +144,23 @@ uint64_t hf_heap_view_strings(hf_dump *d, const hf_view *v, uint64_t first, GStr
     return HF_DONE;
 }
 
+void hf_heap_render_counts(const hf_heap *h, GString *out)
+{
+    uint64_t classes = 0, objects = 0, roots = 0;
+    for (guint s = 0; s < h->snaps->len; s++) {
+        const hf_hsnap *sn = &g_array_index(h->snaps, hf_hsnap, s);
+        classes += sn->classes->len;
+        objects += sn->n_objects;
+        roots += sn->roots->len;
+    }
+    g_string_append_printf(out, "snapshots: %u\n", h->snaps->len);
+    g_string_append_printf(out, "classes: %" G_GUINT64_FORMAT "\n", classes);
+    g_string_append_printf(out, "objects: %" G_GUINT64_FORMAT "\n", objects);
+    g_string_append_printf(out, "traces: %u\n", h->traces->len);
+    g_string_append_printf(out, "threads: %u\n", h->threads->len);
+    g_string_append_printf(out, "roots: %" G_GUINT64_FORMAT "\n", roots);
+}
+
 void hf_heap_render_snap_info(hf_heap *h, uint32_t s, GString *out)
 {
     const hf_hsnap *sn = hf_heap_snap(h, s);

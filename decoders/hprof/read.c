@@ -7,6 +7,27 @@
  */
 #include "decoders/hprof/hprof.h"
 
+const char *hprof_record_name(uint32_t tag)
+{
+    switch (tag) {
+    case HPROF_STRING: return "string";
+    case HPROF_LOAD_CLASS: return "load class";
+    case HPROF_UNLOAD_CLASS: return "unload class";
+    case HPROF_STACK_FRAME: return "stack frame";
+    case HPROF_STACK_TRACE: return "stack trace";
+    case HPROF_ALLOC_SITES: return "alloc sites";
+    case HPROF_HEAP_SUMMARY: return "heap summary";
+    case HPROF_START_THREAD: return "start thread";
+    case HPROF_END_THREAD: return "end thread";
+    case HPROF_HEAP_DUMP: return "heap dump";
+    case HPROF_CPU_SAMPLES: return "cpu samples";
+    case HPROF_CONTROL_SETTINGS: return "control settings";
+    case HPROF_HEAP_DUMP_SEGMENT: return "heap dump segment";
+    case HPROF_HEAP_DUMP_END: return "heap dump end";
+    default: return NULL;
+    }
+}
+
 uint64_t hprof_value(const uint8_t *p, unsigned t, unsigned idsz)
 {
     switch (t) {

@@ -29,6 +29,10 @@ enum {
     HPROF_HEAP_DUMP_SEGMENT = 0x1C, HPROF_HEAP_DUMP_END = 0x2C,
 };
 
+/* Name of a top-level record tag as info files show it ("load class"),
+ * NULL for a tag HPROF does not define. */
+const char *hprof_record_name(uint32_t tag);
+
 /* ---- big-endian readers (no bounds checks: callers check lengths) ---- */
 
 static inline uint16_t hprof_u2(const uint8_t *p)

@@ -26,8 +26,6 @@ uint64_t hprof_render_info(hf_dump *base, const hf_view *v, uint64_t first, GStr
 {
     hprof_dump *d = (hprof_dump *)base;
     hf_heap *h = &d->heap;
-    uint64_t classes, objects, roots;
-    hf_heap_totals(h, &classes, &objects, &roots);
     g_string_append(out, "format: hprof\n");
     g_string_append_printf(out, "version: %s\n", d->version);
     g_string_append_printf(out, "file: %s\n", h->base.path);
@@ -36,30 +34,22 @@ uint64_t hprof_render_info(hf_dump *base, const hf_view *v, uint64_t first, GStr
     g_string_append(out, "time: ");
     format_time(d->time_ms, out);
     g_string_append_c(out, '\n');
-    g_string_append_printf(out, "snapshots: %u\n", h->snaps->len);
-    g_string_append_printf(out, "classes: %" G_GUINT64_FORMAT "\n", classes);
-    g_string_append_printf(out, "objects: %" G_GUINT64_FORMAT "\n", objects);
-    g_string_append_printf(out, "traces: %u\n", h->traces->len);
-    g_string_append_printf(out, "threads: %u\n", h->threads->len);
-    g_string_append_printf(out, "roots: %" G_GUINT64_FORMAT "\n", roots);
+    hf_heap_render_counts(h, out);
     g_string_append_printf(out, "strings: %" G_GUINT64_FORMAT "\n", d->n_strings);
     g_string_append_printf(out, "index bytes: %" G_GUINT64_FORMAT "\n", hf_heap_index_bytes(h));
     g_string_append_printf(out, "problems: %" G_GUINT64_FORMAT "\n", (guint64)h->base.n_problems);
     g_string_append(out, "size rule: ");
     hf_heap_size_rule(h, out);
     g_string_append_c(out, '\n');
-    static const struct { uint8_t tag; const char *name; } recs[] = {
-        {HPROF_LOAD_CLASS, "load class"}, {HPROF_UNLOAD_CLASS, "unload class"},
-        {HPROF_STACK_FRAME, "stack frame"}, {HPROF_STACK_TRACE, "stack trace"},
-        {HPROF_ALLOC_SITES, "alloc sites"}, {HPROF_HEAP_SUMMARY, "heap summary"},
-        {HPROF_START_THREAD, "start thread"}, {HPROF_END_THREAD, "end thread"},
-        {HPROF_HEAP_DUMP, "heap dump"}, {HPROF_HEAP_DUMP_SEGMENT, "heap dump segment"},
-        {HPROF_HEAP_DUMP_END, "heap dump end"}, {HPROF_CPU_SAMPLES, "cpu samples"},
-        {HPROF_CONTROL_SETTINGS, "control settings"},
-    };
+    static const uint8_t recs[] = {
+        HPROF_LOAD_CLASS, HPROF_UNLOAD_CLASS, HPROF_STACK_FRAME, HPROF_STACK_TRACE,
+        HPROF_ALLOC_SITES, HPROF_HEAP_SUMMARY, HPROF_START_THREAD, HPROF_END_THREAD,
+        HPROF_HEAP_DUMP, HPROF_HEAP_DUMP_SEGMENT, HPROF_HEAP_DUMP_END, HPROF_CPU_SAMPLES,
+        HPROF_CONTROL_SETTINGS,
+    }; /* STRING records are counted as strings above */
     for (size_t i = 0; i < G_N_ELEMENTS(recs); i++)
-        g_string_append_printf(out, "records %s: %" G_GUINT64_FORMAT "\n", recs[i].name,
-                               d->n_records[recs[i].tag]);
+        g_string_append_printf(out, "records %s: %" G_GUINT64_FORMAT "\n",
+                               hprof_record_name(recs[i]), d->n_records[recs[i]]);
     if (d->truncated)
         g_string_append(out, "warning: the file ends inside a record (truncated dump)\n");
     return HF_DONE;
