@@ -4,8 +4,9 @@
  * A decoder detects its format, indexes the mapped file once (hf_open), and
  * then answers small questions ("how many objects in snapshot 2?", "what is
  * object 17 called?") and renders views ("object 17's fields") on demand.
- * fs/ builds the whole tree of DESIGN.md from these answers, so a new format
- * is a new decoder, never a new tree.  Nothing here knows about FUSE.
+ * fs/ builds the whole tree (README.md, docs/architecture.md) from these
+ * answers, so a new format is a new decoder, never a new tree.  Nothing
+ * here knows about FUSE.
  *
  * Indices vs names: every collection (snapshots, traces, threads, classes,
  * objects, refs) is addressed by a dense 0-based index, stable for a given

@@ -9,7 +9,7 @@
  * layouts, the size rule, the histogram, and the renderers and model ops of
  * classes, objects, roots, strings, traces and threads.  A decoder's ops
  * table points at the hf_heap_* functions below for what it does not do
- * itself.
+ * itself (HF_HEAP_MODEL_OPS and HF_HEAP_GRAPH_OPS name them).
  *
  * The object index (per snapshot) is a set of packed arrays sorted by
  * object id: a 5-byte "locator" per object (for HPROF the file offset of
@@ -20,7 +20,7 @@
  * Ownership: everything reachable from an hf_heap belongs to it and is freed
  * by hf_heap_clear().  Names (const char *) live in h->chunk.
  *
- * Thread safety: building (hf_heap_init .. hf_heap_finish_*) is single
+ * Thread safety: building (hf_heap_init .. hf_heap_finish) is single
  * threaded, inside the decoder's open().  After that the structure is never
  * written again, and every query and renderer here may run on several
  * threads at once.

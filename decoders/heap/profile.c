@@ -1,6 +1,6 @@
 /*
- * heap_pprof.c - heap.pprof and stacks.folded from the heap layer (see
- * heap_pprof.h).
+ * profile.c - heap.pprof and stacks.folded from the heap layer (see
+ * profile.h).
  */
 #include "decoders/heap/profile.h"
 

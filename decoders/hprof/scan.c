@@ -1,5 +1,6 @@
 /*
- * hprof_index.c - the one streaming pass over an HPROF file.
+ * scan.c - the one streaming pass over an HPROF file, and lookups in
+ * what it found (strings, LOAD CLASS records, ALLOC SITES records).
  *
  * Walks every top-level record and every heap dump sub-record once,
  * straight from the map: strings, classes and threads are remembered by
