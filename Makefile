@@ -11,7 +11,7 @@
 # Unit tests link the two libraries (the linker takes only the objects a test
 # uses) and never libfuse.
 CC      ?= cc
-LIB_PKGS  := glib-2.0 libdw
+LIB_PKGS  := glib-2.0 libdw libprotobuf-c zlib
 FUSE_PKGS := fuse3
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
@@ -28,7 +28,11 @@ B       := build/rel
 endif
 
 FUSE_SRC := fs/main.c fs/fuse_ops.c
-LIB_SRC  := $(sort $(shell find decoders cache -name '*.c'))
+# pprof's profile.proto, compiled by protoc-c at build time (never committed):
+# build/gen/pprof/profile.pb-c.[ch], included as "build/gen/pprof/profile.pb-c.h".
+PB_GEN   := build/gen/pprof/profile.pb-c.c
+PB_H     := $(PB_GEN:.c=.h)
+LIB_SRC  := $(sort $(shell find decoders cache -name '*.c')) $(PB_GEN)
 TREE_SRC := $(filter-out $(FUSE_SRC),$(wildcard fs/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
 TREE_OBJ := $(TREE_SRC:%.c=$(B)/%.o)
@@ -53,6 +57,13 @@ $(B)/libhftree.a: $(TREE_OBJ)
 	rm -f $@ && ar qcs $@ $^
 
 $(FUSE_OBJ): CFLAGS += $(FUSE_CFLAGS)
+
+$(PB_H): $(PB_GEN)
+$(PB_GEN): decoders/pprof/profile.proto
+	@mkdir -p $(dir $@)
+	protoc-c --proto_path=$(dir $<) --c_out=$(dir $@) $(notdir $<)
+
+$(LIB_OBJ) $(TREE_OBJ) $(FUSE_OBJ) $(B)/tests/unit/helpers.o: | $(PB_H)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -24,57 +24,12 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
-HEAPFS=${HEAPFS:-$ROOT/heapfs}
 RUNS=${BENCH_RUNS:-3}
-SCALE=${BENCH_SCALE:-1}
 OUT=$ROOT/bench/out
 mkdir -p "$OUT"
-
-MNT=""
-DPID=""
-cleanup() {
-  if [ -n "$MNT" ]; then
-    mountpoint -q "$MNT" 2>/dev/null && { fusermount3 -u "$MNT" 2>/dev/null || fusermount3 -uz "$MNT" 2>/dev/null; }
-  fi
-  [ -n "$DPID" ] && kill "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
-  [ -n "$MNT" ] && rmdir "$MNT" 2>/dev/null
-  rm -f "$OUT/bench.log.$$"
-  [ -z "${TMPDUMP:-}" ] || rm -f "$TMPDUMP"   # a dump cut short by Ctrl-C
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-die() { echo "bench: $*" >&2; exit 1; }
-[ -x "$HEAPFS" ] || die "$HEAPFS not found; run make first"
-
-# ---- the dump ------------------------------------------------------------
-if [ -n "${BENCH_DUMP:-}" ]; then
-  DUMP=$BENCH_DUMP
-else
-  tag=$(cat bench/MakeHeap.java | sha1sum | cut -c1-8)
-  [ "$SCALE" = 1 ] || tag=$tag-x$SCALE
-  DUMP=$OUT/bench-$tag.hprof
-  if [ ! -s "$DUMP" ]; then
-    command -v javac >/dev/null && command -v java >/dev/null || die "java/javac needed to make the dump"
-    echo "making $DUMP (once; cached) ..." >&2
-    mkdir -p "$OUT/classes"
-    javac -d "$OUT/classes" bench/MakeHeap.java || die "javac failed"
-    # written under a temporary name and renamed when complete, so an
-    # interrupted run leaves no half dump to reuse; the name must end in
-    # .hprof (HotSpotDiagnosticMXBean.dumpHeap refuses any other), and
-    # must not exist yet (dumpHeap will not overwrite)
-    TMPDUMP=${DUMP%.hprof}.tmp.hprof
-    rm -f "$TMPDUMP"
-    timeout 1200 java -Xmx6g -XX:+UseParallelGC -cp "$OUT/classes" MakeHeap "$TMPDUMP" "$SCALE" >&2 ||
-      { rm -f "$TMPDUMP"; die "MakeHeap failed"; }
-    mv "$TMPDUMP" "$DUMP"
-  fi
-fi
-[ -r "$DUMP" ] || die "cannot read $DUMP"
-SIZE=$(stat -c %s "$DUMP")
-
-# ---- helpers -----------------------------------------------------------------
 source "$ROOT/bench/lib.sh"
+[ -x "$HEAPFS" ] || die "$HEAPFS not found; run make first"
+bench_dump
 catfile() { cat "$1"; }
 
 # ---- cat vs --check ------------------------------------------------------------
@@ -91,18 +46,7 @@ INDEX_BYTES=$(kv "index bytes" <"$OUT/check.out")
 [ -n "$OBJECTS" ] && [ "$OBJECTS" -gt 0 ] 2>/dev/null || die "no 'objects:' line in --check output"
 
 # ---- the mount ------------------------------------------------------------------
-MNT=$(mktemp -d "${TMPDIR:-/tmp}/heapfs-bench.XXXXXX")
-t0=$(now)
-"$HEAPFS" -f "$DUMP" "$MNT" 2>"$OUT/mount.log" &
-DPID=$!
-up=0
-for _ in $(seq 1 3000); do   # up to 5 minutes
-  mountpoint -q "$MNT" && { up=1; break; }
-  kill -0 "$DPID" 2>/dev/null || break
-  sleep 0.1
-done
-[ "$up" = 1 ] || { cat "$OUT/mount.log" >&2; die "mount did not come up"; }
-T_MOUNT=$(echo "$(now) - $t0" | bc -l)
+bench_mount "$DUMP"
 sleep 1
 RSS0=$(rss_anon_kb "$DPID")
 t0=$(now)

@@ -39,27 +39,12 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
-HEAPFS=${HEAPFS:-$ROOT/heapfs}
 RUNS=${BENCH_RUNS:-3}
 NSNAP=${OEMP_SNAPSHOTS:-1000}
 PER=${OEMP_PER_SNAP:-400}
 OUT=$ROOT/bench/out
 mkdir -p "$OUT"
-
-MNT=""
-DPID=""
-cleanup() {
-  if [ -n "$MNT" ]; then
-    mountpoint -q "$MNT" 2>/dev/null && { fusermount3 -u "$MNT" 2>/dev/null || fusermount3 -uz "$MNT" 2>/dev/null; }
-  fi
-  [ -n "$DPID" ] && kill "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
-  [ -n "$MNT" ] && rmdir "$MNT" 2>/dev/null
-  rm -f "$OUT/bench_oemp.log.$$"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-die() { echo "bench_oemp: $*" >&2; exit 1; }
+source "$ROOT/bench/lib.sh"
 [ -x "$HEAPFS" ] || die "$HEAPFS not found; run make first"
 
 # ---- the recording ------------------------------------------------------------
@@ -68,15 +53,16 @@ tag=$(cat tests/programs/oemp_gen.py | sha1sum | cut -c1-8)-$NSNAP-$PER
 REC=$OUT/oemp-$tag.oemp
 if [ ! -s "$REC" ]; then
   echo "making $REC (once; cached) ..." >&2
+  TMPDUMP=$REC.tmp.oemp   # removed on exit if the generator is cut short
   python3 tests/programs/oemp_gen.py gen "$REC.tmp.oemp" --version 2 --snapshots "$NSNAP" --per-snap "$PER" \
     --chg-per-snap "$CHG" --del-per-snap "$CHG" --seed 7 --summary-only || die "generator failed"
   mv "$REC.tmp.oemp" "$REC"
+  TMPDUMP=""
   mv "$REC.tmp.truth.json" "${REC%.oemp}.truth.json"
 fi
 SIZE=$(stat -c %s "$REC")
 
 # ---- helpers -----------------------------------------------------------------
-source "$ROOT/bench/lib.sh"
 lsobj() { ls "$1" | wc -l; }
 catall() { cat "$@"; }
 
@@ -91,18 +77,7 @@ IDX=$(kv "index bytes" <"$OUT/oemp-check.out")
 EVENTS=$((OBJS + CHGS + DELS))
 
 # ---- the mount --------------------------------------------------------------------
-MNT=$(mktemp -d "${TMPDIR:-/tmp}/heapfs-bench.XXXXXX")
-t0=$(now)
-"$HEAPFS" -f "$REC" "$MNT" 2>"$OUT/oemp-mount.log" &
-DPID=$!
-up=0
-for _ in $(seq 1 3000); do
-  mountpoint -q "$MNT" && { up=1; break; }
-  kill -0 "$DPID" 2>/dev/null || break
-  sleep 0.05
-done
-[ "$up" = 1 ] || { cat "$OUT/oemp-mount.log" >&2; die "mount did not come up"; }
-T_MOUNT=$(echo "$(now) - $t0" | bc -l)
+bench_mount "$REC"
 sleep 1
 RSS0=$(rss_anon_kb "$DPID")
 

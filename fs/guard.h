@@ -5,8 +5,9 @@
  * SIGBUS, which would kill the daemon and leave a dead mount.  The guard's
  * handler checks that the fault lies in a registered mapping, maps zero
  * pages over that mapping (so the faulting read completes, seeing zeros),
- * and trips a flag.  From then on fs/ answers reads of views not already
- * cached with EIO, because what the decoders see is no longer the dump.
+ * and trips a flag.  From then on fs/ answers every open and read of a
+ * view with EIO (only the kernel's page cache still serves what it holds),
+ * because what the decoders see is no longer the dump.
  * A SIGBUS anywhere else is not ours: the default action is restored and
  * the signal re-raised.
  *

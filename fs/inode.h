@@ -6,8 +6,8 @@
  * number can be answered at any time (after the kernel forgets an inode,
  * after a restart of the daemon): that is what NFS export needs.
  *
- * Layout of a 64-bit inode number (bit 63 is always 0; fs/views.c relies on
- * that to keep cache keys of its own apart):
+ * Layout of a 64-bit inode number (bit 63 is always 0, so cache keys with
+ * bit 63 set can never collide with a view's):
  *
  *     62..58  kind   (hf_node_kind, 5 bits)
  *     57..46  snap   snapshot index (12 bits: 4096 snapshots)

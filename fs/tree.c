@@ -29,7 +29,7 @@ typedef struct {
     hf_node n;
 } entry;
 
-#define SMALL_MAX 64
+#define SMALL_MAX HF_FILES_MAX
 
 hf_tree *hf_tree_new(hf_dump *d, hf_cache *cache)
 {
@@ -108,29 +108,19 @@ static const hf_parts *parts_of(hf_tree *t, hf_node_kind k)
     }
 }
 
-static uint32_t n_files(const hf_parts *p)
+/* Entries of a table ended by a NULL name (the name comes first in
+ * hf_file, hf_link and hf_linkdir alike), at most max. */
+static uint32_t table_len(const void *table, size_t stride, uint32_t max)
 {
     uint32_t n = 0;
-    while (p && p->files && p->files[n].name && n < HF_FILES_MAX)
+    while (table && n < max && *(const char *const *)((const char *)table + n * stride))
         n++;
     return n;
 }
 
-static uint32_t n_links(const hf_parts *p)
-{
-    uint32_t n = 0;
-    while (p && p->links && p->links[n].name && n < HF_FILES_MAX)
-        n++;
-    return n;
-}
-
-static uint32_t n_dirs(const hf_parts *p)
-{
-    uint32_t n = 0;
-    while (p && p->dirs && p->dirs[n].name && n < HF_DIRS_MAX)
-        n++;
-    return n;
-}
+#define n_files(p) table_len((p) ? (p)->files : NULL, sizeof(hf_file), HF_FILES_MAX)
+#define n_links(p) table_len((p) ? (p)->links : NULL, sizeof(hf_link), HF_FILES_MAX)
+#define n_dirs(p) table_len((p) ? (p)->dirs : NULL, sizeof(hf_linkdir), HF_DIRS_MAX)
 
 /* Does file f of the parts table p exist for node `index` of snapshot s? */
 static bool file_exists(hf_tree *t, const hf_parts *p, uint32_t f, uint32_t s, uint64_t index)
@@ -167,22 +157,11 @@ static bool link_exists(hf_tree *t, const hf_parts *p, uint32_t l, uint32_t s, u
 hf_type hf_tree_type(const hf_node *n)
 {
     switch (n->kind) {
-    case HF_N_ROOT:
-    case HF_N_SNAPSHOTS:
-    case HF_N_TRACES:
-    case HF_N_THREADS:
-    case HF_N_THREAD:
-    case HF_N_SNAP:
-    case HF_N_SNAP_SUBDIR:
-    case HF_N_CLASSES:
-    case HF_N_CLASS:
-    case HF_N_OBJECTS:
-    case HF_N_OBJECT:
-    case HF_N_OBJ_DIR:
+    case HF_N_ROOT: case HF_N_SNAPSHOTS: case HF_N_TRACES: case HF_N_THREADS: case HF_N_THREAD:
+    case HF_N_SNAP: case HF_N_SNAP_SUBDIR: case HF_N_CLASSES: case HF_N_CLASS: case HF_N_OBJECTS:
+    case HF_N_OBJECT: case HF_N_OBJ_DIR:
         return HF_T_DIR;
-    case HF_N_LATEST:
-    case HF_N_CLASS_LINK:
-    case HF_N_OBJ_LINK:
+    case HF_N_LATEST: case HF_N_CLASS_LINK: case HF_N_OBJ_LINK:
         return HF_T_LINK;
     default:
         return n->kind >= HF_N_OBJ_ENTRY && n->kind <= HF_N_OBJ_ENTRY_LAST ? HF_T_LINK : HF_T_FILE;
@@ -766,10 +745,15 @@ static bool file_renderer(hf_tree *t, const hf_node *n, hf_views_fn *fn, view_ar
     return va->render != NULL;
 }
 
-/* The bytes of a file that may change while mounted, rendered anew. */
-static GString *volatile_text(hf_tree *t, const hf_node *n)
+/* Bytes made anew at each call: a link's target, or a file that may
+ * change while mounted. */
+static GString *direct_text(hf_tree *t, const hf_node *n)
 {
     GString *s = g_string_new(NULL);
+    if (hf_tree_type(n) == HF_T_LINK) {
+        hf_tree_readlink(t, n, s);
+        return s;
+    }
     hf_cache_stats_render(t->cache, s);
     if (ops(t)->status)
         ops(t)->status(t->d, s);
@@ -778,15 +762,8 @@ static GString *volatile_text(hf_tree *t, const hf_node *n)
 
 uint64_t hf_tree_size(hf_tree *t, const hf_node *n)
 {
-    if (hf_tree_type(n) == HF_T_LINK) {
-        GString *s = g_string_new(NULL);
-        hf_tree_readlink(t, n, s);
-        uint64_t len = s->len;
-        g_string_free(s, TRUE);
-        return len;
-    }
-    if (hf_tree_volatile(n)) {
-        GString *s = volatile_text(t, n);
+    if (hf_tree_type(n) == HF_T_LINK || hf_tree_volatile(n)) {
+        GString *s = direct_text(t, n);
         uint64_t len = s->len;
         g_string_free(s, TRUE);
         return len;
@@ -794,15 +771,14 @@ uint64_t hf_tree_size(hf_tree *t, const hf_node *n)
     hf_views_fn fn;
     view_arg va;
     void *arg;
-    if (!file_renderer(t, n, &fn, &va, &arg))
-        return 0;
-    return hf_views_size(t->views, hf_ino_encode(n), fn, arg);
+    return file_renderer(t, n, &fn, &va, &arg) ? hf_views_size(t->views, hf_ino_encode(n), fn, arg)
+                                               : 0;
 }
 
 size_t hf_tree_read(hf_tree *t, const hf_node *n, char *buf, size_t size, uint64_t off)
 {
     if (hf_tree_volatile(n)) {
-        GString *s = volatile_text(t, n);
+        GString *s = direct_text(t, n);
         size_t got = off < s->len ? MIN(size, s->len - off) : 0;
         memcpy(buf, s->str + off, got);
         g_string_free(s, TRUE);
@@ -811,7 +787,7 @@ size_t hf_tree_read(hf_tree *t, const hf_node *n, char *buf, size_t size, uint64
     hf_views_fn fn;
     view_arg va;
     void *arg;
-    if (!file_renderer(t, n, &fn, &va, &arg))
-        return 0;
-    return hf_views_read(t->views, hf_ino_encode(n), fn, arg, buf, size, off);
+    return file_renderer(t, n, &fn, &va, &arg)
+               ? hf_views_read(t->views, hf_ino_encode(n), fn, arg, buf, size, off)
+               : 0;
 }

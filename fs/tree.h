@@ -1,5 +1,5 @@
 /*
- * tree.h - the tree of DESIGN.md, computed from the model.
+ * tree.h - the mounted tree (README.md), computed from the model.
  *
  * Every question the FUSE front end asks (what is this node, what is in
  * this directory, where does this link point, what bytes are in this file)

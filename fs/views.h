@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Same protocol as hf_dump_ops.render: append items from `first`, stop
+/* Same protocol as hf_render_fn (model.h): append items from `first`, stop
  * after about `budget` bytes, return the next item or HF_DONE. */
 typedef uint64_t (*hf_views_fn)(void *arg, uint64_t first, GString *out, size_t budget);
 

@@ -113,6 +113,7 @@ static const hf_file snap_files[] = {
     {"roots", hf_heap_view_roots, NULL},
     {"strings", bmd_view_strings, NULL},
     {"heap.pprof", hf_heap_view_pprof, NULL},
+    {"heap.pb.gz", hf_heap_view_pb, NULL},
     {"stacks.folded", hf_heap_view_folded, NULL},
     HF_HEAP_RETAINED_SNAP_FILES,
     {NULL},

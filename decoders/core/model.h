@@ -98,7 +98,7 @@ typedef enum { HF_REF_OK, HF_REF_EMPTY, HF_REF_END } hf_ref_status;
 
 /* A directory of links (an object's refs/): entry `slot` has a name and a
  * target; find() gives the slot of a name.  Both may be slow for large
- * slots only if they must be; fs/ lists at most HF_SLOT_MAX slots. */
+ * slots only if they must be; fs/ lists the first 32768 slots (inode.h). */
 typedef struct {
     const char *name;
     hf_has_fn has;
@@ -112,7 +112,8 @@ typedef struct {
  * object), declared once by the decoder as static tables, each ended by an
  * entry whose name is NULL.  Listing, lookup and rendering all read these
  * tables, so the names and the renderers cannot drift apart.  fs/ honours
- * links and link directories of classes and objects only.
+ * links of classes and objects, and link directories of objects only; a
+ * directory shows at most 64 entries in all (HF_FILES_MAX). 
  */
 typedef struct {
     const hf_file *files;

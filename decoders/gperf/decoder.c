@@ -116,6 +116,7 @@ static const hf_file snap_files[] = {
     {"info", gperf_view_snap_info, NULL},
     {"sites", gperf_view_sites, NULL},
     {"heap.pprof", gperf_view_pprof, NULL},
+    {"heap.pb.gz", gperf_view_pb, NULL},
     {"stacks.folded", gperf_view_folded, NULL},
     {"maps", gperf_view_maps, gperf_has_maps},
     {NULL},

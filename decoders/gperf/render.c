@@ -10,6 +10,7 @@
  *                          bytes, allocated objects and bytes (scaled), and
  *                          the first frame that is not an allocator
  *   snapshots/S/heap.pprof for google-pprof (see build_pprof() below)
+ *   snapshots/S/heap.pb.gz the same samples as gzipped profile.proto
  *   snapshots/S/stacks.folded  in-use bytes per stack, for flamegraph.pl
  *   snapshots/S/maps       the memory map, where the file has one
  *
@@ -17,6 +18,7 @@
  * that shows them is rendered (g_once), then only read.
  */
 #include "decoders/gperf/gperf.h"
+#include "decoders/pprof/proto.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -302,6 +304,14 @@ uint64_t gperf_view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GString 
     gperf_snap *sn = snap(G(d), v->snap);
     need_pprof(G(d), sn);
     return hf_pprof_render(sn->pp_file, first, out, budget);
+}
+
+uint64_t gperf_view_pb(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                       size_t budget)
+{
+    gperf_snap *sn = snap(G(d), v->snap);
+    need_pprof(G(d), sn);
+    return hf_pprof_render_proto(sn->pp_file, first, out, budget);
 }
 
 uint64_t gperf_view_folded(hf_dump *d, const hf_view *v, uint64_t first, GString *out,

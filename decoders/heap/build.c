@@ -13,15 +13,6 @@
 
 #include <string.h>
 
-const char *const hf_okind_names[4] = {"instance", "object array", "primitive array", "class"};
-
-const char *const hf_root_names[HF_ROOT_NKINDS] = {
-    "unknown",        "jni-global",        "jni-local",   "java-frame",   "native-stack",
-    "sticky-class",   "thread-block",      "monitor-used", "thread-object", "interned-string",
-    "finalizing",     "debugger",          "reference-cleanup", "vm-internal", "jni-monitor",
-    "unreachable",
-};
-
 void hf_heap_init(hf_heap *h, const hf_dump_ops *ops, const hf_heap_codec *codec,
                   const char *path, GMappedFile *map, unsigned id_size)
 {

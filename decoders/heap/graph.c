@@ -10,7 +10,7 @@
 
 #include <glib.h>
 
-/* Arrays of count uint32_t; at least one entry, because g_try_new(…, 0)
+/* Arrays of count uint32_t; at least one entry, because g_try_new(T, 0)
  * returns NULL, which would read as a failure for an empty graph. */
 static uint32_t *try_u32(size_t count)
 {
@@ -25,6 +25,8 @@ void hf_csr_free(hf_csr *g)
 }
 
 /* ---- building ---- */
+
+#define HF_BUILD_THREADS 8
 
 typedef struct {
     uint64_t count;   /* pass 1: edges seen, 64-bit so an overflow shows */
@@ -50,6 +52,56 @@ static void emit_store(void *ectx, uint32_t dst)
         c->bad = true;
 }
 
+/* One thread's share of a build: nodes [lo, hi). */
+typedef struct {
+    hf_edge_source src;
+    void *ud;
+    uint32_t *off;
+    uint32_t lo, hi;
+    build_ctx c;
+    bool counting;
+} build_part;
+
+/* Pass 1 stores each node's degree in off[v + 1]; pass 2 fills dst. */
+static gpointer build_range(gpointer arg)
+{
+    build_part *p = arg;
+    build_ctx *c = &p->c;
+    for (uint32_t v = p->lo; v < p->hi && !c->bad; v++) {
+        if (p->counting) {
+            uint64_t before = c->count;
+            p->src(p->ud, v, true, emit_count, c);
+            if (c->count - before > UINT32_MAX)
+                c->bad = true;
+            p->off[v + 1] = (uint32_t)(c->count - before);
+        } else {
+            c->pos = p->off[v];
+            c->end = p->off[v + 1];
+            p->src(p->ud, v, false, emit_store, c);
+            c->bad |= c->pos != c->end;
+        }
+    }
+    return NULL;
+}
+
+/* Runs build_range over `parts`, on threads of their own but the first. */
+static bool build_pass(build_part *parts, unsigned n_parts, bool counting)
+{
+    GThread *t[HF_BUILD_THREADS];
+    for (unsigned i = 0; i < n_parts; i++) {
+        parts[i].counting = counting;
+        t[i] = i ? g_thread_new("hf-graph", build_range, &parts[i]) : NULL;
+    }
+    build_range(&parts[0]);
+    bool bad = false;
+    for (unsigned i = 0; i < n_parts; i++) {
+        if (t[i])
+            g_thread_join(t[i]);
+        bad |= parts[i].c.bad;
+    }
+    return !bad;
+}
+
 bool hf_csr_build(hf_csr *out, uint32_t n, hf_edge_source src, void *ud)
 {
     memset(out, 0, sizeof *out);
@@ -58,38 +110,38 @@ bool hf_csr_build(hf_csr *out, uint32_t n, hf_edge_source src, void *ud)
     uint32_t *off = try_u32((size_t)n + 2);
     if (!off)
         return false;
-    build_ctx c = {.limit = n};
+    /* Nodes in contiguous ranges, one per core: resolving references is
+     * most of the work and needs no locks. */
+    unsigned n_parts = MIN(MAX(g_get_num_processors(), 1), HF_BUILD_THREADS);
+    if (n < 4096)
+        n_parts = 1;
+    build_part parts[HF_BUILD_THREADS];
+    for (unsigned i = 0; i < n_parts; i++)
+        parts[i] = (build_part){src, ud, off, (uint32_t)((uint64_t)(n + 1) * i / n_parts),
+                                (uint32_t)((uint64_t)(n + 1) * (i + 1) / n_parts),
+                                {.limit = n}, true};
+    bool ok = build_pass(parts, n_parts, true);
+    uint64_t total = 0;
     off[0] = 0;
-    for (uint32_t v = 0; v <= n; v++) {
-        src(ud, v, true, emit_count, &c);
-        if (c.count > UINT32_MAX || c.bad) {
-            g_free(off);
-            return false;
-        }
-        off[v + 1] = (uint32_t)c.count;
+    for (uint64_t v = 0; ok && v <= n; v++) {
+        total += off[v + 1];
+        ok = total <= UINT32_MAX;
+        off[v + 1] = (uint32_t)total;
     }
-    c.dst = try_u32(off[n + 1]);
-    if (!c.dst) {
-        g_free(off);
-        return false;
-    }
+    uint32_t *dst = ok ? try_u32((size_t)total) : NULL;
+    for (unsigned i = 0; i < n_parts; i++)
+        parts[i].c.dst = dst;
     /* Each node gets exactly the room it asked for: a node that emits a
      * different number of edges the second time is caught here, not by
      * its neighbour's slots shifting. */
-    for (uint32_t v = 0; v <= n && !c.bad; v++) {
-        c.pos = off[v];
-        c.end = off[v + 1];
-        src(ud, v, false, emit_store, &c);
-        c.bad |= c.pos != c.end;
-    }
-    if (c.bad) {
+    if (!dst || !build_pass(parts, n_parts, false)) {
         g_free(off);
-        g_free(c.dst);
+        g_free(dst);
         return false;
     }
     out->n = n;
     out->off = off;
-    out->dst = c.dst;
+    out->dst = dst;
     return true;
 }
 
@@ -140,6 +192,19 @@ bool hf_csr_transpose(const hf_csr *g, hf_csr *out)
  * lets the caller's order array double as the number -> node map.
  */
 
+/* Per number, first the link-eval forest: the ancestor and the smallest
+ * semidominator on the compressed path, side by side because eval() reads
+ * both at every step and a step is a cache miss.  Then, once the
+ * semidominators are known, the jump pointers of the NCA pass. */
+typedef union {
+    struct {
+        uint32_t anc, label;
+    };
+    struct {
+        uint32_t jump, depth;
+    };
+} link_t;
+
 typedef struct {
     const hf_csr *succ, *pred;
     uint32_t n;
@@ -147,14 +212,20 @@ typedef struct {
     uint32_t *pre;    /* node -> number, HF_NONE when unreached */
     uint32_t *idom;   /* caller's array, by number: DFS parent, then idom */
     uint32_t *semi;   /* by number: DFS edge cursor, then semidominator */
-    uint32_t *label;  /* by number: min semi on the compressed path */
-    uint32_t *anc;    /* by number: ancestor in the link-eval forest */
+    link_t *link;     /* by number */
 } snca;
 
 static inline uint32_t node_of(const snca *s, uint32_t i)
 {
     return i ? s->order[i - 1] : s->n;
 }
+
+/* On a big graph nearly every access here is a cache miss, and a chain of
+ * dependent misses is what costs (about 150 ns each on a VM, against a few
+ * ns for misses the CPU can overlap).  So the loops below ask for memory
+ * they will need a little later, to turn chains into overlapping loads. */
+#define PREFETCH(p) __builtin_prefetch(p)
+enum { AHEAD = 8 }; /* how many edges or nodes to fetch ahead */
 
 /* Preorder DFS from the virtual root without a stack: the path back to the
  * root is the parent array (idom[], by number) and each open node keeps
@@ -169,6 +240,11 @@ static uint32_t dfs(snca *s)
     s->semi[0] = off[s->n];
     while (cur != HF_NONE) {
         uint32_t v = node_of(s, cur), e = s->semi[cur], end = off[v + 1];
+        if (e == off[v]) /* first visit: fetch what the next steps test */
+            for (uint32_t k = e; k < end && k < e + AHEAD; k++) {
+                PREFETCH(&s->pre[dst[k]]);
+                PREFETCH(&off[dst[k]]);
+            }
         for (; e < end; e++) {
             assert(dst[e] <= s->n);
             if (s->pre[dst[e]] == HF_NONE)
@@ -184,6 +260,7 @@ static uint32_t dfs(snca *s)
         s->order[count - 1] = w;
         s->idom[count] = cur;
         s->semi[count] = off[w];
+        PREFETCH(&dst[off[w]]);
         cur = count++;
     }
     s->idom[0] = 0;
@@ -196,27 +273,54 @@ static uint32_t dfs(snca *s)
  * recursive compress updates labels from the top down; here the way up
  * reverses the anc pointers so the way down can follow them, which keeps
  * the stack flat on a path of any length. */
-static uint32_t eval(snca *s, uint32_t v, uint32_t i)
+static uint32_t eval(link_t *link, uint32_t v, uint32_t i)
 {
-    uint32_t *anc = s->anc, *label = s->label;
     uint32_t x = v, below = HF_NONE;
-    while (anc[x] > i) {
-        uint32_t up = anc[x];
-        anc[x] = below;
+    while (link[x].anc > i) {
+        uint32_t up = link[x].anc;
+        link[x].anc = below;
         below = x;
         x = up;
     }
-    uint32_t top = anc[x]; /* unlinked: every compressed node now points here */
-    uint32_t above = x;
+    uint32_t top = link[x].anc; /* unlinked: the compressed path points here */
+    uint32_t min = link[x].label;
     while (below != HF_NONE) {
-        uint32_t next = anc[below];
-        if (label[above] < label[below])
-            label[below] = label[above];
-        anc[below] = top;
-        above = below;
+        link_t *b = &link[below];
+        uint32_t next = b->anc;
+        if (min < b->label)
+            b->label = min;
+        else
+            min = b->label;
+        b->anc = top;
         below = next;
     }
-    return label[v];
+    return link[v].label;
+}
+
+/* Fetches ahead of the semidominator loop at number i, one stage per
+ * distance, each stage using what the one before brought in: the offsets
+ * of a predecessor list, the list, the predecessors' numbers, and where
+ * eval() will start for them. */
+static inline void prefetch_preds(const snca *s, uint32_t i)
+{
+    const uint32_t *off = s->pred->off, *src = s->pred->dst;
+    if (i > 4 * AHEAD)
+        PREFETCH(&off[s->order[i - 4 * AHEAD - 1]]);
+    if (i > 3 * AHEAD)
+        PREFETCH(&src[off[s->order[i - 3 * AHEAD - 1]]]);
+    if (i > 2 * AHEAD) {
+        uint32_t w = s->order[i - 2 * AHEAD - 1];
+        for (uint32_t e = off[w]; e < off[w + 1] && e < off[w] + 4; e++)
+            PREFETCH(&s->pre[src[e]]);
+    }
+    if (i > AHEAD) {
+        uint32_t j = i - AHEAD, w = s->order[j - 1];
+        for (uint32_t e = off[w]; e < off[w + 1] && e < off[w] + 4; e++) {
+            uint32_t p = src[e] <= s->n ? s->pre[src[e]] : HF_NONE; /* bad: assert later */
+            if (p != HF_NONE && p > j)
+                PREFETCH(&s->link[p]);
+        }
+    }
 }
 
 /* Semidominators in reverse preorder.  A predecessor numbered below i is a
@@ -225,60 +329,80 @@ static uint32_t eval(snca *s, uint32_t v, uint32_t i)
 static void semidominators(snca *s, uint32_t count)
 {
     const uint32_t *off = s->pred->off, *src = s->pred->dst;
-    for (uint32_t i = 0; i < count; i++) {
-        s->label[i] = i;
-        s->anc[i] = s->idom[i];
-    }
+    for (uint32_t i = 0; i < count; i++)
+        s->link[i] = (link_t){{.anc = s->idom[i], .label = i}};
     for (uint32_t i = count - 1; i >= 1; i--) {
+        prefetch_preds(s, i);
         uint32_t w = node_of(s, i), best = s->idom[i];
         for (uint32_t e = off[w]; e < off[w + 1]; e++) {
+            assert(src[e] <= s->n);
             uint32_t p = s->pre[src[e]];
             if (p == HF_NONE)
                 continue;
             if (p > i)
-                p = eval(s, p, i);
+                p = eval(s->link, p, i);
             if (p < best)
                 best = p;
         }
         s->semi[i] = best;
-        s->label[i] = best;
+        s->link[i].label = best;
     }
 }
 
-/* NCA pass: idom(w) is the nearest ancestor of parent(w), in the tree
- * built so far, whose number is at most semi(w). */
+/* NCA pass, in preorder: idom(w) is the nearest ancestor of parent(w), in
+ * the dominator tree built so far, numbered at most semi(w).  Numbers
+ * fall on the way up, so that is a search for the first ancestor below a
+ * bound.  A plain walk up is quadratic on a deep list whose tail fans out
+ * to objects also held from near the root (each walks the whole list), so
+ * every node gets a jump pointer, by the skew-binary rule (E. W. Myers,
+ * "An applicative random-access stack", IPL 17(5), 1983): a search takes
+ * O(log depth) steps. */
 static void nearest_common_ancestors(snca *s, uint32_t count)
 {
+    link_t *t = s->link;
+    t[0].jump = t[0].depth = 0;
     for (uint32_t i = 1; i < count; i++) {
-        uint32_t j = s->idom[i];
-        while (j > s->semi[i])
-            j = s->idom[j];
+        uint32_t j = s->idom[i], bound = s->semi[i];
+        while (j > bound) /* all between j and its jump are above jump */
+            j = t[j].jump > bound ? t[j].jump : s->idom[j];
         s->idom[i] = j;
+        uint32_t a = t[j].jump, b = t[a].jump;
+        bool even = t[j].depth - t[a].depth == t[a].depth - t[b].depth;
+        t[i].jump = even ? b : j;
+        t[i].depth = t[j].depth + 1;
     }
 }
 
-/* idom by number -> idom by node, in place, via label[] (free by now). */
+/* idom by number -> idom by node, in place, via semi[] (free by now). */
 static void idom_to_nodes(snca *s, uint32_t count)
 {
     for (uint32_t i = 1; i < count; i++)
-        s->label[i] = node_of(s, s->idom[i]);
+        s->semi[i] = node_of(s, s->idom[i]);
     for (uint32_t v = 0; v < s->n; v++)
-        s->idom[v] = s->pre[v] == HF_NONE ? HF_NONE : s->label[s->pre[v]];
+        s->idom[v] = s->pre[v] == HF_NONE ? HF_NONE : s->semi[s->pre[v]];
     s->idom[s->n] = s->n;
 }
 
-bool hf_dom_compute(const hf_csr *succ, const hf_csr *pred, uint32_t *idom, uint32_t *order,
-                    uint32_t *n_reached)
+/* The DFS is the last user of succ: when the caller lets us, it goes
+ * before link[] (8 bytes per node) is allocated, which lowers the peak. */
+static bool dom_compute(const hf_csr *succ, hf_csr *drop, const hf_csr *pred, uint32_t *idom,
+                        uint32_t *order, uint32_t *n_reached)
 {
-    uint32_t n = succ->n;
+    uint32_t n = succ->n, count = 0;
     assert(pred->n == n && hf_csr_edges(pred) == hf_csr_edges(succ));
     size_t len = (size_t)n + 1;
     snca s = {.succ = succ, .pred = pred, .n = n, .order = order, .idom = idom,
-              .pre = try_u32(len), .semi = try_u32(len), .label = try_u32(len), .anc = try_u32(len)};
-    bool ok = s.pre && s.semi && s.label && s.anc;
-    if (ok) {
+              .pre = try_u32(len), .semi = try_u32(len)};
+    if (s.pre && s.semi) {
         memset(s.pre, 0xff, len * sizeof *s.pre);
-        uint32_t count = dfs(&s);
+        count = dfs(&s);
+    }
+    if (drop)
+        hf_csr_free(drop);
+    if (count)
+        s.link = g_try_new(link_t, count);
+    bool ok = s.link != NULL;
+    if (ok) {
         semidominators(&s, count);
         nearest_common_ancestors(&s, count);
         idom_to_nodes(&s, count);
@@ -286,9 +410,20 @@ bool hf_dom_compute(const hf_csr *succ, const hf_csr *pred, uint32_t *idom, uint
     }
     g_free(s.pre);
     g_free(s.semi);
-    g_free(s.label);
-    g_free(s.anc);
+    g_free(s.link);
     return ok;
+}
+
+bool hf_dom_compute(const hf_csr *succ, const hf_csr *pred, uint32_t *idom, uint32_t *order,
+                    uint32_t *n_reached)
+{
+    return dom_compute(succ, NULL, pred, idom, order, n_reached);
+}
+
+bool hf_dom_compute_free_succ(hf_csr *succ, const hf_csr *pred, uint32_t *idom, uint32_t *order,
+                              uint32_t *n_reached)
+{
+    return dom_compute(succ, succ, pred, idom, order, n_reached);
 }
 
 /* ---- retained sizes and the dominator tree ---- */
@@ -307,30 +442,126 @@ void hf_dom_retained(uint32_t n, const uint32_t *idom, const uint32_t *order, ui
     }
 }
 
-/* larger retained first, then smaller node number */
-static inline bool kid_before(const uint64_t *retained, uint32_t a, uint32_t b)
+/* Sorting one node's children: larger retained first, then smaller node
+ * number, a strict total order since node numbers are distinct.  The
+ * retained sizes are gathered next to the segment first (key[i] belongs
+ * to node[i], and the two move together), because comparing through
+ * retained[] is a cache miss per comparison and the virtual root alone
+ * may have millions of children.  Written out rather than qsort_r() so the
+ * comparison inlines and nothing mallocs behind our back. */
+typedef struct {
+    uint64_t *key;
+    uint32_t *node;
+} kids_t;
+
+static inline bool kid_before(uint64_t ka, uint32_t a, uint64_t kb, uint32_t b)
 {
-    return retained[a] != retained[b] ? retained[a] > retained[b] : a < b;
+    return ka != kb ? ka > kb : a < b;
 }
 
-static int kid_cmp(const void *pa, const void *pb, void *ud)
+static inline bool before(kids_t k, size_t i, size_t j)
 {
-    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    return a == b ? 0 : kid_before(ud, a, b) ? -1 : 1;
+    return kid_before(k.key[i], k.node[i], k.key[j], k.node[j]);
 }
 
-static void sort_kids(uint32_t *k, uint32_t len, const uint64_t *retained)
+static inline void swap_kids(kids_t k, size_t i, size_t j)
 {
-    if (len > 16) {
-        qsort_r(k, len, sizeof *k, kid_cmp, (void *)retained);
-        return;
+    uint64_t tk = k.key[i];
+    uint32_t tn = k.node[i];
+    k.key[i] = k.key[j];
+    k.node[i] = k.node[j];
+    k.key[j] = tk;
+    k.node[j] = tn;
+}
+
+static void insertion_sort(kids_t k, uint32_t lo, uint32_t hi)
+{
+    for (uint32_t i = lo + 1; i < hi; i++)
+        for (uint32_t j = i; j > lo && before(k, j, j - 1); j--)
+            swap_kids(k, j, j - 1);
+}
+
+/* Heapsort: the fallback that bounds the quicksort below by O(n log n). */
+static void sift_down(kids_t k, size_t base, size_t len, size_t i)
+{
+    for (size_t c; (c = 2 * i + 1) < len; i = c) {
+        if (c + 1 < len && before(k, base + c, base + c + 1))
+            c++;
+        if (!before(k, base + i, base + c))
+            break;
+        swap_kids(k, base + i, base + c);
     }
-    /* most nodes have a handful of children: insertion sort beats a call */
-    for (uint32_t i = 1; i < len; i++) {
-        uint32_t x = k[i], j = i;
-        for (; j > 0 && kid_before(retained, x, k[j - 1]); j--)
-            k[j] = k[j - 1];
-        k[j] = x;
+}
+
+static void heap_sort(kids_t k, uint32_t lo, uint32_t hi)
+{
+    size_t len = hi - lo;
+    for (size_t i = len / 2; i-- > 0;)
+        sift_down(k, lo, len, i);
+    for (size_t end = len; end-- > 1;) {
+        swap_kids(k, lo, lo + end);
+        sift_down(k, lo, end, 0);
+    }
+}
+
+/* Hoare partition of [lo, hi) (hi - lo > 16) around the median of three;
+ * returns j with [lo, j] before [j+1, hi), both parts non-empty. */
+static uint32_t partition(kids_t k, uint32_t lo, uint32_t hi)
+{
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (before(k, mid, lo))
+        swap_kids(k, mid, lo);
+    if (before(k, hi - 1, mid))
+        swap_kids(k, hi - 1, mid);
+    if (before(k, mid, lo))
+        swap_kids(k, mid, lo);
+    uint64_t pk = k.key[mid];
+    uint32_t pn = k.node[mid], i = lo - 1, j = hi;
+    for (;;) {
+        do
+            i++;
+        while (kid_before(k.key[i], k.node[i], pk, pn));
+        do
+            j--;
+        while (kid_before(pk, pn, k.key[j], k.node[j]));
+        if (i >= j)
+            return j;
+        swap_kids(k, i, j);
+    }
+}
+
+typedef struct {
+    uint32_t lo, hi, depth;
+} range_t;
+
+/* Introsort without recursion: the smaller part is sorted first, the
+ * larger waits on a stack, so the stack holds at most log2(len) ranges. */
+static void sort_kids(kids_t k, uint32_t len)
+{
+    range_t stack[40];
+    uint32_t top = 0, lo = 0, hi = len, depth = 2 * (uint32_t)g_bit_storage(len);
+    for (;;) {
+        while (hi - lo > 16) {
+            if (depth-- == 0) {
+                heap_sort(k, lo, hi);
+                lo = hi;
+                break;
+            }
+            uint32_t j = partition(k, lo, hi) + 1;
+            bool left_smaller = j - lo < hi - j;
+            stack[top++] = left_smaller ? (range_t){j, hi, depth} : (range_t){lo, j, depth};
+            if (left_smaller)
+                hi = j;
+            else
+                lo = j;
+        }
+        insertion_sort(k, lo, hi);
+        if (top == 0)
+            return;
+        top--;
+        lo = stack[top].lo;
+        hi = stack[top].hi;
+        depth = stack[top].depth;
     }
 }
 
@@ -344,20 +575,35 @@ bool hf_dom_children(uint32_t n, const uint32_t *idom, const uint64_t *retained,
     uint32_t kids = 0;
     for (uint32_t v = 0; v < n; v++)
         if (idom[v] != HF_NONE) {
+            assert(idom[v] <= n);
             off[idom[v] + 2]++;
             kids++;
         }
+    uint32_t most = 0;
+    for (uint32_t v = 0; v <= n; v++)
+        most = off[v + 2] > most ? off[v + 2] : most;
     uint32_t *dst = try_u32(kids);
-    if (!dst) {
+    uint64_t *key = g_try_new(uint64_t, most ? most : 1);
+    if (!dst || !key) {
         g_free(off);
+        g_free(dst);
+        g_free(key);
         return false;
     }
     bucket_starts(off, n + 1);
     for (uint32_t v = 0; v < n; v++)
         if (idom[v] != HF_NONE)
             dst[off[idom[v] + 1]++] = v;
-    for (uint32_t v = 0; v <= n; v++)
-        sort_kids(dst + off[v], off[v + 1] - off[v], retained);
+    for (uint32_t v = 0; v <= n; v++) {
+        kids_t k = {key, dst + off[v]};
+        uint32_t len = off[v + 1] - off[v];
+        if (len < 2) /* most nodes: nothing to sort, and no call for it */
+            continue;
+        for (uint32_t i = 0; i < len; i++)
+            key[i] = retained[k.node[i]];
+        sort_kids(k, len);
+    }
+    g_free(key);
     out->n = n;
     out->off = g_realloc(off, ((size_t)n + 2) * sizeof *off);
     out->dst = dst;
@@ -365,6 +611,22 @@ bool hf_dom_children(uint32_t n, const uint32_t *idom, const uint64_t *retained,
 }
 
 /* ---- shortest paths ---- */
+
+/* The queue gives the next nodes in advance, so each is fetched in three
+ * stages: its offsets, then its edge list, then its targets' parents. */
+static inline void prefetch_queue(const hf_csr *g, const uint32_t *queue, uint32_t head,
+                                  uint32_t tail, const uint32_t *parent)
+{
+    if (head + 3 * AHEAD < tail)
+        PREFETCH(&g->off[queue[head + 3 * AHEAD]]);
+    if (head + 2 * AHEAD < tail)
+        PREFETCH(&g->dst[g->off[queue[head + 2 * AHEAD]]]);
+    if (head + AHEAD < tail) {
+        uint32_t u = queue[head + AHEAD];
+        for (uint32_t e = g->off[u]; e < g->off[u + 1] && e < g->off[u] + 4; e++)
+            PREFETCH(&parent[g->dst[e]]);
+    }
+}
 
 bool hf_graph_bfs(const hf_csr *succ, uint32_t *parent)
 {
@@ -378,6 +640,7 @@ bool hf_graph_bfs(const hf_csr *succ, uint32_t *parent)
     parent[n] = n;
     queue[tail++] = n;
     while (head < tail) {
+        prefetch_queue(succ, queue, head, tail, parent);
         uint32_t v = queue[head++];
         for (uint32_t e = off[v]; e < off[v + 1]; e++) {
             uint32_t w = dst[e];

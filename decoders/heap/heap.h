@@ -43,7 +43,7 @@ enum {
     HF_T_LONG = 11,
     HF_T_MAX = 12
 };
-/* Java name of a basic type ("int"), NULL for an invalid code (sizes.c). */
+/* Java name of a basic type ("int"), NULL for an invalid code. */
 const char *hf_btype_name(unsigned t);
 /* Width of a value of type t in memory (objects: ref_size), 0 if invalid. */
 unsigned hf_btype_size(unsigned t, unsigned ref_size);
@@ -424,6 +424,9 @@ bool hf_heap_text(const hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob, GStri
 typedef bool (*hf_heap_ref_fn)(uint64_t target, uint32_t slot, void *ud);
 void hf_heap_for_each_ref(const hf_heap *h, const hf_hsnap *sn, uint64_t o, hf_heap_ref_fn fn,
                           void *ud);
+/* The same for an object already decoded (hf_heap_decode). */
+void hf_heap_for_each_ref_of(const hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob,
+                             hf_heap_ref_fn fn, void *ud);
 /* Appends a value of type t as the fields view shows it. */
 void hf_heap_format_value(GString *out, unsigned t, uint64_t v);
 const hf_htrace *hf_heap_trace_by_serial(const hf_heap *h, uint32_t serial);
@@ -554,6 +557,9 @@ uint64_t hf_heap_view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GStrin
                             size_t budget);
 uint64_t hf_heap_view_folded(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                              size_t budget);
+/* heap.pb.gz: heap.pprof's samples as gzipped protobuf (pprof/proto.h). */
+uint64_t hf_heap_view_pb(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                         size_t budget);
 
 uint64_t hf_heap_view_histogram(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                                 size_t budget);

@@ -3,6 +3,7 @@
  * profile.h).
  */
 #include "decoders/heap/profile.h"
+#include "decoders/pprof/proto.h"
 
 #include <string.h>
 
@@ -161,4 +162,17 @@ uint64_t hf_heap_view_folded(hf_dump *d, const hf_view *v, uint64_t first, GStri
 {
     hf_heap_pprof *p = ((hf_heap *)d)->pprof;
     return p ? hf_heap_pprof_render(p, v->snap, true, first, out, budget) : HF_DONE;
+}
+
+uint64_t hf_heap_view_pb(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                         size_t budget)
+{
+    hf_heap_pprof *p = ((hf_heap *)d)->pprof;
+    if (!p || v->snap >= p->n || first != 0)
+        return HF_DONE;
+    /* Build the snapshot's builders (once) by rendering heap.pprof's first item. */
+    GString *head = g_string_new(NULL);
+    hf_heap_pprof_render(p, v->snap, false, 0, head, 0);
+    g_string_free(head, TRUE);
+    return hf_pprof_render_proto(p->snaps[v->snap].full, 0, out, budget);
 }

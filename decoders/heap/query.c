@@ -1,12 +1,44 @@
 /*
- * query.c - reading the finished heap graph: snapshots, classes, objects by
- * index or id, decoding an object back from the file, Android heap names,
- * traces.  Read-only over the finished hf_heap: thread-safe.
+ * query.c - reading the finished heap graph: the names and widths of basic
+ * types and kinds, snapshots, classes, objects by index or id, decoding an
+ * object back from the file, Android heap names, traces.  Calls nothing
+ * else of the layer: everything else may call it.  Read-only over the
+ * finished hf_heap: thread-safe.
  */
 #include "decoders/heap/heap.h"
 #include "decoders/core/search.h"
 
 #include <string.h>
+
+const char *const hf_okind_names[4] = {"instance", "object array", "primitive array", "class"};
+
+const char *const hf_root_names[HF_ROOT_NKINDS] = {
+    "unknown",        "jni-global",        "jni-local",   "java-frame",   "native-stack",
+    "sticky-class",   "thread-block",      "monitor-used", "thread-object", "interned-string",
+    "finalizing",     "debugger",          "reference-cleanup", "vm-internal", "jni-monitor",
+    "unreachable",
+};
+
+const char *hf_btype_name(unsigned t)
+{
+    static const char *const n[HF_T_MAX] = {
+        [HF_T_OBJECT] = "object", [HF_T_BOOLEAN] = "boolean", [HF_T_CHAR] = "char",
+        [HF_T_FLOAT] = "float",   [HF_T_DOUBLE] = "double",   [HF_T_BYTE] = "byte",
+        [HF_T_SHORT] = "short",   [HF_T_INT] = "int",         [HF_T_LONG] = "long",
+    };
+    return t < HF_T_MAX ? n[t] : NULL;
+}
+
+unsigned hf_btype_size(unsigned t, unsigned ref_size)
+{
+    static const unsigned sz[HF_T_MAX] = {
+        [HF_T_BOOLEAN] = 1, [HF_T_CHAR] = 2, [HF_T_FLOAT] = 4, [HF_T_DOUBLE] = 8,
+        [HF_T_BYTE] = 1,    [HF_T_SHORT] = 2, [HF_T_INT] = 4,  [HF_T_LONG] = 8,
+    };
+    if (t == HF_T_OBJECT)
+        return ref_size;
+    return t < HF_T_MAX ? sz[t] : 0;
+}
 
 const hf_hsnap *hf_heap_snap(const hf_heap *h, uint32_t s)
 {

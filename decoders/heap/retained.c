@@ -198,7 +198,7 @@ static void source(void *ud, uint32_t v, bool counting, hf_edge_emit emit, void 
     ref_ud r = {c, counting, HF_NONE, emit, ectx};
     if (ob.kind == HF_K_INSTANCE)
         r.skip = c->referent[ob.cls];
-    hf_heap_for_each_ref(c->h, c->sn, v, ref_cb, &r);
+    hf_heap_for_each_ref_of(c->h, c->sn, &ob, ref_cb, &r);
     if (ob.kind == HF_K_CLASS) {
         const hf_hclass *self = hf_heap_described(c->sn, &ob);
         if (self && self->loader_id)
@@ -380,17 +380,19 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
     uint32_t reached = 0;
     bool ok = g->retained && g->idom && g->parent && order;
     if (ok) {
-        progress(s, "reading references", t0);
+        progress(s, "sorting ids", t0);
         ctx_init(&c, h, sn, g->retained);
+        progress(s, "reading references", t0);
         ok = hf_csr_build(&succ, n, source, &c);
         ctx_free(&c);
     }
     if (ok) {
         progress(s, "dominators", t0);
         g->edges = hf_csr_edges(&succ);
-        ok = hf_csr_transpose(&succ, &g->pred) &&
-             hf_dom_compute(&succ, &g->pred, g->idom, order, &reached) &&
-             hf_graph_bfs(&succ, g->parent);
+        /* BFS first: the dominator pass frees succ after its DFS, which
+         * keeps the peak lower */
+        ok = hf_csr_transpose(&succ, &g->pred) && hf_graph_bfs(&succ, g->parent) &&
+             hf_dom_compute_free_succ(&succ, &g->pred, g->idom, order, &reached);
     }
     hf_csr_free(&succ);
     if (ok) {

@@ -2,8 +2,7 @@
  * sizes.c - the size rule: how many bytes the JVM gave an object, which the
  * dump does not state.  Decided once while building (hf_heap_decide_rule),
  * then applied to classes (hf_heap_size_class) and objects.  Every other
- * part of the heap layer asks here; nothing else knows header sizes.  Also
- * the widths (and names) of basic types.
+ * part of the heap layer asks here; nothing else knows header sizes.
  *
  * Building functions run single-threaded inside open(); the rest only read
  * the finished heap and are thread-safe.
@@ -22,29 +21,6 @@ static inline uint64_t align8(uint64_t x)
 static inline uint64_t align_obj(const hf_heap *h, uint64_t x)
 {
     return (x + h->align - 1) & ~((uint64_t)h->align - 1);
-}
-
-/* ---- basic types: their names and widths ---- */
-
-const char *hf_btype_name(unsigned t)
-{
-    static const char *const n[HF_T_MAX] = {
-        [HF_T_OBJECT] = "object", [HF_T_BOOLEAN] = "boolean", [HF_T_CHAR] = "char",
-        [HF_T_FLOAT] = "float",   [HF_T_DOUBLE] = "double",   [HF_T_BYTE] = "byte",
-        [HF_T_SHORT] = "short",   [HF_T_INT] = "int",         [HF_T_LONG] = "long",
-    };
-    return t < HF_T_MAX ? n[t] : NULL;
-}
-
-unsigned hf_btype_size(unsigned t, unsigned ref_size)
-{
-    static const unsigned sz[HF_T_MAX] = {
-        [HF_T_BOOLEAN] = 1, [HF_T_CHAR] = 2, [HF_T_FLOAT] = 4, [HF_T_DOUBLE] = 8,
-        [HF_T_BYTE] = 1,    [HF_T_SHORT] = 2, [HF_T_INT] = 4,  [HF_T_LONG] = 8,
-    };
-    if (t == HF_T_OBJECT)
-        return ref_size;
-    return t < HF_T_MAX ? sz[t] : 0;
 }
 
 /* ---- deciding the rule ---- */

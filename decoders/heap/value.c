@@ -175,12 +175,10 @@ bool hf_heap_text(const hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob, GStri
 
 /* ---- references ---- */
 
-void hf_heap_for_each_ref(const hf_heap *h, const hf_hsnap *sn, uint64_t o, hf_heap_ref_fn fn,
-                          void *ud)
+void hf_heap_for_each_ref_of(const hf_heap *h, const hf_hsnap *sn, const hf_hobj *obp,
+                             hf_heap_ref_fn fn, void *ud)
 {
-    hf_hobj ob;
-    if (!hf_heap_decode(h, sn, o, &ob))
-        return;
+    hf_hobj ob = *obp;
     if (ob.kind == HF_K_INSTANCE) {
         const hf_hclass *c = hf_heap_class(sn, ob.cls);
         if (!h->codec->fixed_be) { /* no fixed offsets: walk the values once */
@@ -217,4 +215,12 @@ void hf_heap_for_each_ref(const hf_heap *h, const hf_hsnap *sn, uint64_t o, hf_h
                 !fn(c->statics[i].value, i, ud))
                 return;
     }
+}
+
+void hf_heap_for_each_ref(const hf_heap *h, const hf_hsnap *sn, uint64_t o, hf_heap_ref_fn fn,
+                          void *ud)
+{
+    hf_hobj ob;
+    if (hf_heap_decode(h, sn, o, &ob))
+        hf_heap_for_each_ref_of(h, sn, &ob, fn, ud);
 }

@@ -103,6 +103,7 @@ static const hf_file snap_files[] = {
     {"strings", hf_heap_view_strings, NULL},
     {"sites", hprof_view_sites, hprof_has_sites},
     {"heap.pprof", hf_heap_view_pprof, NULL},
+    {"heap.pb.gz", hf_heap_view_pb, NULL},
     {"stacks.folded", hf_heap_view_folded, NULL},
     HF_HEAP_RETAINED_SNAP_FILES,
     {"duplicates", hf_heap_view_duplicates, NULL},

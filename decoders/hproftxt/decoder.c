@@ -90,6 +90,7 @@ static const hf_file snap_files[] = {
     {"histogram", hf_heap_view_histogram, txt_has_heap},
     {"roots", hf_heap_view_roots, txt_has_heap},
     {"heap.pprof", hf_heap_view_pprof, txt_has_profile},
+    {"heap.pb.gz", hf_heap_view_pb, txt_has_profile},
     {"stacks.folded", hf_heap_view_folded, txt_has_profile},
     {"dominators", hf_heap_view_dominators, txt_has_heap},
     {"histogram-retained", hf_heap_view_histogram_retained, txt_has_heap},

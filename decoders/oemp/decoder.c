@@ -1,6 +1,7 @@
 /*
- * oemp.c - the OpenEdge memory profiler recording (.oemp) decoder: detection,
- * open and close, and the model ops (see oemp.h for the parts).
+ * decoder.c - the OpenEdge memory profiler recording (.oemp) decoder:
+ * detection, open and close, and the model ops (see oemp.h for the parts).
+ * The top of the folder's call order: calls every other file, none calls it.
  *
  * Model mapping: snapshots are the recording's snapshots in file order,
  * named by SnapshotSeq; objects of snapshot s are those live after s is
@@ -109,27 +110,19 @@ static uint64_t op_n_objects(hf_dump *d, uint32_t s)
     return s < oemp_n_snaps(D(d)) ? oemp_snap_at(D(d), s)->live : 0;
 }
 
-/* Object index o of snapshot s -> object number, or UINT32_MAX. */
-static uint32_t obj_of(oemp_dump *d, uint32_t s, uint64_t o)
-{
-    if (s >= oemp_n_snaps(d))
-        return UINT32_MAX;
-    oemp_live *l = oemp_live_get(d, s);
-    uint32_t g = o < l->n ? l->g[o] : UINT32_MAX;
-    oemp_live_unref(l);
-    return g;
-}
-
 static void op_object_name(hf_dump *hd, uint32_t s, uint64_t o, char name[HF_NAME_MAX])
 {
-    uint32_t g = obj_of(D(hd), s, o);
-    if (g == UINT32_MAX)
+    uint32_t g = oemp_live_obj(D(hd), s, o);
+    if (g == OEMP_NOOBJ)
         snprintf(name, HF_NAME_MAX, "?");
     else
         snprintf(name, HF_NAME_MAX, "%" PRIu64, oemp_obj_at(D(hd), g)->id);
 }
 
-/* Decimal AppObjId as object_name writes it (no sign, no leading 0). */
+/* Decimal AppObjId as object_name writes it (no sign, no leading 0).  Not
+ * hf_parse_decimal (names.h), which stops at 19 digits: scan.c reads an
+ * AppObjId as any uint64_t, up to 20 digits, and docs/formats.md sets no
+ * smaller bound, so every listed name must find its object (test_big_ids). */
 static bool parse_id(const char *name, uint64_t *id)
 {
     size_t len = strlen(name);
@@ -144,17 +137,10 @@ static bool parse_id(const char *name, uint64_t *id)
 
 static int64_t op_object_find(hf_dump *hd, uint32_t s, const char *name)
 {
-    oemp_dump *d = D(hd);
     uint64_t id;
-    if (s >= oemp_n_snaps(d) || !parse_id(name, &id))
+    if (!parse_id(name, &id))
         return -1;
-    int64_t g = oemp_find_live(d, s, id);
-    if (g < 0)
-        return -1;
-    oemp_live *l = oemp_live_get(d, s);
-    int64_t o = oemp_live_rank(l, (uint32_t)g);
-    oemp_live_unref(l);
-    return o;
+    return oemp_live_pos(D(hd), s, id);
 }
 
 /* ScopedTo of object o of s when that object is live at s too, else 0.
@@ -162,8 +148,8 @@ static int64_t op_object_find(hf_dump *hd, uint32_t s, const char *name)
  * since a link must lead somewhere; info still names it. */
 static uint64_t scope_of(oemp_dump *d, uint32_t s, uint64_t o)
 {
-    uint32_t g = obj_of(d, s, o);
-    if (g == UINT32_MAX)
+    uint32_t g = oemp_live_obj(d, s, o);
+    if (g == OEMP_NOOBJ)
         return 0;
     oemp_aobj a;
     oemp_aobj_parse(d, oemp_obj_at(d, g)->off, &a);

@@ -1,5 +1,6 @@
 /*
- * oemp_index.c - the lifetime index of an .oemp recording (see oemp.h).
+ * lifetimes.c - the lifetime index of an .oemp recording (see oemp.h).
+ * Calls read.c and scan.c (oemp_problem, while building).
  *
  * Built once after the parse pass, read-only afterwards:
  *   - tables and call-tree nodes sorted by id (first definition wins);
@@ -17,14 +18,16 @@
  * max(CHECKPOINT_MIN, |previous checkpoint|): so rebuilding any snapshot
  * costs at most about 2 |live(c)| + CHECKPOINT_MIN steps, and checkpoints
  * hold at most about 2 object indices (8 bytes) per object created.
- * Rebuilt sets go to a small LRU cache (live_lock), so listing a snapshot's
- * objects, stat-ing each and reading their files rebuilds it once.
+ * Rebuilt sets are kept in a memo (live_memo, cache/memo.h: CACHE_MAX_SETS
+ * sets or CACHE_MAX_BYTES), so listing a snapshot's objects, stat-ing each
+ * and reading their files rebuilds it once.
  *
- * Thread safety: everything but the cache is read-only after build; the
- * cache is guarded by live_lock and hands out references.
+ * Thread safety: everything but the memo is read-only after build; the
+ * memo has its own lock, hands out references and makes a set once.
  */
 #include "decoders/oemp/oemp.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define CHECKPOINT_MIN 65536u
@@ -56,19 +59,57 @@ uint32_t oemp_snap_plat_end(const oemp_dump *d, uint32_t s)
     return s + 1 < d->snaps->len ? oemp_snap_at(d, s + 1)->plat_first : d->plats->len;
 }
 
+/* ---- searches ---------------------------------------------------------------- */
+
+/* Exact lookups use bsearch(3); these are its comparators. */
+
+/* Elements that start with their int64_t id (oemp_named, oemp_node), or a
+ * key that is an int64_t id. */
+static int cmp_leading_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The other searches look for where a sorted sequence crosses a value, which
+ * bsearch cannot: the first i in [lo, hi) whose key_at(d, i) >= key, hi when
+ * none, for keys that never decrease with i. */
+static uint32_t first_at_least(const oemp_dump *d, uint32_t lo, uint32_t hi,
+                               uint64_t (*key_at)(const oemp_dump *d, uint32_t i), uint64_t key)
+{
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (key_at(d, mid) < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Keys for first_at_least. */
+static uint64_t chg_snap_at(const oemp_dump *d, uint32_t i) /* i-th of chg_by_obj */
+{
+    return g_array_index(d->chgs, oemp_chg, d->chg_by_obj[i]).snap;
+}
+
+static uint64_t checkpoint_snap_at(const oemp_dump *d, uint32_t i)
+{
+    return ((const oemp_live *)g_ptr_array_index(d->checkpoints, i))->snap;
+}
+
+static uint64_t id_at(const oemp_dump *d, uint32_t i) /* i-th of by_id */
+{
+    return oemp_obj_at(d, d->by_id[i])->id;
+}
+
 /* ---- tables ---------------------------------------------------------------- */
-
-static gint cmp_named(gconstpointer a, gconstpointer b)
-{
-    int64_t x = ((const oemp_named *)a)->id, y = ((const oemp_named *)b)->id;
-    return (x > y) - (x < y);
-}
-
-static gint cmp_node(gconstpointer a, gconstpointer b)
-{
-    int64_t x = ((const oemp_node *)a)->id, y = ((const oemp_node *)b)->id;
-    return (x > y) - (x < y);
-}
 
 static const char *const table_names[OEMP_T_N] = {
     "PlatObjCatalog", "AppObjCatalog", "BObjCatalog", "ABLNameList", "OtherNameList",
@@ -78,7 +119,7 @@ static const char *const table_names[OEMP_T_N] = {
 static void sort_table(oemp_dump *d, int t)
 {
     GArray *a = d->tables[t];
-    g_array_sort(a, cmp_named);
+    g_array_sort(a, cmp_leading_id);
     guint w = 0;
     for (guint i = 0; i < a->len; i++) {
         oemp_named *n = &g_array_index(a, oemp_named, i);
@@ -100,7 +141,7 @@ static void sort_table(oemp_dump *d, int t)
 static void sort_nodes(oemp_dump *d)
 {
     GArray *a = d->nodes;
-    g_array_sort(a, cmp_node);
+    g_array_sort(a, cmp_leading_id);
     guint w = 0;
     for (guint i = 0; i < a->len; i++) {
         oemp_node *n = &g_array_index(a, oemp_node, i);
@@ -116,25 +157,12 @@ static void sort_nodes(oemp_dump *d)
     g_array_set_size(a, w);
 }
 
-/* Binary search of an array sorted by id, whose elements start with their
- * int64_t id (oemp_named, oemp_node). */
+/* The element of id in an array sorted by id whose elements start with
+ * their int64_t id (oemp_named, oemp_node), or NULL. */
 static const void *find_by_id(GArray *a, int64_t id)
 {
-    guint size = g_array_get_element_size(a);
-    guint lo = 0, hi = a->len;
-    while (lo < hi) {
-        guint mid = lo + (hi - lo) / 2;
-        const char *e = a->data + (gsize)mid * size;
-        int64_t eid;
-        memcpy(&eid, e, sizeof eid);
-        if (eid == id)
-            return e;
-        if (eid < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
+    return a->len ? bsearch(&id, a->data, a->len, g_array_get_element_size(a), cmp_leading_id)
+                  : NULL;
 }
 
 const oemp_named *oemp_table_find(const oemp_dump *d, int t, int64_t id)
@@ -151,9 +179,10 @@ oemp_type_kind oemp_type_kind_of(const char *type_name)
 {
     char *l = g_ascii_strdown(type_name, -1);
     oemp_type_kind k = OEMP_K_OTHER;
-    /* The seed names the types "Procedure", "OOABL Obj", "OOABL Static Obj",
-     * "Reusable Obj" (named from ABLNameList) and "OO Builtin"; match the
-     * words, not the exact spelling, which the seed does not fix. */
+    /* The format's specification names the types "Procedure", "OOABL Obj",
+     * "OOABL Static Obj", "Reusable Obj" (named from ABLNameList) and "OO
+     * Builtin"; match the words, not the exact spelling, which it does not
+     * fix.  The naming rule is in docs/formats.md (section 5). */
     if (strstr(l, "builtin") || strstr(l, "built-in") || strstr(l, "built in"))
         k = OEMP_K_BUILTIN;
     else if (strstr(l, "procedure") || g_str_has_prefix(l, "ooabl") || strstr(l, "reusable") ||
@@ -189,8 +218,8 @@ void oemp_aobj_parse(const oemp_dump *d, uint64_t off, oemp_aobj *a)
 
 /* ---- groups (type, name) --------------------------------------------------- */
 
-/* Where an object's name comes from: the seed's "Note about obtaining an
- * Application Object's name". */
+/* Where an object's name comes from: the naming rule of the format (see
+ * docs/formats.md, section 5). */
 typedef struct {
     int64_t type;
     int table; /* OEMP_T_*, or -1: no name */
@@ -227,8 +256,8 @@ static name_ref name_ref_of(const oemp_dump *d, const oemp_aobj *a, const uint8_
     } else if (kind == OEMP_K_BUILTIN && bio) {
         r.table = OEMP_T_BCAT, r.key = bio;
     } else if (src) {
-        /* a type whose catalog name we do not recognise: the seed says
-         * SrcId is zero for all but the ABL-named types */
+        /* a type whose catalog name we do not recognise: the format's
+         * specification says SrcId is zero for all but the ABL-named types */
         r.table = OEMP_T_ABLN, r.key = src;
     }
     return r;
@@ -334,27 +363,35 @@ static void build_by_id(oemp_dump *d)
         g_qsort_with_data(d->by_id, (gint)n, sizeof(uint32_t), cmp_by_id, d);
 }
 
-int64_t oemp_size_at(const oemp_dump *d, uint32_t g, uint32_t s, uint64_t *chg_off)
+/* Object g's changes are chg_by_obj[oemp_obj_at(d, g)->chg .. chg_end(d, g)),
+ * oldest first. */
+static uint32_t chg_end(const oemp_dump *d, uint32_t g)
 {
-    const oemp_obj *o = oemp_obj_at(d, g);
-    uint32_t lo = o->chg, hi = g + 1 < d->objs->len ? oemp_obj_at(d, g + 1)->chg : d->chgs->len;
-    /* last change with snap <= s; changes of one object are oldest first */
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (g_array_index(d->chgs, oemp_chg, d->chg_by_obj[mid]).snap <= s)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == o->chg) {
-        if (chg_off)
-            *chg_off = OEMP_NOOFF;
-        return o->mem;
-    }
-    const oemp_chg *c = &g_array_index(d->chgs, oemp_chg, d->chg_by_obj[lo - 1]);
-    if (chg_off)
-        *chg_off = c->off;
-    return c->mem;
+    return g + 1 < d->objs->len ? oemp_obj_at(d, g + 1)->chg : d->chgs->len;
+}
+
+const oemp_chg *oemp_change_at(const oemp_dump *d, uint32_t g, uint32_t s)
+{
+    uint32_t first = oemp_obj_at(d, g)->chg;
+    uint32_t after = first_at_least(d, first, chg_end(d, g), chg_snap_at, (uint64_t)s + 1);
+    return after > first ? &g_array_index(d->chgs, oemp_chg, d->chg_by_obj[after - 1]) : NULL;
+}
+
+int64_t oemp_size_at(const oemp_dump *d, uint32_t g, uint32_t s)
+{
+    const oemp_chg *c = oemp_change_at(d, g, s);
+    return c ? c->mem : oemp_obj_at(d, g)->mem;
+}
+
+int64_t oemp_size_before(const oemp_dump *d, uint32_t c)
+{
+    uint32_t g = g_array_index(d->chgs, oemp_chg, c).obj;
+    const uint32_t *first = d->chg_by_obj + oemp_obj_at(d, g)->chg;
+    const uint32_t *at = bsearch(&c, first, chg_end(d, g) - oemp_obj_at(d, g)->chg,
+                                 sizeof *first, cmp_u32);
+    if (!at || at == first)
+        return oemp_obj_at(d, g)->mem;
+    return g_array_index(d->chgs, oemp_chg, at[-1]).mem;
 }
 
 /* ---- live sets ------------------------------------------------------------- */
@@ -371,7 +408,7 @@ static oemp_live *materialize(const oemp_dump *d, const oemp_live *base, uint32_
     for (uint32_t g = start; g < end; g++)
         n += oemp_obj_at(d, g)->deleted > s;
     oemp_live *l = g_malloc(sizeof *l + n * sizeof(uint32_t));
-    l->ref = 1;
+    l->checkpoint = false;
     l->snap = s;
     l->n = (uint32_t)n;
     uint32_t w = 0;
@@ -385,21 +422,16 @@ static oemp_live *materialize(const oemp_dump *d, const oemp_live *base, uint32_
     return l;
 }
 
-void oemp_live_unref(oemp_live *l)
-{
-    if (l && g_atomic_int_dec_and_test(&l->ref))
-        g_free(l);
-}
-
 static void build_checkpoints(oemp_dump *d)
 {
-    d->checkpoints = g_ptr_array_new_with_free_func((GDestroyNotify)oemp_live_unref);
+    d->checkpoints = g_ptr_array_new_with_free_func(g_free);
     oemp_live *prev = NULL;
     uint64_t since = 0;
     for (uint32_t s = 0; s < d->snaps->len; s++) {
         since += oemp_snap_obj_end(d, s) - oemp_snap_at(d, s)->obj_first;
         if (since >= MAX(CHECKPOINT_MIN, prev ? prev->n : 0)) {
             prev = materialize(d, prev, s);
+            prev->checkpoint = true;
             g_ptr_array_add(d->checkpoints, prev);
             since = 0;
         }
@@ -409,98 +441,75 @@ static void build_checkpoints(oemp_dump *d)
 /* The last checkpoint at or before s, or NULL. */
 static oemp_live *checkpoint_before(const oemp_dump *d, uint32_t s)
 {
-    guint lo = 0, hi = d->checkpoints->len;
-    while (lo < hi) {
-        guint mid = lo + (hi - lo) / 2;
-        if (((oemp_live *)g_ptr_array_index(d->checkpoints, mid))->snap <= s)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo ? g_ptr_array_index(d->checkpoints, lo - 1) : NULL;
+    uint32_t after = first_at_least(d, 0, d->checkpoints->len, checkpoint_snap_at, (uint64_t)s + 1);
+    return after ? g_ptr_array_index(d->checkpoints, after - 1) : NULL;
 }
 
-static size_t live_bytes(const oemp_live *l)
+static gsize live_bytes(gconstpointer p)
 {
-    return sizeof *l + (size_t)l->n * sizeof(uint32_t);
+    const oemp_live *l = p;
+    return sizeof *l + (gsize)l->n * sizeof(uint32_t);
+}
+
+/* The memo's make: the live set of snapshot `s` from its checkpoint. */
+static gpointer make_live(guint64 s, gpointer d)
+{
+    return materialize(d, checkpoint_before(d, (uint32_t)s), (uint32_t)s);
 }
 
 oemp_live *oemp_live_get(oemp_dump *d, uint32_t s)
 {
     oemp_live *base = checkpoint_before(d, s);
-    if (base && base->snap == s) {
-        g_atomic_int_inc(&base->ref);
+    if (base && base->snap == s)
         return base;
-    }
-    g_mutex_lock(&d->live_lock);
-    for (guint i = 0; i < d->live_cache->len; i++) {
-        oemp_live *l = g_ptr_array_index(d->live_cache, i);
-        if (l->snap == s) {
-            g_ptr_array_steal_index(d->live_cache, i); /* to the MRU end */
-            g_ptr_array_add(d->live_cache, l);
-            g_atomic_int_inc(&l->ref);
-            g_mutex_unlock(&d->live_lock);
-            return l;
-        }
-    }
-    g_mutex_unlock(&d->live_lock);
-    /* Built outside the lock: two threads may build the same set; the
-     * second one's copy is simply dropped. */
-    oemp_live *l = materialize(d, base, s);
-    g_mutex_lock(&d->live_lock);
-    for (guint i = 0; i < d->live_cache->len; i++) {
-        oemp_live *other = g_ptr_array_index(d->live_cache, i);
-        if (other->snap == s) {
-            g_atomic_int_inc(&other->ref);
-            g_mutex_unlock(&d->live_lock);
-            oemp_live_unref(l);
-            return other;
-        }
-    }
-    g_atomic_int_inc(&l->ref); /* one for the cache, one for the caller */
-    g_ptr_array_add(d->live_cache, l);
-    d->live_cache_bytes += live_bytes(l);
-    while (d->live_cache->len > 1 && (d->live_cache->len > CACHE_MAX_SETS ||
-                                      d->live_cache_bytes > CACHE_MAX_BYTES)) {
-        oemp_live *old = g_ptr_array_index(d->live_cache, 0);
-        d->live_cache_bytes -= live_bytes(old);
-        g_ptr_array_remove_index(d->live_cache, 0); /* drops the cache's reference */
-    }
-    g_mutex_unlock(&d->live_lock);
-    return l;
+    return hf_memo_get(d->live_memo, s, make_live, d);
 }
 
-int64_t oemp_live_rank(const oemp_live *l, uint32_t g)
+void oemp_live_unref(oemp_dump *d, oemp_live *l)
 {
-    uint32_t lo = 0, hi = l->n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (l->g[mid] == g)
-            return mid;
-        if (l->g[mid] < g)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
+    if (l && !l->checkpoint)
+        hf_memo_unref(d->live_memo, l);
+}
+
+/* Position of object g in l, or -1. */
+static int64_t live_rank(const oemp_live *l, uint32_t g)
+{
+    const uint32_t *at = l->n ? bsearch(&g, l->g, l->n, sizeof g, cmp_u32) : NULL;
+    return at ? at - l->g : -1;
 }
 
 int64_t oemp_find_live(oemp_dump *d, uint32_t s, uint64_t id)
 {
-    guint lo = 0, hi = d->objs->len;
-    while (lo < hi) {
-        guint mid = lo + (hi - lo) / 2;
-        if (oemp_obj_at(d, d->by_id[mid])->id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo = first_at_least(d, 0, d->objs->len, id_at, id);
     for (; lo < d->objs->len && oemp_obj_at(d, d->by_id[lo])->id == id; lo++) {
         const oemp_obj *o = oemp_obj_at(d, d->by_id[lo]);
         if (o->created <= s && s < o->deleted)
             return d->by_id[lo];
     }
     return -1;
+}
+
+uint32_t oemp_live_obj(oemp_dump *d, uint32_t s, uint64_t o)
+{
+    if (s >= oemp_n_snaps(d))
+        return OEMP_NOOBJ;
+    oemp_live *l = oemp_live_get(d, s);
+    uint32_t g = o < l->n ? l->g[o] : OEMP_NOOBJ;
+    oemp_live_unref(d, l);
+    return g;
+}
+
+int64_t oemp_live_pos(oemp_dump *d, uint32_t s, uint64_t id)
+{
+    if (s >= oemp_n_snaps(d))
+        return -1;
+    int64_t g = oemp_find_live(d, s, id);
+    if (g < 0)
+        return -1;
+    oemp_live *l = oemp_live_get(d, s);
+    int64_t o = live_rank(l, (uint32_t)g);
+    oemp_live_unref(d, l);
+    return o;
 }
 
 void oemp_index_build(oemp_dump *d)
@@ -512,8 +521,7 @@ void oemp_index_build(oemp_dump *d)
     build_by_id(d);
     build_groups(d);
     build_checkpoints(d);
-    d->live_cache = g_ptr_array_new_with_free_func((GDestroyNotify)oemp_live_unref);
-    g_mutex_init(&d->live_lock);
+    d->live_memo = hf_memo_new_bytes(CACHE_MAX_SETS, CACHE_MAX_BYTES, live_bytes, g_free);
 }
 
 uint64_t oemp_index_bytes(const oemp_dump *d)
@@ -538,10 +546,8 @@ void oemp_index_free(oemp_dump *d)
 {
     if (d->checkpoints)
         g_ptr_array_free(d->checkpoints, TRUE);
-    if (d->live_cache) {
-        g_ptr_array_free(d->live_cache, TRUE);
-        g_mutex_clear(&d->live_lock);
-    }
+    hf_memo_free(d->live_memo);
+    d->live_memo = NULL;
     g_free(d->chg_by_obj);
     g_free(d->by_id);
 }

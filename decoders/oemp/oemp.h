@@ -1,19 +1,29 @@
 /*
  * oemp.h - internals of the OpenEdge memory profiler (.oemp) decoder.
  *
- * Not a public API: only the oemp_*.c files include it; the rest of heapfs
- * sees the decoder through oemp_decoder (model.h).  The format is in
- * shared/seeds/oemp-recording-format.md; the decoder is split as:
+ * Not a public API: only the files of decoders/oemp/ include it; the rest
+ * of heapfs sees the decoder through hf_oemp_decoder (an hf_decoder of
+ * model.h, listed in decoders/core/registry.c).  The format, and how heapfs
+ * reads it, is in docs/formats.md (section 5).  The decoder is split as:
  *
- *   oemp_lex.c     one line -> tokens, ABL EXPORT conventions ("" and ?)
- *   oemp_parse.c   one pass over the file: snapshots, sections, catalogs,
- *                  names, call-tree nodes and the object events
- *   oemp_index.c   the lifetime index built after that pass: live sets per
- *                  snapshot (from checkpoints), sizes at a snapshot, lookups
- *                  by id, histogram groups, the live-set cache
- *   oemp_render.c  the text views
- *   oemp_pprof.c   heap.pprof and stacks.folded (through decoders/pprof.h)
- *   oemp.c         detection, open and close, the model ops
+ *   read.c       one line -> tokens, ABL EXPORT conventions ("" and ?)
+ *   scan.c       one pass over the file: snapshots, sections, catalogs,
+ *                names, call-tree nodes and the object events; the problems
+ *                found while indexing
+ *   lifetimes.c  the lifetime index built after that pass: tables sorted by
+ *                id, sizes at a snapshot, lookups by id, histogram groups,
+ *                names and stacks, live sets per snapshot (from checkpoints,
+ *                rebuilt ones kept in a memo)
+ *   profile.c    heap.pprof and stacks.folded (through decoders/pprof/pprof.h)
+ *   render.c     the text views and the file tables of the model
+ *   decoder.c    detection, open and close, the model ops
+ *
+ * Calls go one way: each file calls only files above it in this list, so
+ *
+ *   read.c <- scan.c <- lifetimes.c <- profile.c <- render.c <- decoder.c
+ *
+ * where A <- B means B may call A (and anything left of A); decoder.c
+ * calls them all, read.c none.  This header's sections follow that order.
  *
  * The lifetime index: every object ever created is one oemp_obj, in the
  * order the recording creates them, so the objects created in snapshot s
@@ -22,23 +32,26 @@
  * in file order, with a per-object permutation for "size at s".  The live
  * set of s is rebuilt from the nearest earlier checkpoint (a sorted array of
  * live objects) plus the objects created since, and a few rebuilt sets are
- * cached; see oemp_index.c for the checkpoint rule and its cost.
+ * kept in a memo; see lifetimes.c for the checkpoint rule and its cost.
  *
- * Ownership: everything hangs off oemp_dump and is freed by oemp_free().
- * Strings point into `strs` (decoded text) and live as long as the dump.
+ * Ownership: everything hangs off oemp_dump and is freed by oemp_free() in
+ * decoder.c.  Strings point into `strs` (decoded text) and live as long as
+ * the dump.
  *
  * Thread safety: after oemp_index_build() the dump is read-only, except the
- * live-set cache, which has its own mutex.
+ * memos of rebuilt live sets and of profiles (cache/memo.h), which have
+ * their own locks.
  */
 #ifndef HF_OEMP_H
 #define HF_OEMP_H
 
+#include "cache/memo.h"
 #include "decoders/core/model.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
-/* ---- oemp_lex.c: records and tokens ------------------------------------ */
+/* ---- read.c: records and tokens ------------------------------------------ */
 
 /* Tokens kept per record; the widest section (header, version 2) has 18. */
 #define OEMP_MAX_TOK 32
@@ -84,7 +97,7 @@ char *oemp_tok_dup(const oemp_tok *t);
  * \n, \r, \t or \xHH so a value never breaks the line. */
 void oemp_append_oneline(GString *out, const char *s, size_t len);
 
-/* ---- sections ------------------------------------------------------------ */
+/* ---- scan.c: sections ---------------------------------------------------- */
 
 typedef enum {
     OEMP_S_HDR,   /* Header */
@@ -116,10 +129,11 @@ enum {
 };
 enum { OEMP_C_ID, OEMP_C_TYPE, OEMP_C_MEM, OEMP_C_ABK, OEMP_C_POOL, OEMP_C_TTNUM };
 
-/* ---- the index ------------------------------------------------------------ */
+/* ---- the dump: the tables scan.c fills in, and what lifetimes.c adds ----- */
 
 #define OEMP_NEVER UINT32_MAX     /* oemp_obj.deleted of an object never deleted */
 #define OEMP_NOOFF UINT64_MAX     /* no such line */
+#define OEMP_NOOBJ UINT32_MAX     /* no such object */
 #define OEMP_CHG_AOBJ (1ull << 63) /* oemp_chg.off: the line is an AppObjData line */
 
 typedef struct {
@@ -185,7 +199,7 @@ typedef enum { OEMP_K_OTHER, OEMP_K_ABL, OEMP_K_BUILTIN } oemp_type_kind;
 
 /* A live set: the sorted indices of the objects live at one snapshot. */
 typedef struct {
-    gint ref;
+    bool checkpoint; /* owned by d->checkpoints, else a value of d->live_memo */
     uint32_t snap;
     uint32_t n;
     uint32_t g[];
@@ -213,20 +227,28 @@ typedef struct {
 
     /* Checkpoints: live sets of some snapshots, ascending. */
     GPtrArray *checkpoints; /* oemp_live * */
-    GMutex live_lock;       /* guards live_cache */
-    GPtrArray *live_cache;  /* oemp_live *, most recently used last */
-    size_t live_cache_bytes;
+    hf_memo *live_memo;     /* other live sets, rebuilt: oemp_live * by snapshot */
 
-    /* Profiles built for heap.pprof / stacks.folded (oemp_pprof.c). */
-    GMutex prof_lock;      /* guards prof_cache */
-    GPtrArray *prof_cache; /* most recently used last */
+    /* Profiles built for heap.pprof / stacks.folded (profile.c). */
+    hf_memo *prof_memo;     /* hf_pprof * by snapshot */
 
     /* Problem counting while indexing (oemp_problem). */
     uint32_t problem_count[16];
 } oemp_dump;
 
-/* oemp_parse.c: index the whole file into d (d->text set).  False, with
- * *err set, when not even one snapshot header could be read. */
+static inline const oemp_snap *oemp_snap_at(const oemp_dump *d, uint32_t s)
+{
+    return &g_array_index(d->snaps, oemp_snap, s);
+}
+static inline const oemp_obj *oemp_obj_at(const oemp_dump *d, uint32_t g)
+{
+    return &g_array_index(d->objs, oemp_obj, g);
+}
+
+/* ---- scan.c: the pass ---------------------------------------------------- */
+
+/* Indexes the whole file into d (d->text set).  False, with *err set, when
+ * not even one snapshot header could be read. */
 bool oemp_parse(oemp_dump *d, GError **err);
 /* True when head looks like the first line of a recording. */
 bool oemp_detect_head(const uint8_t *head, size_t len);
@@ -241,36 +263,37 @@ void oemp_problem(oemp_dump *d, oemp_problem_kind k, uint64_t off, const char *f
     G_GNUC_PRINTF(4, 5);
 void oemp_problems_flush(oemp_dump *d);
 
-/* oemp_index.c */
+/* ---- lifetimes.c: the lifetime index ------------------------------------- */
+
+/* Built after oemp_parse (it adds problems), freed by oemp_free. */
 void oemp_index_build(oemp_dump *d);
 void oemp_index_free(oemp_dump *d);
-/* Bytes the index takes (arrays, names, checkpoints; not the live-set
- * cache nor the mapped file). */
+/* Bytes the index takes (arrays, names, checkpoints; not the memos nor the
+ * mapped file). */
 uint64_t oemp_index_bytes(const oemp_dump *d);
 uint32_t oemp_n_snaps(const oemp_dump *d);
-static inline const oemp_snap *oemp_snap_at(const oemp_dump *d, uint32_t s)
-{
-    return &g_array_index(d->snaps, oemp_snap, s);
-}
-static inline const oemp_obj *oemp_obj_at(const oemp_dump *d, uint32_t g)
-{
-    return &g_array_index(d->objs, oemp_obj, g);
-}
 /* [first, end) ranges of what snapshot s created, changed and deleted. */
 uint32_t oemp_snap_obj_end(const oemp_dump *d, uint32_t s);
 uint32_t oemp_snap_chg_end(const oemp_dump *d, uint32_t s);
 uint32_t oemp_snap_del_end(const oemp_dump *d, uint32_t s);
 uint32_t oemp_snap_plat_end(const oemp_dump *d, uint32_t s);
-/* Bytes of object g at snapshot s (after s's changes); the last change
- * line at or before s in *chg_off (OEMP_NOOFF when none). */
-int64_t oemp_size_at(const oemp_dump *d, uint32_t g, uint32_t s, uint64_t *chg_off);
+/* The last size change of object g at or before snapshot s, or NULL. */
+const oemp_chg *oemp_change_at(const oemp_dump *d, uint32_t g, uint32_t s);
+/* Bytes of object g at snapshot s (after s's changes). */
+int64_t oemp_size_at(const oemp_dump *d, uint32_t g, uint32_t s);
+/* Bytes of the object of change c (an index into chgs) just before it. */
+int64_t oemp_size_before(const oemp_dump *d, uint32_t c);
 /* The live set of snapshot s: a new reference (oemp_live_unref). */
 oemp_live *oemp_live_get(oemp_dump *d, uint32_t s);
-void oemp_live_unref(oemp_live *l);
+void oemp_live_unref(oemp_dump *d, oemp_live *l);
 /* Object index of the object named `id` live at s, or -1. */
 int64_t oemp_find_live(oemp_dump *d, uint32_t s, uint64_t id);
-/* Position of object g in l, or -1. */
-int64_t oemp_live_rank(const oemp_live *l, uint32_t g);
+/* The objects of snapshot s as the model numbers them (its live set, in
+ * creation order): the object index of the o-th, or OEMP_NOOBJ when there
+ * is no such snapshot or object; and the position of the object named
+ * `id`, or -1. */
+uint32_t oemp_live_obj(oemp_dump *d, uint32_t s, uint64_t o);
+int64_t oemp_live_pos(oemp_dump *d, uint32_t s, uint64_t id);
 
 /* Lookups in the sorted tables; NULL when absent. */
 const oemp_named *oemp_table_find(const oemp_dump *d, int t, int64_t id);
@@ -297,7 +320,19 @@ unsigned oemp_stack_append(const oemp_dump *d, int64_t node, int64_t line, GStri
 void oemp_frame_label(const oemp_dump *d, int64_t src, int64_t line, GString *out);
 #define OEMP_MAX_FRAMES 4096
 
-/* oemp_render.c */
+/* ---- profile.c: heap.pprof and stacks.folded of snapshot s (item views) --- */
+
+uint64_t oemp_render_pprof(oemp_dump *d, uint32_t s, uint64_t first, GString *out,
+                           size_t budget);
+uint64_t oemp_render_folded(oemp_dump *d, uint32_t s, uint64_t first, GString *out,
+                            size_t budget);
+/* heap.pb.gz: the same profile as gzipped protobuf (pprof/proto.h). */
+uint64_t oemp_render_pb(oemp_dump *d, uint32_t s, uint64_t first, GString *out, size_t budget);
+void oemp_pprof_init(oemp_dump *d);
+void oemp_pprof_free(oemp_dump *d);
+
+/* ---- render.c: the views ------------------------------------------------- */
+
 uint64_t oemp_view_info(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
                         size_t budget);
 uint64_t oemp_view_trace(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
@@ -305,13 +340,5 @@ uint64_t oemp_view_trace(hf_dump *hd, const hf_view *v, uint64_t first, GString 
 void oemp_describe(hf_dump *hd, GString *out);
 extern const hf_file oemp_snap_files[];   /* snapshots/SEQ/ */
 extern const hf_file oemp_object_files[]; /* objects/ID/ */
-
-/* oemp_pprof.c: heap.pprof and stacks.folded of snapshot s (item views). */
-uint64_t oemp_render_pprof(oemp_dump *d, uint32_t s, uint64_t first, GString *out,
-                           size_t budget);
-uint64_t oemp_render_folded(oemp_dump *d, uint32_t s, uint64_t first, GString *out,
-                            size_t budget);
-void oemp_pprof_init(oemp_dump *d);
-void oemp_pprof_free(oemp_dump *d);
 
 #endif

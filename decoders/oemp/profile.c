@@ -1,39 +1,28 @@
 /*
- * oemp_pprof.c - heap.pprof and stacks.folded of an .oemp snapshot.
+ * profile.c - heap.pprof and stacks.folded of an .oemp snapshot.
+ * Calls lifetimes.c (live sets, sizes, stacks); render.c calls it.
  *
  * A snapshot's live objects are grouped by where they were created (the
  * call-tree node and the line in it); each group becomes one pprof sample
  * whose stack is that node's chain of ABL procedures, leaf first, each
- * frame "NAME:LINE".  The writer is the shared one (decoders/pprof.h), so
- * google-pprof --text prints the names and its totals are the snapshot's
- * live objects and bytes.  The allocated values are the in-use ones: a
+ * frame "NAME:LINE".  The writer is the shared one (decoders/pprof/pprof.h),
+ * so google-pprof --text prints the names and its totals are the
+ * snapshot's live objects and bytes.  The allocated values are the in-use ones: a
  * recording does not say what was created and freed between snapshots.
  *
- * Built profiles are kept in a small LRU (prof_lock) because fs/ renders a
- * big view in several calls; a rebuilt profile gives the same bytes.
+ * Built profiles are kept in a memo (prof_memo, cache/memo.h: the last
+ * PROF_CACHE_MAX used) because fs/ renders a big view in several calls; a
+ * rebuilt profile gives the same bytes.
  *
- * Thread-safe: the cache has its lock, built profiles are read-only.
+ * Thread-safe: the memo has its lock, built profiles are read-only.
  */
 #include "decoders/oemp/oemp.h"
 #include "decoders/pprof/pprof.h"
+#include "decoders/pprof/proto.h"
 
 #include <string.h>
 
 #define PROF_CACHE_MAX 4u
-
-typedef struct {
-    gint ref;
-    uint32_t snap;
-    hf_pprof *p;
-} oemp_prof;
-
-static void prof_unref(oemp_prof *p)
-{
-    if (p && g_atomic_int_dec_and_test(&p->ref)) {
-        hf_pprof_free(p->p);
-        g_free(p);
-    }
-}
 
 typedef struct {
     int64_t node, line;
@@ -57,7 +46,7 @@ static gboolean site_equal(gconstpointer a, gconstpointer b)
     return x->node == y->node && x->line == y->line;
 }
 
-static oemp_prof *build(oemp_dump *d, uint32_t s)
+static hf_pprof *build(oemp_dump *d, uint32_t s)
 {
     oemp_live *l = oemp_live_get(d, s);
     GArray *sites = g_array_new(FALSE, FALSE, sizeof(site));
@@ -67,7 +56,7 @@ static oemp_prof *build(oemp_dump *d, uint32_t s)
         oemp_aobj a;
         oemp_aobj_parse(d, oemp_obj_at(d, g)->off, &a);
         site_key k = {a.v[OEMP_A_NODE], a.v[OEMP_A_LINE]};
-        int64_t bytes = oemp_size_at(d, g, s, NULL);
+        int64_t bytes = oemp_size_at(d, g, s);
         /* pprof values are unsigned: a negative Mem (bad input) counts 0 */
         uint64_t b = bytes > 0 ? (uint64_t)bytes : 0;
         gpointer v;
@@ -84,14 +73,11 @@ static oemp_prof *build(oemp_dump *d, uint32_t s)
         st->v.inuse_objects++;
         st->v.inuse_bytes += b;
     }
-    oemp_live_unref(l);
+    oemp_live_unref(d, l);
     g_hash_table_destroy(at);
 
-    oemp_prof *p = g_new0(oemp_prof, 1);
-    p->ref = 1;
-    p->snap = s;
     char *bin = g_path_get_basename(d->base.path);
-    p->p = hf_pprof_new(bin);
+    hf_pprof *p = hf_pprof_new(bin);
     g_free(bin);
     GString *frames = g_string_new(NULL);
     GPtrArray *fr = g_ptr_array_new();
@@ -109,7 +95,7 @@ static oemp_prof *build(oemp_dump *d, uint32_t s)
             g_ptr_array_add(fr, q);
             q = nl + 1;
         }
-        hf_pprof_add(p->p, (const char *const *)fr->pdata, fr->len, &st->v);
+        hf_pprof_add(p, (const char *const *)fr->pdata, fr->len, &st->v);
     }
     g_ptr_array_free(fr, TRUE);
     g_string_free(frames, TRUE);
@@ -117,66 +103,45 @@ static oemp_prof *build(oemp_dump *d, uint32_t s)
     return p;
 }
 
-static oemp_prof *prof_get(oemp_dump *d, uint32_t s)
+/* The memo's make: the profile of snapshot `s`. */
+static gpointer make_prof(guint64 s, gpointer d)
 {
-    g_mutex_lock(&d->prof_lock);
-    for (guint i = 0; i < d->prof_cache->len; i++) {
-        oemp_prof *p = g_ptr_array_index(d->prof_cache, i);
-        if (p->snap == s) {
-            g_atomic_int_inc(&p->ref);
-            g_mutex_unlock(&d->prof_lock);
-            return p;
-        }
-    }
-    g_mutex_unlock(&d->prof_lock);
-    oemp_prof *p = build(d, s);
-    g_mutex_lock(&d->prof_lock);
-    for (guint i = 0; i < d->prof_cache->len; i++) {
-        oemp_prof *other = g_ptr_array_index(d->prof_cache, i);
-        if (other->snap == s) { /* another thread built it meanwhile */
-            g_atomic_int_inc(&other->ref);
-            g_mutex_unlock(&d->prof_lock);
-            prof_unref(p);
-            return other;
-        }
-    }
-    g_atomic_int_inc(&p->ref);
-    g_ptr_array_add(d->prof_cache, p);
-    if (d->prof_cache->len > PROF_CACHE_MAX)
-        g_ptr_array_remove_index(d->prof_cache, 0);
-    g_mutex_unlock(&d->prof_lock);
-    return p;
+    return build(d, (uint32_t)s);
 }
 
 uint64_t oemp_render_pprof(oemp_dump *d, uint32_t s, uint64_t first, GString *out,
                            size_t budget)
 {
-    oemp_prof *p = prof_get(d, s);
-    uint64_t next = hf_pprof_render(p->p, first, out, budget);
-    prof_unref(p);
+    hf_pprof *p = hf_memo_get(d->prof_memo, s, make_prof, d);
+    uint64_t next = hf_pprof_render(p, first, out, budget);
+    hf_memo_unref(d->prof_memo, p);
     return next;
 }
 
 uint64_t oemp_render_folded(oemp_dump *d, uint32_t s, uint64_t first, GString *out,
                             size_t budget)
 {
-    oemp_prof *p = prof_get(d, s);
-    uint64_t next = hf_pprof_render_folded(p->p, HF_PPROF_INUSE_BYTES, first, out, budget);
-    prof_unref(p);
+    hf_pprof *p = hf_memo_get(d->prof_memo, s, make_prof, d);
+    uint64_t next = hf_pprof_render_folded(p, HF_PPROF_INUSE_BYTES, first, out, budget);
+    hf_memo_unref(d->prof_memo, p);
+    return next;
+}
+
+uint64_t oemp_render_pb(oemp_dump *d, uint32_t s, uint64_t first, GString *out, size_t budget)
+{
+    hf_pprof *p = hf_memo_get(d->prof_memo, s, make_prof, d);
+    uint64_t next = hf_pprof_render_proto(p, first, out, budget);
+    hf_memo_unref(d->prof_memo, p);
     return next;
 }
 
 void oemp_pprof_init(oemp_dump *d)
 {
-    g_mutex_init(&d->prof_lock);
-    d->prof_cache = g_ptr_array_new_with_free_func((GDestroyNotify)prof_unref);
+    d->prof_memo = hf_memo_new(PROF_CACHE_MAX, (GDestroyNotify)hf_pprof_free);
 }
 
 void oemp_pprof_free(oemp_dump *d)
 {
-    if (!d->prof_cache)
-        return;
-    g_ptr_array_free(d->prof_cache, TRUE);
-    g_mutex_clear(&d->prof_lock);
-    d->prof_cache = NULL;
+    hf_memo_free(d->prof_memo);
+    d->prof_memo = NULL;
 }

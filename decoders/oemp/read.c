@@ -1,5 +1,6 @@
 /*
- * oemp_lex.c - lines and tokens of an .oemp recording (see oemp.h).
+ * read.c - lines and tokens of an .oemp recording (see oemp.h).
+ * The bottom of the folder's call order: calls no other file of it.
  *
  * The profiler writes its data with ABL's EXPORT conventions: columns
  * separated by spaces, numbers bare ("22.45", and ABL writes ".5" for 0.5),

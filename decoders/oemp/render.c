@@ -1,13 +1,16 @@
 /*
- * oemp_render.c - the text views of an .oemp recording (see oemp.h).
+ * render.c - the text views of an .oemp recording (see oemp.h), and the
+ * file tables of the model.  Calls read.c, scan.c (section names),
+ * lifetimes.c and profile.c; decoder.c calls it.
  *
  * Formats (one record a line, '#' header lines, fixed order, so diff shows
  * real differences only):
  *   MOUNT/info            "key: value" lines about the recording
  *   traces/N              "TRACE N:" then one tab-indented frame a line
- *   snapshots/S/info      header and trailer fields under the seed's names,
- *                         then what the replay gives (live, created, ...)
- *   histogram             by type, then by type and name; sorted by bytes
+ *   snapshots/S/info      header and trailer fields under the format's
+ *                         names, then what the replay gives (live, ...)
+ *   histogram             by type, sorted by bytes
+ *   histogram-by-name     by type and name (named objects only), by bytes
  *   platform              PlatObjData as of this snapshot, by PlatObjId
  *   created/changed/deleted  one object a line: id, bytes, TYPE<TAB>NAME
  *   objects/ID/info       "key: value" lines
@@ -18,7 +21,9 @@
  * created, changed and deleted are item sequences (a header, then one item
  * per object) so a big one is served in pieces; the rest are rendered whole.
  *
- * Thread-safe: reads the read-only index; live sets come from oemp_index.c.
+ * heap.pprof and stacks.folded are profile.c's.
+ *
+ * Thread-safe: reads the read-only index; live sets come from lifetimes.c.
  */
 #include "decoders/oemp/oemp.h"
 
@@ -26,7 +31,7 @@
 #include <string.h>
 
 
-/* Header columns under the seed's names (NULL: an unused column). */
+/* Header columns under the format's names (NULL: an unused column). */
 static const char *const hdr_keys[18] = {
     "Version",     "ProcessId",   "SnapshotSeq", "StartTime", "SessionId", "Tag",
     "RqId",        NULL,          "RequestStartTime", "UUID", "PROPATH",   "OverheadMem",
@@ -286,9 +291,9 @@ static void render_histogram(oemp_dump *d, uint32_t s, bool names, GString *out)
         uint32_t g = l->g[i];
         uint32_t grp = oemp_obj_at(d, g)->group;
         count[grp]++;
-        bytes[grp] += oemp_size_at(d, g, s, NULL);
+        bytes[grp] += oemp_size_at(d, g, s);
     }
-    oemp_live_unref(l);
+    oemp_live_unref(d, l);
     GArray *by_type = g_array_new(FALSE, FALSE, sizeof(hist_line));
     GArray *by_name = g_array_new(FALSE, FALSE, sizeof(hist_line));
     GHashTable *type_at = g_hash_table_new(g_int64_hash, g_int64_equal);
@@ -335,7 +340,7 @@ static gint cmp_plat_id(gconstpointer a, gconstpointer b)
 
 static void render_platform(oemp_dump *d, uint32_t s, GString *out)
 {
-    /* PlatObjData as of s: the latest record of each id up to s (the seed
+    /* PlatObjData as of s: the latest record of each id up to s (the format
      * implies every snapshot lists all; this also reads partial lists) */
     GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
     GPtrArray *latest = g_ptr_array_new();
@@ -401,33 +406,14 @@ static uint64_t render_list(oemp_dump *d, uint32_t s, const char *header, uint32
 static void created_entry(oemp_dump *d, uint32_t s, uint32_t g, GString *out)
 {
     g_string_append_printf(out, "%" PRIu64 " %" PRId64 " ", oemp_obj_at(d, g)->id,
-                           oemp_size_at(d, g, s, NULL));
+                           oemp_size_at(d, g, s));
     append_type_name(d, g, out);
-}
-
-/* Bytes of c's object just before change c. */
-static int64_t size_before(const oemp_dump *d, uint32_t c)
-{
-    const oemp_chg *ch = &g_array_index(d->chgs, oemp_chg, c);
-    const oemp_obj *o = oemp_obj_at(d, ch->obj);
-    uint32_t lo = o->chg;
-    uint32_t hi = ch->obj + 1 < d->objs->len ? oemp_obj_at(d, ch->obj + 1)->chg : d->chgs->len;
-    while (lo < hi) { /* position of c among the object's changes */
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (d->chg_by_obj[mid] < c)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == o->chg)
-        return o->mem;
-    return g_array_index(d->chgs, oemp_chg, d->chg_by_obj[lo - 1]).mem;
 }
 
 static void changed_entry(oemp_dump *d, uint32_t s, uint32_t c, GString *out)
 {
     const oemp_chg *ch = &g_array_index(d->chgs, oemp_chg, c);
-    int64_t before = size_before(d, c);
+    int64_t before = oemp_size_before(d, c);
     g_string_append_printf(out, "%" PRIu64 " %" PRId64 " %" PRId64 " %+" PRId64 " ",
                            oemp_obj_at(d, ch->obj)->id, before, ch->mem, ch->mem - before);
     append_type_name(d, ch->obj, out);
@@ -437,7 +423,7 @@ static void deleted_entry(oemp_dump *d, uint32_t s, uint32_t i, GString *out)
 {
     const oemp_del *del = &g_array_index(d->dels, oemp_del, i);
     g_string_append_printf(out, "%" PRIu64 " %" PRId64 " ", oemp_obj_at(d, del->obj)->id,
-                           oemp_size_at(d, del->obj, s, NULL));
+                           oemp_size_at(d, del->obj, s));
     line_col(d, del->off, 1, out);
     g_string_append_c(out, ' ');
     append_type_name(d, del->obj, out);
@@ -458,19 +444,16 @@ static void kv_i64(GString *out, const char *key, const oemp_aobj *a, unsigned c
 
 static void render_object(oemp_dump *d, uint32_t s, uint64_t o, GString *out)
 {
-    oemp_live *l = oemp_live_get(d, s);
-    if (o >= l->n) {
-        oemp_live_unref(l);
+    uint32_t g = oemp_live_obj(d, s, o);
+    if (g == OEMP_NOOBJ)
         return;
-    }
-    uint32_t g = l->g[o];
-    oemp_live_unref(l);
     const oemp_obj *ob = oemp_obj_at(d, g);
     const oemp_group *gr = &g_array_index(d->groups, oemp_group, ob->group);
     oemp_aobj a, c;
     oemp_aobj_parse(d, ob->off, &a);
-    uint64_t chg_off;
-    int64_t bytes = oemp_size_at(d, g, s, &chg_off);
+    const oemp_chg *last = oemp_change_at(d, g, s);
+    uint64_t chg_off = last ? last->off : OEMP_NOOFF;
+    int64_t bytes = oemp_size_at(d, g, s);
     g_string_append_printf(out, "id: %" PRIu64 "\ntype: ", ob->id);
     oemp_type_name(d, gr->type, out);
     g_string_append_c(out, '\n');
@@ -494,19 +477,9 @@ static void render_object(oemp_dump *d, uint32_t s, uint64_t o, GString *out)
     kv_i64(out, "created", &a, OEMP_A_CTIME, " us");
     g_string_append_printf(out, "created in snapshot: %" PRIu64 "\n",
                            oemp_snap_at(d, ob->created)->seq);
-    if (chg_off != OEMP_NOOFF) {
-        /* the snapshot of that change */
-        uint32_t lo = ob->chg;
-        int64_t last_seq = -1;
-        uint32_t hi = g + 1 < d->objs->len ? oemp_obj_at(d, g + 1)->chg : d->chgs->len;
-        for (uint32_t i = lo; i < hi; i++) {
-            const oemp_chg *ch = &g_array_index(d->chgs, oemp_chg, d->chg_by_obj[i]);
-            if (ch->snap > s)
-                break;
-            last_seq = (int64_t)oemp_snap_at(d, ch->snap)->seq;
-        }
-        g_string_append_printf(out, "changed in snapshot: %" PRId64 "\n", last_seq);
-    }
+    if (last)
+        g_string_append_printf(out, "changed in snapshot: %" PRId64 "\n",
+                               (int64_t)oemp_snap_at(d, last->snap)->seq);
     if (!a.unk[OEMP_A_SCOPE] && a.v[OEMP_A_SCOPE] > 0) {
         g_string_append_printf(out, "scope: %" PRIu64 "%s\n", (uint64_t)a.v[OEMP_A_SCOPE],
                                oemp_find_live(d, s, (uint64_t)a.v[OEMP_A_SCOPE]) >= 0
@@ -529,13 +502,9 @@ static void render_object(oemp_dump *d, uint32_t s, uint64_t o, GString *out)
  * not every object its code created. */
 static void render_object_stack(oemp_dump *d, uint32_t s, uint64_t o, GString *out)
 {
-    oemp_live *l = oemp_live_get(d, s);
-    if (o >= l->n) {
-        oemp_live_unref(l);
+    uint32_t g = oemp_live_obj(d, s, o);
+    if (g == OEMP_NOOBJ)
         return;
-    }
-    uint32_t g = l->g[o];
-    oemp_live_unref(l);
     oemp_aobj a;
     oemp_aobj_parse(d, oemp_obj_at(d, g)->off, &a);
     oemp_stack_append(d, a.v[OEMP_A_NODE], a.v[OEMP_A_LINE], out, "", "\n", OEMP_MAX_FRAMES);
@@ -621,6 +590,12 @@ static uint64_t view_pprof(hf_dump *hd, const hf_view *v, uint64_t first, GStrin
     return oemp_render_pprof(D(hd), v->snap, first, out, budget);
 }
 
+static uint64_t view_pb(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
+                       size_t budget)
+{
+    return oemp_render_pb(D(hd), v->snap, first, out, budget);
+}
+
 static uint64_t view_folded(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
                             size_t budget)
 {
@@ -650,6 +625,7 @@ const hf_file oemp_snap_files[] = {
     {"changed", view_changed, NULL},
     {"deleted", view_deleted, NULL},
     {"heap.pprof", view_pprof, NULL},
+    {"heap.pb.gz", view_pb, NULL},
     {"stacks.folded", view_folded, NULL},
     {NULL},
 };

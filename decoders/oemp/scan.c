@@ -1,5 +1,7 @@
 /*
- * oemp_parse.c - the one pass over an .oemp recording (see oemp.h).
+ * scan.c - the one pass over an .oemp recording (see oemp.h), and the
+ * problems found while indexing (oemp_problem, also used by lifetimes.c).
+ * Calls read.c only.
  *
  * Walks the file line by line with a small state machine: a snapshot is a
  * header line and then the sections of its version in a fixed order, each

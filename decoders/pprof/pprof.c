@@ -145,6 +145,30 @@ size_t hf_pprof_n_frames(const hf_pprof *p)
     return p->names->len;
 }
 
+const char *hf_pprof_kind(const hf_pprof *p)
+{
+    return p->kind;
+}
+
+const char *hf_pprof_binary(const hf_pprof *p)
+{
+    return p->binary;
+}
+
+const char *hf_pprof_frame(const hf_pprof *p, size_t i)
+{
+    return g_ptr_array_index(p->names, i);
+}
+
+void hf_pprof_sample(const hf_pprof *p, size_t i, const uint32_t **frames, size_t *n,
+                     hf_pprof_values *v)
+{
+    const sample *s = &g_array_index(p->samples, sample, i);
+    *frames = s->stack + 1;
+    *n = s->stack[0];
+    *v = s->v;
+}
+
 /* Where a "<" opens a Java-style special name (<init>): at the start or
  * after a '.'; returns the matching '>' or NULL. */
 static const char *special_close(const char *start, const char *lt)

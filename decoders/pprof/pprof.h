@@ -124,6 +124,17 @@ void hf_pprof_totals(const hf_pprof *p, hf_pprof_values *out);
 size_t hf_pprof_n_stacks(const hf_pprof *p);
 size_t hf_pprof_n_frames(const hf_pprof *p); /* distinct names */
 
+/* Reading a finished builder (decoders/pprof/proto.c writes heap.pb.gz
+ * from these): the header kind and binary as given to hf_pprof_new_opts,
+ * distinct frame name i (i < hf_pprof_n_frames, in order of first
+ * appearance, as given: not rewritten), and sample i (i < hf_pprof_n_stacks):
+ * its frame indices, leaf first, and values. */
+const char *hf_pprof_kind(const hf_pprof *p);
+const char *hf_pprof_binary(const hf_pprof *p);
+const char *hf_pprof_frame(const hf_pprof *p, size_t i);
+void hf_pprof_sample(const hf_pprof *p, size_t i, const uint32_t **frames, size_t *n,
+                     hf_pprof_values *v);
+
 /* heap.pprof.  Items: the symbol-section head, one per frame name, the
  * header, one per stack. */
 uint64_t hf_pprof_render(const hf_pprof *p, uint64_t first, GString *out, size_t budget);

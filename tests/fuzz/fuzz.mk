@@ -48,6 +48,7 @@ $(eval $(call decoder,gperftools,$(CORPUS)/pprof-heap))
 $(eval $(call decoder,oemp,$(wildcard tests/fixtures/*.oemp)))
 $(eval $(call decoder,hprof-text,$(CORPUS)/hprof-txt))
 $(eval $(call decoder,bmd,$(CORPUS)/bmd))
+$(eval $(call decoder,gopprof,tests/fuzz/regress/gopprof))
 # ------------------------------
 
 # Only decoders whose format name is in decoders/*/*.c get built: a line may
@@ -72,6 +73,8 @@ HF_WALK     := $(B)/tests/fuzz/hf_walk
 .SECONDARY:
 
 fuzzers: $(FUZZ_BINS)
+
+$(FUZZ_OBJ): | $(PB_H)
 
 list:
 	@echo $(FUZZ_ACTIVE)

@@ -4,6 +4,9 @@
 #   hf_umount                           unmounts the last mount
 #   check "what" CMD...                 runs CMD; prints "ok - what" or "not ok - what"
 #   check_eq "what" EXPECTED ACTUAL     compares two strings
+#   check_cut_mounts DUMP LABEL ERRWHAT ERRRE
+#                                       DUMP cut at 2/3 mounts, its errors match
+#                                       ERRRE, its objects still list
 #
 # Every mount made here is unmounted when the script exits, pass or fail.
 set -u
@@ -55,4 +58,23 @@ check() {
 
 check_eq() {
   if [ "$2" = "$3" ]; then echo "ok - $1"; else echo "not ok - $1 (expected '$2', got '$3')"; fi
+}
+
+# check_cut_mounts DUMP LABEL ERRWHAT ERRRE: the first 2/3 of DUMP, copied to
+# TESTTMP, must mount ("ok - LABEL cut at 2/3 mounts"); then its errors file
+# must match the grep regex ERRRE ("ok - ERRWHAT") and its latest/objects
+# must still list an object.  Unmounts it afterwards.
+check_cut_mounts() {
+  local dump=$1 label=$2 errwhat=$3 errre=$4
+  local cut="$TESTTMP/cut.${dump##*.}" size
+  size=$(stat -c %s "$dump")
+  head -c $((size * 2 / 3)) "$dump" > "$cut"
+  if hf_mount "$cut"; then
+    echo "ok - $label cut at 2/3 mounts"
+    check "$errwhat" grep -q "$errre" "$MNT/errors"
+    check "its objects can still be listed" bash -c "ls '$MNT/latest/objects' | head -1 | grep -q 0x"
+    hf_umount
+  else
+    echo "not ok - $label cut at 2/3 mounts"
+  fi
 }

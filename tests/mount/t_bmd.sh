@@ -194,16 +194,8 @@ fi
 check "--help tells of names=" bash -c "'$HEAPFS' --help | grep -q 'names=FILE'"
 
 # --- damaged files mount what can be read, and say what not in errors ---
-size=$(stat -c %s "$f")
-head -c $((size * 2 / 3)) "$f" > "$TESTTMP/cut.bmd"
-if hf_mount "$TESTTMP/cut.bmd"; then
-  echo "ok - a BMD cut at 2/3 mounts"
-  check "its errors say where the file was cut" grep -q '^offset 0x[0-9a-f]*: .* cut off by the end of the file' "$MNT/errors"
-  check "its objects can still be listed" bash -c "ls '$MNT/latest/objects' | head -1 | grep -q 0x"
-  hf_umount
-else
-  echo "not ok - a BMD cut at 2/3 mounts"
-fi
+check_cut_mounts "$f" "a BMD" "its errors say where the file was cut" \
+  '^offset 0x[0-9a-f]*: .* cut off by the end of the file'
 # 64 bytes of garbage in the middle, on a record boundary far from the start
 python3 - "$f" "$TESTTMP/garbage.bmd" <<'EOF'
 import sys, random

@@ -111,15 +111,7 @@ check "--version works" bash -c "'$HEAPFS' --version | grep -q heapfs"
 check "mounting on a missing mount point fails without a mount" bash -c "! timeout 20 '$HEAPFS' -f '$f' '$TESTTMP/no/such/dir' 2>/dev/null"
 
 # --- a truncated dump mounts what could be decoded, with the offset in errors ---
-size=$(stat -c %s "$f")
-head -c $((size * 2 / 3)) "$f" > "$TESTTMP/cut.hprof"
-if hf_mount "$TESTTMP/cut.hprof"; then
-  echo "ok - a dump cut at 2/3 mounts"
-  check "its errors name an offset" grep -q 'offset 0x' "$MNT/errors"
-  check "its objects can still be listed" bash -c "ls '$MNT/latest/objects' | head -1 | grep -q 0x"
-else
-  echo "not ok - a dump cut at 2/3 mounts"
-fi
+check_cut_mounts "$f" "a dump" "its errors name an offset" 'offset 0x'
 
 # --- the dump changes while mounted: the daemon stays up ---
 cp "$f" "$TESTTMP/changing.hprof"

@@ -2,8 +2,8 @@
 """oemp_gen.py - OpenEdge memory profiler recordings (.oemp) with known truth.
 
 No public recording exists, so heapfs is tested on recordings written here
-from the format's specification (shared/seeds/oemp-recording-format.md),
-from a scenario whose every consequence the generator knows:
+from the format as docs/formats.md (section 5) describes it, from a
+scenario whose every consequence the generator knows:
 
   oemp_gen.py gen OUT.oemp [--version 1|2] [--snapshots N] [--per-snap K]
                   [--seed S] [--damage] [--truncate] [--summary-only]

@@ -465,7 +465,7 @@ static void test_two_snapshots(void **state)
     assert_contains(th_snap_file(d, 1, "histogram"), "           2           16  java.lang.Object\n");
     /* no ALLOC SITES record: no sites file */
     char *files = th_snap_files(d, 0);
-    assert_true(g_str_has_prefix(files, "info histogram roots strings heap.pprof stacks.folded "));
+    assert_true(g_str_has_prefix(files, "info histogram roots strings heap.pprof heap.pb.gz stacks.folded "));
     assert_null(strstr(files, "sites"));
     g_free(files);
     assert_null(th_snap_file(d, 1, "sites"));

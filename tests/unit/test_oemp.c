@@ -489,7 +489,7 @@ static void test_small_v1(void **state)
 {
     hf_dump *d = open_data("small-v1.oemp");
     check_small(d);
-    /* the seed's example header line, as the first line of the file */
+    /* the format specification's example header line, as the first line */
     const char *seed = "1 3277 1 \"2022-02-01T08:01:39.967+05:00\" \"AS-4\" \"_AUTO\" \"??:??\" \"\"";
     assert_memory_equal(d->data, seed, strlen(seed));
     hf_dump_close(d);
@@ -651,6 +651,31 @@ static void test_scope_gone(void **state)
     assert_true(has_line(info, "scope: 1 (not live in this snapshot)"));
     g_free(info);
     assert_false(th_object_link(d, 0, "3", "scope", &to));
+    render_everything(d);
+    hf_dump_close(d);
+    g_string_free(t, TRUE);
+    g_string_free(a, TRUE);
+}
+
+/* AppObjIds are read as any unsigned 64-bit number, so object names have
+ * up to 20 digits, and each finds its object; only the one spelling of a
+ * number is a name (decoder.c's parse_id, not hf_parse_decimal, which stops
+ * at 19 digits). */
+static void test_big_ids(void **state)
+{
+    GString *t = g_string_new(NULL), *a = g_string_new(NULL);
+    aobj(a, 9999999999999999999ull, 1, 100, 0, 0, 0, 0, 0, 0);  /* 19 digits */
+    aobj(a, 10000000000000000000ull, 1, 200, 0, 0, 0, 0, 0, 0); /* 20 */
+    aobj(a, UINT64_MAX, 1, 300, 0, 0, 0, 0, 0, 0);
+    v2_snap(t, 1, "", ACAT, "", "", "", "", "", a->str, "", "");
+    hf_dump *d = open_text(t->str);
+    char *names = object_names(d, 0);
+    assert_string_equal(names, "9999999999999999999 10000000000000000000 18446744073709551615");
+    g_free(names);
+    assert_int_equal(d->ops->object_find(d, 0, "18446744073709551615"), 2);
+    assert_int_equal(d->ops->object_find(d, 0, "18446744073709551616"), -1); /* too big */
+    assert_int_equal(d->ops->object_find(d, 0, "010000000000000000000"), -1);
+    assert_int_equal(d->ops->object_find(d, 0, "+9999999999999999999"), -1);
     render_everything(d);
     hf_dump_close(d);
     g_string_free(t, TRUE);
@@ -1054,7 +1079,7 @@ int main(void)
         cmocka_unit_test(test_structure),      cmocka_unit_test(test_refused),
         cmocka_unit_test(test_truncation),     cmocka_unit_test(test_lifetime_index),
         cmocka_unit_test(test_threads),        cmocka_unit_test(test_scope_gone),
-        cmocka_unit_test(test_bom_crlf),
+        cmocka_unit_test(test_bom_crlf),       cmocka_unit_test(test_big_ids),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,149 @@
+/*
+ * decoder.c - pprof's profile.proto (gzipped or not) as a mount: detect,
+ * open of one file or a series, destroy, the ops table (gopprof.h).
+ */
+#include "decoders/gopprof/gopprof.h"
+
+#include <string.h>
+
+static const hf_dump_ops gop_ops;
+
+static void gop_destroy(hf_dump *d)
+{
+    gop_dump *g = (gop_dump *)d;
+    if (g->snaps)
+        g_ptr_array_free(g->snaps, TRUE);
+    if (g->frame_idx)
+        g_hash_table_destroy(g->frame_idx);
+    if (g->frames)
+        g_ptr_array_free(g->frames, TRUE);
+    if (g->funcs)
+        g_ptr_array_free(g->funcs, TRUE);
+    if (g->trace_idx)
+        g_hash_table_destroy(g->trace_idx);
+    if (g->trace_frames)
+        g_array_free(g->trace_frames, TRUE);
+    if (g->traces)
+        g_array_free(g->traces, TRUE);
+    hf_dump_clear(&g->base);
+    g_free(g);
+}
+
+static uint32_t gop_n_snapshots(hf_dump *d)
+{
+    return ((gop_dump *)d)->snaps->len;
+}
+
+static uint64_t gop_snapshot_number(hf_dump *d, uint32_t s)
+{
+    return (uint64_t)s + 1;
+}
+
+static uint64_t gop_n_traces(hf_dump *d)
+{
+    return ((gop_dump *)d)->traces->len;
+}
+
+static uint64_t gop_trace_number(hf_dump *d, uint64_t t)
+{
+    return t + 1;
+}
+
+static const hf_dump_ops gop_ops = {
+    .format = "gopprof",
+    .destroy = gop_destroy,
+    .describe = gop_describe,
+    .render_info = gop_render_info,
+    .render_trace = gop_render_trace,
+    .n_snapshots = gop_n_snapshots,
+    .snapshot_number = gop_snapshot_number,
+    .n_traces = gop_n_traces,
+    .trace_number = gop_trace_number,
+    .snapshot = {.files = gop_snap_files},
+};
+
+static bool gop_detect(const uint8_t *head, size_t len)
+{
+    return gop_head_is_profile(head, len);
+}
+
+static gop_dump *new_dump(const char *path, GMappedFile *map)
+{
+    gop_dump *g = g_new0(gop_dump, 1);
+    hf_dump_init(&g->base, &gop_ops, path, map);
+    g->snaps = g_ptr_array_new_with_free_func((GDestroyNotify)gop_snap_free);
+    g->frames = g_ptr_array_new_with_free_func(g_free);
+    g->funcs = g_ptr_array_new_with_free_func(g_free);
+    g->frame_idx = g_hash_table_new(g_str_hash, g_str_equal);
+    g->trace_frames = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    g->traces = g_array_new(FALSE, FALSE, sizeof(gop_trace));
+    return g;
+}
+
+/* Reads one file (its bytes in `file`, taken) as the next snapshot. */
+static bool add_file(gop_dump *g, const char *path, GBytes *file, GError **err)
+{
+    gsize len;
+    const uint8_t *data = g_bytes_get_data(file, &len);
+    bool gz;
+    GError *e = NULL;
+    Perftools__Profiles__Profile *p = gop_read(data, len, &gz, &e);
+    if (p && p->n_sample_type == 0) {
+        g_set_error(&e, HF_ERROR, HF_ERROR_FORMAT, "the profile has no sample types");
+        gop_profile_free(p);
+        p = NULL;
+    }
+    if (!p) {
+        g_set_error(err, HF_ERROR, HF_ERROR_CORRUPT, "%s: %s", path, e->message);
+        g_error_free(e);
+        g_bytes_unref(file);
+        return false;
+    }
+    gop_snap *sn = g_new0(gop_snap, 1);
+    sn->path = g_strdup(path);
+    sn->file = file;
+    sn->gzipped = gz;
+    g_ptr_array_add(g->snaps, sn);
+    gop_scan(g, sn, p);
+    gop_profile_free(p);
+    return true;
+}
+
+static hf_dump *gop_open(const char *path, GMappedFile *map, GError **err)
+{
+    gop_dump *g = new_dump(path, map);
+    if (!add_file(g, path, g_mapped_file_get_bytes(map), err)) {
+        gop_destroy(&g->base);
+        return NULL;
+    }
+    return &g->base;
+}
+
+static hf_dump *gop_open_series(const char *const *paths, int n, GError **err)
+{
+    gop_dump *g = new_dump(paths[0], NULL);
+    for (int i = 0; i < n; i++) {
+        GError *e = NULL;
+        GMappedFile *m = g_mapped_file_new(paths[i], FALSE, &e);
+        if (!m) {
+            g_set_error(err, HF_ERROR, HF_ERROR_OPEN, "%s: %s", paths[i], e->message);
+            g_error_free(e);
+            gop_destroy(&g->base);
+            return NULL;
+        }
+        GBytes *b = g_mapped_file_get_bytes(m);
+        g_mapped_file_unref(m);
+        if (!add_file(g, paths[i], b, err)) {
+            gop_destroy(&g->base);
+            return NULL;
+        }
+    }
+    return &g->base;
+}
+
+const hf_decoder hf_gopprof_decoder = {
+    .format = "gopprof",
+    .detect = gop_detect,
+    .open = gop_open,
+    .open_series = gop_open_series,
+};

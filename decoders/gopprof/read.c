@@ -1,0 +1,132 @@
+/*
+ * read.c - from bytes to a Profile (gopprof.h): gunzip through zlib
+ * (decoders/pprof/proto.h, capped at HF_GUNZIP_MAX), unpack through
+ * protobuf-c.  No wire format is decoded by hand: detect unpacks the first
+ * field's ValueType message with protobuf-c too.
+ */
+#include "decoders/gopprof/gopprof.h"
+
+#include "decoders/pprof/proto.h"
+
+#include <string.h>
+#include <zlib.h>
+
+/* A varint of at most 2 bytes (a length below 16384), or -1. */
+static int small_varint(const uint8_t *p, size_t len, size_t *v)
+{
+    if (len >= 1 && p[0] < 0x80) {
+        *v = p[0];
+        return 1;
+    }
+    if (len >= 2 && p[1] < 0x80) {
+        *v = (size_t)(p[0] & 0x7f) | ((size_t)p[1] << 7);
+        return 2;
+    }
+    return -1;
+}
+
+/* Whether p[0..l) reads, with protobuf-c, as a ValueType with a type and a
+ * unit (string indices) and nothing else. */
+static bool value_type_ok(const uint8_t *p, size_t l)
+{
+    Perftools__Profiles__ValueType *vt = perftools__profiles__value_type__unpack(NULL, l, p);
+    if (!vt)
+        return false;
+    bool ok = vt->type > 0 && vt->unit > 0 && vt->type != vt->unit && vt->type < 100000 &&
+              vt->unit < 100000 && vt->base.n_unknown_fields == 0;
+    perftools__profiles__value_type__free_unpacked(vt, NULL);
+    return ok;
+}
+
+/* The raw (inflated) head: its first fields are sample types (field 1) and
+ * the period type (11), messages protobuf-c reads as ValueTypes, and the
+ * period, time and duration (12, 9, 10: varints), in any order (Go's
+ * runtime/pprof writes the period first, google/pprof the sample types),
+ * with at least one sample type; then, if in view, a sample, mapping,
+ * location, function or string (fields 2 to 6). */
+static bool raw_head_ok(const uint8_t *p, size_t len)
+{
+    size_t pos = 0;
+    int types = 0, fields = 0;
+    while (pos < len && fields < 16) {
+        uint8_t tag = p[pos];
+        if (tag == 0x0a || tag == 0x5a) {
+            size_t l;
+            int n = small_varint(p + pos + 1, len - pos - 1, &l);
+            if (n < 0 || l < 4 || l > 40 || pos + 1 + (size_t)n + l > len ||
+                !value_type_ok(p + pos + 1 + n, l))
+                return false;
+            types += tag == 0x0a;
+            pos += 1 + (size_t)n + l;
+        } else if (tag == 0x60 || tag == 0x48 || tag == 0x50) {
+            size_t k = pos + 1;
+            while (k < len && k < pos + 11 && (p[k] & 0x80))
+                k++;
+            if (k >= len || k >= pos + 11)
+                return false;
+            pos = k + 1;
+        } else if (tag >= 0x12 && tag <= 0x32 && (tag & 7) == 2) {
+            return types > 0;
+        } else {
+            return false;
+        }
+        fields++;
+    }
+    return types > 0 && fields >= 2;
+}
+
+bool gop_head_is_profile(const uint8_t *head, size_t len)
+{
+    if (!hf_is_gzip(head, len))
+        return raw_head_ok(head, len);
+    /* Inflate what the head holds (it ends early: that is expected). */
+    uint8_t out[512];
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 15 + 16) != Z_OK)
+        return false;
+    z.next_in = (Bytef *)head;
+    z.avail_in = (uInt)len;
+    z.next_out = out;
+    z.avail_out = sizeof out;
+    int rc = inflate(&z, Z_SYNC_FLUSH);
+    size_t got = sizeof out - z.avail_out;
+    inflateEnd(&z);
+    if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
+        return false;
+    return raw_head_ok(out, got);
+}
+
+Perftools__Profiles__Profile *gop_read(const uint8_t *data, size_t len, bool *gzipped,
+                                       GError **err)
+{
+    GByteArray *raw = NULL;
+    *gzipped = hf_is_gzip(data, len);
+    if (*gzipped) {
+        bool truncated;
+        raw = hf_gunzip(data, len, HF_GUNZIP_MAX, &truncated, err);
+        if (!raw)
+            return NULL;
+        if (truncated) {
+            g_byte_array_free(raw, TRUE);
+            g_set_error(err, HF_ERROR, HF_ERROR_CORRUPT,
+                        "gzip stream ends early (the file is cut): not read");
+            return NULL;
+        }
+        data = raw->data;
+        len = raw->len;
+    }
+    Perftools__Profiles__Profile *p = perftools__profiles__profile__unpack(NULL, len, data);
+    if (raw)
+        g_byte_array_free(raw, TRUE);
+    if (!p)
+        g_set_error(err, HF_ERROR, HF_ERROR_CORRUPT,
+                    "not a readable profile.proto message (damaged or cut)");
+    return p;
+}
+
+void gop_profile_free(Perftools__Profiles__Profile *p)
+{
+    if (p)
+        perftools__profiles__profile__free_unpacked(p, NULL);
+}

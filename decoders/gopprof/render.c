@@ -1,0 +1,202 @@
+/*
+ * render.c - the views of a profile.proto mount (gopprof.h).
+ */
+#include "decoders/gopprof/gopprof.h"
+
+#include "decoders/pprof/proto.h"
+
+#include <inttypes.h>
+
+#define D(d) ((gop_dump *)(d))
+
+static gop_snap *snap(hf_dump *d, uint32_t s)
+{
+    return g_ptr_array_index(D(d)->snaps, s);
+}
+
+static const uint32_t *trace_frames(gop_dump *d, uint32_t t, uint32_t *n)
+{
+    const gop_trace *tr = &g_array_index(d->traces, gop_trace, t);
+    *n = tr->n;
+    return &g_array_index(d->trace_frames, uint32_t, tr->first);
+}
+
+static void snap_head(const gop_snap *sn, GString *out)
+{
+    g_string_append(out, "sample types:");
+    for (guint i = 0; i < sn->types->len; i++)
+        g_string_append_printf(out, " %s", (const char *)g_ptr_array_index(sn->types, i));
+    g_string_append_printf(out, "\nperiod type: %s\nperiod: %" PRId64 "\n", sn->period_type,
+                           sn->period);
+    g_string_append_printf(out, "duration: %" PRId64 " ns\n", sn->duration_nanos);
+    if (sn->time_nanos) {
+        GDateTime *t = g_date_time_new_from_unix_utc(sn->time_nanos / 1000000000);
+        char *iso = t ? g_date_time_format(t, "%Y-%m-%dT%H:%M:%SZ") : NULL;
+        g_string_append_printf(out, "time: %" PRId64 " ns since the epoch (%s)\n", sn->time_nanos,
+                               iso ? iso : "?");
+        g_free(iso);
+        if (t)
+            g_date_time_unref(t);
+    } else {
+        g_string_append(out, "time: unknown\n");
+    }
+}
+
+uint64_t gop_render_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                         size_t budget)
+{
+    gop_dump *g = D(d);
+    g_string_append(out, "format: pprof profile.proto (Go runtime/pprof and others)\n");
+    g_string_append_printf(out, "snapshots: %u\n", g->snaps->len);
+    for (guint i = 0; i < g->snaps->len; i++) {
+        gop_snap *sn = g_ptr_array_index(g->snaps, i);
+        g_string_append_printf(out, "file %u: %s%s\n", i + 1, sn->path, sn->gzipped ? " (gzipped)" : "");
+    }
+    if (g->snaps->len)
+        snap_head(g_ptr_array_index(g->snaps, 0), out);
+    g_string_append_printf(out, "traces: %u\nframes: %u\n", g->traces->len, g->frames->len);
+    g_string_append_printf(out, "problems: %" PRIu64 "\n", d->n_problems);
+    return HF_DONE;
+}
+
+static uint64_t view_snap_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                               size_t budget)
+{
+    gop_snap *sn = snap(d, v->snap);
+    g_string_append_printf(out, "file: %s\n", sn->path);
+    snap_head(sn, out);
+    g_string_append_printf(out, "samples: %" PRIu64 "\nstacks: %u\n", sn->n_raw, sn->samples->len);
+    for (guint i = 0; i < sn->types->len; i++)
+        g_string_append_printf(out, "total %s: %" PRId64 "\n",
+                               (const char *)g_ptr_array_index(sn->types, i), sn->totals[i]);
+    return HF_DONE;
+}
+
+/* sites: a header, then one line per stack: every value, trace=N, leaf. */
+static uint64_t view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                           size_t budget)
+{
+    gop_snap *sn = snap(d, v->snap);
+    size_t start = out->len;
+    if (first == 0) {
+        g_string_append_c(out, '#');
+        for (guint i = 0; i < sn->types->len; i++)
+            g_string_append_printf(out, " %s", (const char *)g_ptr_array_index(sn->types, i));
+        g_string_append(out, " trace leaf\n");
+        first = 1;
+    }
+    for (uint64_t i = first - 1; i < sn->samples->len; i++) {
+        if (hf_budget_spent(out, start, budget))
+            return i + 1;
+        const gop_sample *s = &g_array_index(sn->samples, gop_sample, i);
+        for (guint k = 0; k < sn->types->len; k++)
+            g_string_append_printf(out, "%" PRId64 " ", g_array_index(sn->vals, int64_t, s->vals + k));
+        uint32_t n;
+        const uint32_t *fr = trace_frames(D(d), s->trace, &n);
+        g_string_append_printf(out, "trace=%u %s\n", s->trace + 1,
+                               n ? (const char *)g_ptr_array_index(D(d)->funcs, fr[0]) : "");
+    }
+    return HF_DONE;
+}
+
+static uint64_t u(int64_t v)
+{
+    return v > 0 ? (uint64_t)v : 0;
+}
+
+static void need_pprof(gop_dump *g, gop_snap *sn)
+{
+    if (!g_once_init_enter(&sn->pprof_ready))
+        return;
+    char *bin = g_path_get_basename(sn->path);
+    sn->pp_full = hf_pprof_new(bin);
+    sn->pp_brief = hf_pprof_new(bin);
+    GPtrArray *full = g_ptr_array_new(), *brief = g_ptr_array_new();
+    for (guint i = 0; i < sn->samples->len; i++) {
+        const gop_sample *s = &g_array_index(sn->samples, gop_sample, i);
+        const int64_t *x = &g_array_index(sn->vals, int64_t, s->vals);
+        hf_pprof_values pv = {u(x[sn->idx[0]]), u(x[sn->idx[1]]), u(x[sn->idx[2]]),
+                              u(x[sn->idx[3]])};
+        uint32_t n;
+        const uint32_t *fr = trace_frames(g, s->trace, &n);
+        g_ptr_array_set_size(full, 0);
+        g_ptr_array_set_size(brief, 0);
+        for (uint32_t k = 0; k < n; k++) {
+            g_ptr_array_add(full, g_ptr_array_index(g->frames, fr[k]));
+            g_ptr_array_add(brief, g_ptr_array_index(g->funcs, fr[k]));
+        }
+        hf_pprof_add(sn->pp_full, (const char *const *)full->pdata, n, &pv);
+        hf_pprof_add(sn->pp_brief, (const char *const *)brief->pdata, n, &pv);
+    }
+    g_ptr_array_free(full, TRUE);
+    g_ptr_array_free(brief, TRUE);
+    g_free(bin);
+    g_once_init_leave(&sn->pprof_ready, 1);
+}
+
+static uint64_t view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                           size_t budget)
+{
+    gop_snap *sn = snap(d, v->snap);
+    need_pprof(D(d), sn);
+    return hf_pprof_render(sn->pp_full, first, out, budget);
+}
+
+static uint64_t view_folded(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget)
+{
+    gop_snap *sn = snap(d, v->snap);
+    need_pprof(D(d), sn);
+    return hf_pprof_render_folded(sn->pp_brief, HF_PPROF_INUSE_BYTES, first, out, budget);
+}
+
+/* heap.pb.gz: the file as given when it is gzipped, else gzipped here. */
+static uint64_t view_pb(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                        size_t budget)
+{
+    gop_snap *sn = snap(d, v->snap);
+    if (first != 0)
+        return HF_DONE;
+    gsize len;
+    const uint8_t *data = g_bytes_get_data(sn->file, &len);
+    if (sn->gzipped)
+        g_string_append_len(out, (const char *)data, (gssize)len);
+    else
+        hf_gzip_append(data, len, out);
+    return HF_DONE;
+}
+
+uint64_t gop_render_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                          size_t budget)
+{
+    gop_dump *g = D(d);
+    if (v->index >= g->traces->len)
+        return HF_DONE;
+    uint32_t n;
+    const uint32_t *fr = trace_frames(g, (uint32_t)v->index, &n);
+    for (uint32_t k = 0; k < n; k++)
+        g_string_append_printf(out, "%s\n", (const char *)g_ptr_array_index(g->frames, fr[k]));
+    return HF_DONE;
+}
+
+void gop_describe(hf_dump *d, GString *out)
+{
+    g_string_append(
+        out,
+        "A pprof profile (profile.proto, gzipped or not: Go's runtime/pprof heap profiles\n"
+        "and others).  Each file is a snapshot: info (sample types, period, duration,\n"
+        "time, totals), sites (one line per stack: every sample type's value, the trace\n"
+        "number and the leaf function), heap.pprof (google-pprof --text), stacks.folded\n"
+        "(in-use bytes, or the profile's bytes value) and heap.pb.gz (the file itself,\n"
+        "gzipped).  traces/N: the frames of stack N, leaf first, as \"function\n"
+        "(file:line)\"; trace numbers are shared by every file of the series.\n");
+}
+
+const hf_file gop_snap_files[] = {
+    {"info", view_snap_info, NULL},
+    {"sites", view_sites, NULL},
+    {"heap.pprof", view_pprof, NULL},
+    {"heap.pb.gz", view_pb, NULL},
+    {"stacks.folded", view_folded, NULL},
+    {NULL},
+};

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# t_gopprof.sh - Go heap profiles (pprof's profile.proto) mounted.
+#
+# tests/programs/go/heapprog.go is built here (go build, standard library
+# only, offline, in a temporary GOPATH and GOCACHE) and run twice; each run
+# writes its heap profile with runtime.MemProfileRate = 1 while keepBig
+# holds 8 x 1 MiB and keepSmall 1000 x 1000 B.  The oracle is go tool
+# pprof on the original files: on the mounted heap.pb.gz it reports the same
+# totals for every sample type, google-pprof on heap.pprof reports them too,
+# and the function names appear in sites and traces/.  Two files mount as
+# snapshots 1 and 2 with one trace number per stack across them.
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v go >/dev/null 2>&1; then
+  echo "ok - Go heap profiles # SKIP go (package golang-go) is not installed"
+  exit 0
+fi
+export HOME=$TESTTMP GOCACHE=$TESTTMP/gocache GOPATH=$TESTTMP/gopath GO111MODULE=off GOFLAGS= GOPROXY=off
+mkdir -p "$TESTTMP/prog"
+cp "$ROOT/tests/programs/go/heapprog.go" "$TESTTMP/prog/"
+if ! (cd "$TESTTMP/prog" && go build -o heapprog heapprog.go) >"$TESTTMP/build.log" 2>&1; then
+  sed 's/^/# /' "$TESTTMP/build.log" | tail -5
+  echo "not ok - go build tests/programs/go/heapprog.go"
+  exit 1
+fi
+A=$TESTTMP/a.pb.gz B=$TESTTMP/b.pb.gz
+check "heapprog writes its heap profile (run 1)" "$TESTTMP/prog/heapprog" "$A"
+check "heapprog writes its heap profile (run 2)" "$TESTTMP/prog/heapprog" "$B"
+
+types=(inuse_objects inuse_space alloc_objects alloc_space)
+go_totals() {
+  local t
+  for t in "${types[@]}"; do
+    go tool pprof -top -unit=B -sample_index=$t "$1" 2>/dev/null |
+      sed -n 's/^Showing nodes accounting for .* of \([0-9]*\)B\{0,1\} total.*/\1/p' | head -1
+  done | tr '\n' ' '
+}
+
+if hf_mount "$A"; then
+  S=$MNT/snapshots/1
+  check "info names the sample types" grep -q 'inuse_space/bytes' "$MNT/info"
+  check "info gives period type and period" grep -q '^period type: space/bytes' "$MNT/info"
+  check "snapshot has info, sites, heap.pprof, stacks.folded, heap.pb.gz" \
+    test -s "$S/info" -a -s "$S/sites" -a -s "$S/heap.pprof" -a -s "$S/stacks.folded" -a -s "$S/heap.pb.gz"
+  check "sites: keepBig with 8 objects and 8 MiB in use" \
+    grep -qE '^8 8388608 8 8388608 trace=[0-9]+ main\.keepBig$' "$S/sites"
+  check "sites: keepSmall with 1000 x 1000 B in use" \
+    grep -qE '^1000 1024000 1000 1024000 trace=[0-9]+ main\.keepSmall$' "$S/sites"
+  check "traces/: keepBig, leaf first, as function (file:line)" \
+    bash -c 'grep -l "^main\.keepBig (.*heapprog\.go:[0-9]*)$" "$1"/traces/* | head -1 | xargs head -1 | grep -q keepBig' _ "$MNT"
+  check_eq "heap.pb.gz is the file as given" "$(md5sum <"$A")" "$(md5sum <"$S/heap.pb.gz")"
+  cp "$S/heap.pprof" "$TESTTMP/h.pprof"
+  orig=$(go_totals "$A")
+  check "go tool pprof reads the original (${orig})" test -n "${orig// /}"
+  if command -v google-pprof >/dev/null 2>&1; then
+    gp=$(for o in inuse_objects inuse_space alloc_objects alloc_space; do
+           google-pprof --text --show_bytes --$o "$TESTTMP/h.pprof" 2>/dev/null | sed -n 's/^Total: \([0-9]*\) .*/\1/p'
+         done | tr '\n' ' ')
+    check_eq "google-pprof totals of heap.pprof = go tool pprof's of the original" "$orig" "$gp"
+    check "google-pprof names keepBig" bash -c 'google-pprof --text "$1" 2>/dev/null | grep -q "main.keepBig"' _ "$TESTTMP/h.pprof"
+  fi
+  check "stacks.folded: keepBig under main.main" grep -q 'main\.main;main\.keepBig 8388608$' "$S/stacks.folded"
+  hf_umount
+fi
+
+# hf_mount DUMP ARGS... runs heapfs ARGS... DUMP MNT: this mounts A then B
+if hf_mount "$B" "$A"; then
+  check_eq "two files: snapshots 1 and 2" "1 2" "$(ls "$MNT/snapshots" | tr '\n' ' ' | sed 's/ $//')"
+  t1=$(sed -n 's/.*trace=\([0-9]*\) main\.keepBig$/\1/p' "$MNT/snapshots/1/sites")
+  t2=$(sed -n 's/.*trace=\([0-9]*\) main\.keepBig$/\1/p' "$MNT/snapshots/2/sites")
+  check_eq "one trace number for keepBig's stack in both snapshots" "$t1" "$t2"
+  cp "$MNT/snapshots/2/heap.pb.gz" "$TESTTMP/s2.pb.gz"
+  check_eq "go tool pprof totals: snapshot 2's heap.pb.gz = the second file's" "$(go_totals "$B")" "$(go_totals "$TESTTMP/s2.pb.gz")"
+  hf_umount
+fi
+
+# the same profile not gzipped, and heapfs's own heap.pb.gz, mount too
+zcat "$A" >"$TESTTMP/raw.pb"
+if hf_mount "$TESTTMP/raw.pb"; then
+  check "an ungzipped profile mounts; its heap.pb.gz is gzipped" bash -c '[ "$(head -c2 "$1" | od -An -tx1 | tr -d " ")" = 1f8b ]' _ "$MNT/snapshots/1/heap.pb.gz"
+  cp "$MNT/snapshots/1/heap.pb.gz" "$TESTTMP/regz.pb.gz"
+  check_eq "go tool pprof totals of the re-gzipped profile" "$(go_totals "$A")" "$(go_totals "$TESTTMP/regz.pb.gz")"
+  hf_umount
+fi
+
+# bad input: a clear error, nothing mounted
+head -c 700 "$A" >"$TESTTMP/cut.pb.gz"
+out=$("$HEAPFS" --check "$TESTTMP/cut.pb.gz" 2>&1); rc=$?
+check_eq "a cut gzip is refused with a clear error (exit 1)" "1 yes" "$rc $(echo "$out" | grep -q 'ends early' && echo yes)"
+python3 -c 'import gzip,sys; raw=open(sys.argv[1],"rb").read(); open(sys.argv[2],"wb").write(gzip.compress(raw[:40]+b"\0"*(8<<20)))' "$TESTTMP/raw.pb" "$TESTTMP/bad.pb.gz"
+out=$("$HEAPFS" --check "$TESTTMP/bad.pb.gz" 2>&1); rc=$?
+check_eq "a profile head followed by garbage is refused (exit 1)" "1" "$rc"
