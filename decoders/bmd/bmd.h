@@ -1,19 +1,19 @@
 /*
  * bmd.h - internals of the BMD decoder: binary memory dumps written by the
- * hprof-tools "cruncher" from HPROF dumps on Android devices (FORMATS.md
- * section 3).
+ * hprof-tools "cruncher" from HPROF dumps on Android devices (the format:
+ * docs/formats.md).
  *
  * Files:
- *   bmd_read.c   varints, values, the header and every record body: pure
- *                functions over a pointer and an end, no state, thread-safe.
- *   bmd_index.c  the passes over the file (records in any order), and the
- *                heap graph built from the last one (heap.h).
- *   bmd_legacy.c legacy HPROF records: frames, traces, threads.
- *   bmd_names.c  hashed names: Java's String.hashCode, the -o names= file,
- *                resolving hashes, placeholders.
- *   bmd_ops.c    detection, open, the codec that reads objects back, the
- *                views that are BMD's own (info, strings, heap.pprof and
- *                stacks.folded through heap_pprof.h), the ops table.
+ *   decoder.c  detection, open, destroy, the tables of views, the ops table.
+ *   read.c     varints, values, the header and every record body: pure
+ *              functions over a pointer and an end, no state, thread-safe;
+ *              and the codec that reads objects back from their records.
+ *   scan.c     the passes over the file (records in any order), and the
+ *              heap graph built from the last one (heap.h).
+ *   render.c   the views that are BMD's own (info, snapshot info, strings).
+ *   legacy.c   legacy HPROF records: frames, traces, threads (a BMD extra).
+ *   names.c    hashed names: Java's String.hashCode, the -o names= file,
+ *              resolving hashes, placeholders (a BMD extra).
  *
  * What a BMD file keeps of the original HPROF dump: class definitions with
  * their object fields (primitive instance fields are usually dropped and
@@ -21,12 +21,12 @@
  * as type and length only, GC roots as bare ids, strings (most of them only
  * as a length and a hash), and "legacy" HPROF records (frames, traces,
  * threads) with their original bodies, whose ids are the original HPROF
- * ids: they are decoded with hprof.h's parsers.
+ * ids: they are decoded with the parsers of decoders/hprof/records.h.
  *
  * Ownership: a bmd_dump is an hf_heap (embedded first) and everything in it
  * belongs to it; hf_dump_close frees it.  Thread safety: built in open(),
  * read-only afterwards (the codec keeps one per-thread cursor, see
- * bmd_ops.c).
+ * read.c).
  */
 #ifndef HF_BMD_H
 #define HF_BMD_H
@@ -177,7 +177,7 @@ typedef struct {
 bmd_status bmd_parse_legacy(const uint8_t **p, const uint8_t *end, bmd_legacy *out,
                             const char **why);
 
-/* ---- hashed names (bmd_names.c) ---- */
+/* ---- hashed names (names.c) ---- */
 
 /* Java's String.hashCode() of UTF-8 text (over its UTF-16 units). */
 int32_t bmd_java_hash(const char *utf8, size_t len);
@@ -216,6 +216,7 @@ typedef struct {
     uint64_t off;       /* kept: file offset of the text */
     const char *resolved; /* hashed: the candidate that matched, else NULL */
 } bmd_str;
+G_STATIC_ASSERT(offsetof(bmd_str, id) == 0); /* search.h's serial helpers */
 
 typedef struct bmd_dump {
     hf_heap heap; /* first: a bmd_dump is an hf_heap is an hf_dump */
@@ -238,7 +239,7 @@ typedef struct bmd_dump {
     bool truncated;
 } bmd_dump;
 
-/* The passes (bmd_index.c): fills everything above from the mapped file,
+/* The passes (scan.c): fills everything above from the mapped file,
  * resolving hashed names with `names` (may be NULL), and calls
  * hf_heap_finish().  Problems go to hf_problem(). */
 void bmd_index(bmd_dump *d, const bmd_names *names);
@@ -249,7 +250,7 @@ bool bmd_records_plausible(const uint8_t *p, const uint8_t *end, bool allow_cut)
 /* The strings table entry of string id, NULL when the file has none. */
 const bmd_str *bmd_string_by_id(const bmd_dump *d, uint32_t id);
 
-/* A legacy HPROF record of the file (bmd_legacy.c). */
+/* A legacy HPROF record of the file (legacy.c). */
 typedef struct {
     uint32_t tag, len; /* original HPROF tag, body length */
     uint64_t body;     /* file offset of the body */
@@ -259,7 +260,20 @@ typedef struct {
  * traces and threads, and sets d->legacy_idsz; before hf_heap_finish. */
 void bmd_add_legacy(bmd_dump *d, const bmd_legacy_ref *refs, guint n);
 
+/* The codec (read.c): objects read back from their records. */
 extern const hf_heap_codec bmd_codec;
+
+/* The views that are BMD's own (render.c), for decoder.c's tables. */
+uint64_t bmd_render_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                         size_t budget);
+uint64_t bmd_view_snap_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget);
+/* snapshots/1/strings: every string record, by id: "ID text TEXT",
+ * "ID hashed hash.LEN.HASH" or "ID resolved NAME".  Item = string index. */
+uint64_t bmd_view_strings(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                          size_t budget);
+void bmd_describe(hf_dump *d, GString *out);
+
 extern const hf_decoder hf_decoder_bmd;
 
 #endif

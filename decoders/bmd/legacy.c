@@ -1,9 +1,9 @@
 /*
- * bmd_legacy.c - the legacy HPROF records a BMD file carries (tag 8: the
+ * legacy.c - the legacy HPROF records a BMD file carries (tag 8: the
  * original record tag and body): stack frames, stack traces and threads
  * become the heap graph's frames, traces and threads; the others are
- * checked and counted.  Every body is decoded with hprof.h's parsers, the
- * same code that reads an HPROF file.
+ * checked and counted.  Every body is decoded with the parsers of
+ * decoders/hprof/records.h, the same code that reads an HPROF file.
  *
  * The bodies keep the original dump's ids.  The cruncher rewrote the
  * STRING and LOAD CLASS records with ids of its own (as BMD strings and
@@ -14,7 +14,7 @@
  * Runs once inside open() (bmd_index), single-threaded.
  */
 #include "decoders/bmd/bmd.h"
-#include "decoders/hprof/hprof.h"
+#include "decoders/hprof/records.h"
 
 #include <string.h>
 

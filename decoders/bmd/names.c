@@ -1,5 +1,5 @@
 /*
- * bmd_names.c - names a BMD file keeps only as a hash: Java's
+ * names.c - names a BMD file keeps only as a hash: Java's
  * String.hashCode, the candidate names of `-o names=FILE`, placeholders.
  *
  * The cruncher replaced most strings (class and field names) by their

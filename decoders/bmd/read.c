@@ -1,8 +1,10 @@
 /*
- * bmd_read.c - BMD varints, values, the header and record bodies.  Pure
- * functions over a pointer and an end (see bmd.h): they never read at or
+ * read.c - BMD varints, values, the header and record bodies: pure
+ * functions over a pointer and an end (see bmd.h) that never read at or
  * past `end`, and say BMD_CUT when the bytes end first and BMD_BAD (with a
- * reason in *why) when the bytes cannot be what they should.  Thread-safe.
+ * reason in *why) when the bytes cannot be what they should.  Then the
+ * codec, which reads objects back from their records with them.
+ * Thread-safe.
  */
 #include "decoders/bmd/bmd.h"
 
@@ -229,3 +231,167 @@ bmd_status bmd_parse_legacy(const uint8_t **p, const uint8_t *end, bmd_legacy *o
         return st;
     return raw(p, end, out->len, &out->body);
 }
+
+/* ---- the codec: objects back from their records ----
+ *
+ * Locators are file offsets of records (the tag).  Values are varints, so
+ * the codec is not fixed_be: the heap layer walks fields one by one.
+ * Object array elements are varints too; reading element i means skipping
+ * i varints, so each thread keeps a cursor into the last array it read and
+ * sequential reads (refs/, fields, for_each_ref) cost O(1) each. */
+
+static const uint8_t *file_end(const hf_heap *h)
+{
+    return h->base.data + h->base.size;
+}
+
+/* Tag and first id of the record at loc. */
+static bool record_head(const hf_heap *h, uint64_t loc, uint32_t *tag, uint32_t *id,
+                        const uint8_t **rest)
+{
+    const uint8_t *p = h->base.data + loc, *end = file_end(h);
+    if (loc >= h->base.size || bmd_varint32(&p, end, tag) != BMD_OK ||
+        bmd_varint32(&p, end, id) != BMD_OK)
+        return false;
+    *rest = p;
+    return true;
+}
+
+static uint64_t codec_object_id(const hf_heap *h, uint64_t loc)
+{
+    uint32_t tag, id = 0;
+    const uint8_t *p;
+    record_head(h, loc, &tag, &id, &p);
+    return id;
+}
+
+static bool codec_shape(const hf_heap *h, uint64_t loc, hf_hshape *out)
+{
+    uint32_t tag, id, a = 0, b = 0;
+    const uint8_t *p, *end = file_end(h);
+    if (!record_head(h, loc, &tag, &id, &p))
+        return false;
+    switch (tag) {
+    case BMD_CLASS:
+        out->kind = HF_K_CLASS;
+        return true;
+    case BMD_INSTANCE:
+        out->kind = HF_K_INSTANCE;
+        out->class_id = bmd_varint32(&p, end, &a) == BMD_OK ? a : 0;
+        return true;
+    case BMD_OBJARRAY:
+        bmd_varint32(&p, end, &a);
+        bmd_varint32(&p, end, &b);
+        out->kind = HF_K_OBJARRAY;
+        out->class_id = a;
+        out->length = b;
+        return true;
+    case BMD_PRIMARRAY:
+        bmd_varint32(&p, end, &a);
+        bmd_varint32(&p, end, &b);
+        out->kind = HF_K_PRIMARRAY;
+        out->elem = (uint8_t)bmd_hf_type(a);
+        out->length = b;
+        return true;
+    }
+    return false;
+}
+
+static bool codec_value(const hf_heap *h, unsigned t, const uint8_t **p, const uint8_t *end,
+                        uint64_t *v)
+{
+    return *p && bmd_value(t, p, end, v) == BMD_OK;
+}
+
+static bool codec_object(const hf_heap *h, uint64_t loc, hf_hobj *ob)
+{
+    uint32_t tag, id, a = 0, b = 0;
+    const uint8_t *p, *end = file_end(h);
+    if (!record_head(h, loc, &tag, &id, &p))
+        return false;
+    ob->id = id;
+    ob->loc = loc;
+    switch (tag) {
+    case BMD_CLASS:
+        ob->kind = HF_K_CLASS;
+        return true;
+    case BMD_INSTANCE: {
+        if (bmd_varint32(&p, end, &a) != BMD_OK)
+            return false;
+        ob->kind = HF_K_INSTANCE;
+        ob->data = p;
+        /* the values end after those of the class chain's fields */
+        const hf_hsnap *sn = hf_heap_snap(h, 0);
+        int64_t ci = sn ? hf_heap_class_by_id(sn, a) : -1;
+        const hf_hclass *c = ci >= 0 ? hf_heap_class(sn, (uint64_t)ci) : NULL;
+        for (uint32_t i = 0; c && i < c->n_fields; i++) {
+            uint64_t v;
+            if (bmd_value(c->fields[i].type, &p, end, &v) != BMD_OK)
+                break;
+        }
+        ob->end = p;
+        return true;
+    }
+    case BMD_OBJARRAY:
+        if (bmd_varint32(&p, end, &a) != BMD_OK || bmd_varint32(&p, end, &b) != BMD_OK)
+            return false;
+        ob->kind = HF_K_OBJARRAY;
+        ob->elem = HF_T_OBJECT;
+        ob->length = b;
+        ob->data = p;
+        ob->end = end; /* elements are read one by one (codec_element) */
+        return true;
+    case BMD_PRIMARRAY:
+        if (bmd_varint32(&p, end, &a) != BMD_OK || bmd_varint32(&p, end, &b) != BMD_OK)
+            return false;
+        ob->kind = HF_K_PRIMARRAY;
+        ob->elem = (uint8_t)bmd_hf_type(a);
+        ob->length = b;
+        ob->nodata = true; /* BMD keeps type and length only */
+        return true;
+    }
+    return false;
+}
+
+/* Per-thread position in the last object array read.  Keyed by the dump's
+ * serial, not its address: a dump closed and another opened (tests,
+ * fuzzers) may reuse both the struct's and the map's addresses. */
+static __thread struct {
+    uint64_t serial;     /* bmd_dump.serial; 0 = none */
+    const uint8_t *data; /* the array's first element */
+    uint64_t i;          /* index of the element at p */
+    const uint8_t *p;
+} cursor;
+
+static bool codec_element(const hf_heap *h, const hf_hobj *ob, uint64_t i, uint64_t *v)
+{
+    if (ob->kind != HF_K_OBJARRAY || !ob->data || i >= ob->length)
+        return false;
+    const uint8_t *p = ob->data, *end = file_end(h);
+    uint64_t k = 0, serial = ((const bmd_dump *)h)->serial;
+    if (cursor.serial == serial && cursor.data == ob->data && cursor.i <= i) {
+        p = cursor.p;
+        k = cursor.i;
+    }
+    for (uint64_t skip; k < i; k++)
+        if (bmd_varint(&p, end, &skip) != BMD_OK)
+            return false;
+    uint32_t w;
+    if (bmd_varint32(&p, end, &w) != BMD_OK)
+        return false;
+    *v = w;
+    cursor.serial = serial;
+    cursor.data = ob->data;
+    cursor.i = i + 1;
+    cursor.p = p;
+    return true;
+}
+
+const hf_heap_codec bmd_codec = {
+    .fixed_be = false,
+    .object_id = codec_object_id,
+    .shape = codec_shape,
+    .object = codec_object,
+    .value = codec_value,
+    .element = codec_element,
+};

@@ -1,5 +1,5 @@
 /*
- * bmd_index.c - the passes over a BMD file, and the heap graph built from
+ * scan.c - the passes over a BMD file, and the heap graph built from
  * the last one.
  *
  * Records may come in any order.  Every record's length follows from its
@@ -29,7 +29,8 @@
  * Single-threaded, inside open().
  */
 #include "decoders/bmd/bmd.h"
-#include "decoders/hprof/hprof.h"
+#include "decoders/core/search.h"
+#include "decoders/hprof/records.h"
 
 #include <string.h>
 
@@ -133,12 +134,6 @@ static bmd_status skip_chain(const scan *sc, uint32_t cls, const uint8_t **p, re
     return BMD_OK;
 }
 
-static bool hprof_tag_known(uint32_t t)
-{
-    return (t >= HPROF_STRING && t <= HPROF_CONTROL_SETTINGS && t != 0x08 && t != 0x09) ||
-           t == HPROF_HEAP_DUMP_SEGMENT || t == HPROF_HEAP_DUMP_END;
-}
-
 /* Reads the record at p.  strict adds checks that a real file always
  * passes (ids not 0, text in UTF-8, types and tags that exist), used when
  * testing whether bytes are records at all. */
@@ -207,7 +202,7 @@ static bmd_status read_record(const scan *sc, const uint8_t *p, bool strict, rec
         break;
     case BMD_LEGACY:
         st = bmd_parse_legacy(&p, e, &r->u.l, &r->why);
-        if (st == BMD_OK && strict && !hprof_tag_known(r->u.l.tag)) {
+        if (st == BMD_OK && strict && !hprof_record_name(r->u.l.tag)) {
             r->why = "an HPROF tag that does not exist";
             st = BMD_BAD;
         }
@@ -527,23 +522,13 @@ static void reset_pass(scan *sc, uint64_t n_problems)
 
 /* ---- strings and names ---- */
 
-static int cmp_str(gconstpointer a, gconstpointer b)
-{
-    const bmd_str *x = a, *y = b;
-    return x->id < y->id ? -1 : x->id > y->id;
-}
-
 static void finish_strings(scan *sc, const bmd_names *names)
 {
     bmd_dump *d = sc->d;
-    g_array_sort(sc->strings, cmp_str); /* stable: the first of a repeated id stays first */
-    guint k = 0, dups = 0;
+    hf_serial_sort(sc->strings); /* stable: the first of a repeated id stays first */
+    guint dups = hf_serial_dedup(sc->strings, NULL, NULL);
     for (guint i = 0; i < sc->strings->len; i++) {
         bmd_str *s = &g_array_index(sc->strings, bmd_str, i);
-        if (k && g_array_index(sc->strings, bmd_str, k - 1).id == s->id) {
-            dups++;
-            continue;
-        }
         if (s->hashed) {
             d->n_hashed++;
             bool amb = false;
@@ -554,28 +539,19 @@ static void finish_strings(scan *sc, const bmd_names *names)
                 d->n_ambiguous += amb;
             }
         }
-        g_array_index(sc->strings, bmd_str, k++) = *s;
     }
     if (dups)
         hf_problem_nooff(&d->heap.base, "%u strings repeat an id seen before: the first is used",
                          dups);
-    g_array_set_size(sc->strings, k);
-    d->n_strings = k;
+    d->n_strings = sc->strings->len;
     d->strings = (bmd_str *)(void *)g_array_free(sc->strings, FALSE);
     sc->strings = NULL;
 }
 
 const bmd_str *bmd_string_by_id(const bmd_dump *d, uint32_t id)
 {
-    uint32_t lo = 0, hi = d->n_strings;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (d->strings[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < d->n_strings && d->strings[lo].id == id ? &d->strings[lo] : NULL;
+    int64_t i = hf_serial_find(d->strings, d->n_strings, sizeof *d->strings, id);
+    return i >= 0 ? &d->strings[i] : NULL;
 }
 
 /* Interned name of string id: a class's display name, or a field name. */

@@ -12,22 +12,21 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* Each format folder defines hf_decoder_FOLDER in its decoder.c (gopprof's
+ * keeps its first name until its folder renames it). */
+extern const hf_decoder hf_decoder_gperf;
+extern const hf_decoder hf_decoder_hproftxt;
 extern const hf_decoder hf_decoder_hprof;
-
-extern const hf_decoder hf_gperf_decoder;
-extern const hf_decoder hf_hproftxt_decoder;
-
-extern const hf_decoder hf_oemp_decoder;
-
+extern const hf_decoder hf_decoder_oemp;
 extern const hf_decoder hf_gopprof_decoder;
 extern const hf_decoder hf_decoder_bmd;
 
 /* One line per decoder.  Order matters only where two could claim a file. */
 static const hf_decoder *const decoders[] = {
-    &hf_gperf_decoder,
-    &hf_hproftxt_decoder,
+    &hf_decoder_gperf,
+    &hf_decoder_hproftxt,
     &hf_decoder_hprof,
-    &hf_oemp_decoder,
+    &hf_decoder_oemp,
     &hf_gopprof_decoder,
     &hf_decoder_bmd,
     NULL,
@@ -82,11 +81,14 @@ static const hf_decoder *detect_mapped(const char *path, GMappedFile *map, GErro
     const uint8_t *data = (const uint8_t *)g_mapped_file_get_contents(map);
     size_t len = g_mapped_file_get_length(map);
     const hf_decoder *dec = detect(data, len < HEAD_LEN ? len : HEAD_LEN);
-    if (!dec)
-        g_set_error(err, HF_ERROR, HF_ERROR_FORMAT,
-                    "%s: not a format heapfs knows (HPROF, HPROF text, BMD, OEMP, "
-                    "gperftools heap profile, pprof profile.proto)",
-                    path);
+    if (!dec) {
+        GString *known = g_string_new(NULL);
+        for (size_t i = 0; decoders[i]; i++)
+            g_string_append_printf(known, "%s%s", i ? ", " : "", decoders[i]->format);
+        g_set_error(err, HF_ERROR, HF_ERROR_FORMAT, "%s: not a format heapfs knows (%s)", path,
+                    known->str);
+        g_string_free(known, TRUE);
+    }
     return dec;
 }
 

@@ -1,369 +1,130 @@
 /*
- * gperf_view.c - the model ops and views of a gperftools heap profile (or a
- * series of them).  Tree:
+ * decoder.c - the gperftools decoder: detection, open (one file or a
+ * series), destroy, the table of snapshot files and the ops table.  Each
+ * file is parsed by scan.c; the views are render.c's.
  *
- *   info                   the files, counts
- *   traces/N               each distinct stack: "TRACE N:" then one line
- *                          per frame, leaf first: name, PC, library+offset
- *   snapshots/S/info       file, header kind, sampling rule, totals
- *   snapshots/S/sites      one line per stack: trace, in-use objects and
- *                          bytes, allocated objects and bytes (scaled), and
- *                          the first frame that is not an allocator
- *   snapshots/S/heap.pprof for google-pprof (see heap_pprof() below)
- *   snapshots/S/stacks.folded  in-use bytes per stack, for flamegraph.pl
- *   snapshots/S/maps       the memory map, where the file has one
- *
- * Names of frames are made once for the whole dump, the first time a view
- * that shows them is rendered (g_once), then only read.
+ * The dump is read-only after open, but for what render.c makes once on
+ * first use (see gperf.h).
  */
 #include "decoders/gperf/gperf.h"
-#include "decoders/pprof/proto.h"
 
-#include <inttypes.h>
 #include <string.h>
 
-static gperf_dump *G(hf_dump *d)
+static const hf_dump_ops gperf_ops;
+
+/* ---- detection, open, destroy ---- */
+
+static bool detect(const uint8_t *head, size_t len)
 {
-    return (gperf_dump *)d;
-}
-
-static gperf_snap *snap(gperf_dump *g, uint32_t s)
-{
-    return &g_array_index(g->snaps, gperf_snap, s);
-}
-
-/* ---- frame names ---- */
-
-static void name_all(gperf_dump *g)
-{
-    g->names = g_new0(hf_frame_info, g->pcs->len ? g->pcs->len : 1);
-    for (guint t = 0; t < g->traces->len; t++) {
-        const gperf_trace *tr = &g_array_index(g->traces, gperf_trace, t);
-        const gperf_snap *sn = snap(g, tr->snap);
-        for (uint32_t i = 0; i < tr->n; i++) {
-            uint64_t pc = g_array_index(g->pcs, uint64_t, tr->first + i);
-            hf_frame_info *f = &g->names[tr->first + i];
-            if (sn->symbols) {
-                /* A symbolized profile: its names (held by the snapshot). */
-                f->func = g_hash_table_lookup(sn->symbols, &pc);
-            } else {
-                hf_sym_lookup(g->sym, sn->maps, sn->n_maps, pc, i > 0, f);
-            }
-        }
-    }
-}
-
-const hf_frame_info *gperf_trace_names(gperf_dump *g, uint32_t t)
-{
-    if (g_once_init_enter(&g->names_ready)) {
-        name_all(g);
-        g_once_init_leave(&g->names_ready, 1);
-    }
-    return g->names + g_array_index(g->traces, gperf_trace, t).first;
-}
-
-static uint64_t trace_pc(gperf_dump *g, uint32_t t, uint32_t i)
-{
-    return g_array_index(g->pcs, uint64_t, g_array_index(g->traces, gperf_trace, t).first + i);
-}
-
-/* ---- heap.pprof and stacks.folded ---- */
-
-static const char *binary_name(const gperf_snap *sn)
-{
-    if (sn->binary)
-        return sn->binary;
-    for (size_t i = 0; i < sn->n_maps; i++)
-        if (sn->maps[i].path && sn->maps[i].path[0] != '[')
-            return sn->maps[i].path;
-    return sn->path;
-}
-
-static void add_stack(gperf_dump *g, hf_pprof *p, uint32_t t, bool full, const uint64_t v[GP_NV])
-{
-    const gperf_trace *tr = &g_array_index(g->traces, gperf_trace, t);
-    const hf_frame_info *names = gperf_trace_names(g, t);
-    GPtrArray *frames = g_ptr_array_new_with_free_func(g_free);
-    for (uint32_t i = 0; i < tr->n; i++) {
-        GString *s = g_string_new(NULL);
-        if (full)
-            hf_frame_full_name(s, &names[i], trace_pc(g, t, i));
-        else
-            hf_frame_short_name(s, &names[i], trace_pc(g, t, i));
-        g_ptr_array_add(frames, g_string_free(s, FALSE));
-    }
-    hf_pprof_values pv = {v[0], v[1], v[2], v[3]};
-    hf_pprof_add(p, (const char *const *)frames->pdata, frames->len, &pv);
-    g_ptr_array_free(frames, TRUE);
-}
-
-/*
- * heap.pprof: when google-pprof scales this kind exactly as we do (or not
- * at all), the file's own lines are kept, raw, one per line, under the
- * file's own header kind: google-pprof then reports for heap.pprof exactly
- * what it reports for the original.  Otherwise (Go's heap/N, unknown
- * kinds) the lines are written scaled, under "heapprofile", so pprof
- * reports the values sites shows.
- */
-static void build_pprof(gperf_dump *g, gperf_snap *sn)
-{
-    hf_pprof_opts o = {binary_name(sn), sn->pprof_same ? sn->kind : NULL, true};
-    if (!sn->pprof_same)
-        o.keep_lines = false;
-    sn->pp_file = hf_pprof_new_opts(&o);
-    sn->pp_folded = hf_pprof_new(o.binary);
-    for (guint i = 0; i < sn->lines->len; i++) {
-        const gperf_line *ln = &g_array_index(sn->lines, gperf_line, i);
-        add_stack(g, sn->pp_file, ln->trace, true, sn->pprof_same ? ln->raw : ln->scaled);
-        add_stack(g, sn->pp_folded, ln->trace, false, ln->scaled);
-    }
-}
-
-static void need_pprof(gperf_dump *g, gperf_snap *sn)
-{
-    if (g_once_init_enter(&sn->pprof_ready)) {
-        build_pprof(g, sn);
-        g_once_init_leave(&sn->pprof_ready, 1);
-    }
-}
-
-/* ---- views ---- */
-
-static void render_info(gperf_dump *g, GString *out)
-{
-    uint64_t size = 0;
-    for (guint i = 0; i < g->snaps->len; i++)
-        size += snap(g, i)->size;
-    g_string_append(out, "format: gperftools heap profile (text)\n");
-    if (g->snaps->len == 1) {
-        g_string_append_printf(out, "file: %s\n", snap(g, 0)->path);
-    } else {
-        for (guint i = 0; i < g->snaps->len; i++)
-            g_string_append_printf(out, "file %u: %s\n", i + 1, snap(g, i)->path);
-    }
-    g_string_append_printf(out, "size: %" PRIu64 "\n", size);
-    g_string_append_printf(out, "snapshots: %u\n", g->snaps->len);
-    g_string_append_printf(out, "traces: %u\n", g->traces->len);
-    g_string_append_printf(out, "warnings: %" G_GUINT64_FORMAT "\n", (guint64)g->base.n_problems);
-}
-
-static const char *trailer_name(gperf_trailer t)
-{
-    switch (t) {
-    case GP_TRAILER_PROC: return "MAPPED_LIBRARIES:";
-    case GP_TRAILER_DUMP: return "--- Memory map:";
-    default: return "none";
-    }
-}
-
-static void values_line(GString *out, const char *key, const uint64_t v[GP_NV])
-{
-    g_string_append_printf(out, "%s: %" PRIu64 ": %" PRIu64 " [%" PRIu64 ": %" PRIu64 "]\n", key,
-                           v[0], v[1], v[2], v[3]);
-}
-
-static void render_snap_info(gperf_snap *sn, GString *out)
-{
-    g_string_append_printf(out, "file: %s\n", sn->path);
-    g_string_append_printf(out, "size: %" PRIu64 "\n", sn->size);
-    g_string_append_printf(out, "kind: %s\n", *sn->kind ? sn->kind : "(none)");
-    if (sn->rate)
-        g_string_append_printf(out,
-                               "sampling: Poisson, one sample per %" PRIu64
-                               " bytes on average; values scaled as google/pprof scales them\n",
-                               sn->rate);
-    else
-        g_string_append(out, "sampling: none (every allocation recorded); values as in the file\n");
-    if (sn->has_header)
-        values_line(out, "header", sn->header);
-    values_line(out, "sum of lines", sn->sum_raw);
-    g_string_append_printf(out, "in-use objects: %" PRIu64 "\n", sn->sum_scaled[GP_IN_OBJ]);
-    g_string_append_printf(out, "in-use bytes: %" PRIu64 "\n", sn->sum_scaled[GP_IN_BYTES]);
-    g_string_append_printf(out, "allocated objects: %" PRIu64 "\n", sn->sum_scaled[GP_AL_OBJ]);
-    g_string_append_printf(out, "allocated bytes: %" PRIu64 "\n", sn->sum_scaled[GP_AL_BYTES]);
-    g_string_append_printf(out, "lines: %u\n", sn->lines->len);
-    g_string_append_printf(out, "stacks: %u\n", sn->sites->len);
-    g_string_append_printf(out, "memory map: %s, %zu mappings\n", trailer_name(sn->trailer),
-                           sn->n_maps);
-    if (sn->symbols)
-        g_string_append_printf(out, "symbols: %u (from the file's symbol section)\n",
-                               g_hash_table_size(sn->symbols));
-}
-
-/* The frame sites names: the first that is not an allocator function. */
-static void site_frame(gperf_dump *g, uint32_t t, GString *out)
-{
-    const gperf_trace *tr = &g_array_index(g->traces, gperf_trace, t);
-    if (tr->n == 0) {
-        g_string_append(out, "<empty>");
-        return;
-    }
-    const hf_frame_info *names = gperf_trace_names(g, t);
-    uint32_t i = 0;
-    while (i + 1 < tr->n && hf_frame_is_allocator(names[i].func))
+    size_t i = 0;
+    while (i < len && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n'))
         i++;
-    hf_frame_full_name(out, &names[i], trace_pc(g, t, i));
+    const char *h = (const char *)head + i;
+    size_t n = len - i;
+    return (n >= 13 && memcmp(h, "heap profile:", 13) == 0) ||
+           (n >= 10 && memcmp(h, "--- symbol", 10) == 0 &&
+            g_strstr_len(h, (gssize)n, "heap profile:") != NULL);
 }
 
-static uint64_t render_sites(gperf_dump *g, gperf_snap *sn, uint64_t first, GString *out,
-                             size_t budget)
+static void snap_clear(gperf_snap *sn)
 {
-    size_t start = out->len;
-    uint64_t n = (uint64_t)sn->sites->len + 1;
-    for (uint64_t item = first; item < n; item++) {
-        if (item == 0) {
-            g_string_append(out, "#  trace  inuse_objs   inuse_bytes  alloc_objs   alloc_bytes "
-                                 " frame\n");
-        } else {
-            const gperf_site *s = &g_array_index(sn->sites, gperf_site, item - 1);
-            g_string_append_printf(out, "%8u %11" PRIu64 " %13" PRIu64 " %11" PRIu64 " %13" PRIu64 "  ",
-                                   s->trace + 1, s->v[0], s->v[1], s->v[2], s->v[3]);
-            site_frame(g, s->trace, out);
-            g_string_append_c(out, '\n');
+    g_free(sn->path);
+    g_free(sn->kind);
+    g_free(sn->binary);
+    g_array_free(sn->lines, TRUE);
+    g_array_free(sn->sites, TRUE);
+    for (size_t i = 0; i < sn->n_maps; i++)
+        g_free((char *)sn->maps[i].path);
+    g_free(sn->maps);
+    if (sn->symbols)
+        g_hash_table_destroy(sn->symbols);
+    hf_pprof_free(sn->pp_file);
+    hf_pprof_free(sn->pp_folded);
+}
+
+static void gperf_destroy(hf_dump *d)
+{
+    gperf_dump *g = (gperf_dump *)d;
+    for (guint i = 0; i < g->snaps->len; i++)
+        snap_clear(&g_array_index(g->snaps, gperf_snap, i));
+    g_array_free(g->snaps, TRUE);
+    g_array_free(g->traces, TRUE);
+    g_array_free(g->pcs, TRUE);
+    g_hash_table_destroy(g->trace_by_stack);
+    hf_sym_free(g->sym);
+    g_free(g->names);
+    hf_dump_clear(d);
+    g_free(g);
+}
+
+static gperf_dump *dump_new(const char *path, GMappedFile *map)
+{
+    gperf_dump *g = g_new0(gperf_dump, 1);
+    hf_dump_init(&g->base, &gperf_ops, path, map);
+    g->snaps = g_array_new(FALSE, FALSE, sizeof(gperf_snap));
+    g->traces = g_array_new(FALSE, FALSE, sizeof(gperf_trace));
+    g->pcs = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    g->trace_by_stack = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+                                              (GDestroyNotify)g_bytes_unref, NULL);
+    g->sym = hf_sym_new();
+    return g;
+}
+
+static hf_dump *gperf_open(const char *path, GMappedFile *map, GError **err)
+{
+    gperf_dump *g = dump_new(path, map);
+    if (!gperf_parse_file(g, path, g->base.data, g->base.size, false, err)) {
+        gperf_destroy(&g->base);
+        return NULL;
+    }
+    return &g->base;
+}
+
+static hf_dump *gperf_open_series(const char *const *paths, int n, GError **err)
+{
+    gperf_dump *g = dump_new(paths[0], NULL);
+    for (int i = 0; i < n; i++) {
+        GError *e = NULL;
+        GMappedFile *map = g_mapped_file_new(paths[i], FALSE, &e);
+        if (!map) {
+            g_set_error(err, HF_ERROR, HF_ERROR_OPEN, "%s", e->message);
+            g_error_free(e);
+            gperf_destroy(&g->base);
+            return NULL;
         }
-        if (out->len - start >= budget && item + 1 < n)
-            return item + 1;
+        bool ok = gperf_parse_file(g, paths[i], (const uint8_t *)g_mapped_file_get_contents(map),
+                             g_mapped_file_get_length(map), true, err);
+        g_mapped_file_unref(map);
+        if (!ok) {
+            gperf_destroy(&g->base);
+            return NULL;
+        }
     }
-    return HF_DONE;
+    return &g->base;
 }
 
-static uint64_t render_maps(gperf_snap *sn, uint64_t first, GString *out, size_t budget)
-{
-    size_t start = out->len;
-    for (uint64_t i = first; i < sn->n_maps; i++) {
-        const hf_mapping *m = &sn->maps[i];
-        if (m->has_offset)
-            g_string_append_printf(out, "%012" PRIx64 "-%012" PRIx64 " %s %08" PRIx64 " %" PRIu64
-                                        " %s\n",
-                                   m->start, m->end, m->perms, m->offset, m->inode,
-                                   m->path ? m->path : "");
-        else
-            g_string_append_printf(out, "%012" PRIx64 "-%012" PRIx64 ": %s\n", m->start, m->end,
-                                   m->path ? m->path : "");
-        if (out->len - start >= budget && i + 1 < sn->n_maps)
-            return i + 1;
-    }
-    return HF_DONE;
-}
+const hf_decoder hf_decoder_gperf = {
+    .format = "gperftools",
+    .detect = detect,
+    .open = gperf_open,
+    .open_series = gperf_open_series,
+};
 
-static void render_trace(gperf_dump *g, uint32_t t, GString *out)
-{
-    const gperf_trace *tr = &g_array_index(g->traces, gperf_trace, t);
-    g_string_append_printf(out, "TRACE %u:\n", t + 1);
-    if (tr->n == 0)
-        g_string_append(out, "\t<empty>\n");
-    const hf_frame_info *names = tr->n ? gperf_trace_names(g, t) : NULL;
-    for (uint32_t i = 0; i < tr->n; i++) {
-        uint64_t pc = trace_pc(g, t, i);
-        g_string_append_c(out, '\t');
-        if (names[i].func)
-            hf_frame_full_name(out, &names[i], pc);
-        else
-            g_string_append(out, "??");
-        g_string_append_printf(out, " 0x%" PRIx64, pc);
-        if (names[i].lib)
-            g_string_append_printf(out, " %s+0x%" PRIx64, names[i].lib, names[i].off);
-        g_string_append_c(out, '\n');
-    }
-}
-
-/* ---- the views, as the model calls them ---- */
-
-static uint64_t view_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                          size_t budget)
-{
-    render_info(G(d), out);
-    return HF_DONE;
-}
-
-static uint64_t view_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                           size_t budget)
-{
-    if (v->index < G(d)->traces->len)
-        render_trace(G(d), (uint32_t)v->index, out);
-    return HF_DONE;
-}
-
-static uint64_t view_snap_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                               size_t budget)
-{
-    render_snap_info(snap(G(d), v->snap), out);
-    return HF_DONE;
-}
-
-static uint64_t view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                           size_t budget)
-{
-    return render_sites(G(d), snap(G(d), v->snap), first, out, budget);
-}
-
-static uint64_t view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                           size_t budget)
-{
-    gperf_snap *sn = snap(G(d), v->snap);
-    need_pprof(G(d), sn);
-    return hf_pprof_render(sn->pp_file, first, out, budget);
-}
-
-static uint64_t view_pb(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                       size_t budget)
-{
-    gperf_snap *sn = snap(G(d), v->snap);
-    need_pprof(G(d), sn);
-    return hf_pprof_render_proto(sn->pp_file, first, out, budget);
-}
-
-static uint64_t view_folded(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                            size_t budget)
-{
-    gperf_snap *sn = snap(G(d), v->snap);
-    need_pprof(G(d), sn);
-    return hf_pprof_render_folded(sn->pp_folded, HF_PPROF_INUSE_BYTES, first, out, budget);
-}
-
-static uint64_t view_maps(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                          size_t budget)
-{
-    return render_maps(snap(G(d), v->snap), first, out, budget);
-}
-
-static bool has_maps(hf_dump *d, uint32_t s, uint64_t index)
-{
-    return snap(G(d), s)->n_maps > 0;
-}
+/* ---- the model ---- */
 
 static const hf_file snap_files[] = {
-    {"info", view_snap_info, NULL},
-    {"sites", view_sites, NULL},
-    {"heap.pprof", view_pprof, NULL},
-    {"heap.pb.gz", view_pb, NULL},
-    {"stacks.folded", view_folded, NULL},
-    {"maps", view_maps, has_maps},
+    {"info", gperf_view_snap_info, NULL},
+    {"sites", gperf_view_sites, NULL},
+    {"heap.pprof", gperf_view_pprof, NULL},
+    {"heap.pb.gz", gperf_view_pb, NULL},
+    {"stacks.folded", gperf_view_folded, NULL},
+    {"maps", gperf_view_maps, gperf_has_maps},
     {NULL},
 };
 
-/* ---- model ops ---- */
-
-static void gperf_describe(hf_dump *d, GString *out)
-{
-    g_string_append(
-        out,
-        "A gperftools heap profile (or a series of them, one snapshot per file, in the\n"
-        "order given). traces/N is each distinct call stack, leaf first: function(file:line)\n"
-        "where the library exists on this machine with symbols (\"??\" otherwise), the PC,\n"
-        "and library+offset from the profile's memory map. In snapshots/S: info (header,\n"
-        "sampling, totals), sites (one line per stack, in trace order so two snapshots\n"
-        "diff line by line: trace, in-use objects and bytes, allocated objects and bytes,\n"
-        "and the first frame that is not an allocator), heap.pprof (for google-pprof\n"
-        "--text, no binary needed), stacks.folded (in-use bytes, for flamegraph.pl) and\n"
-        "maps (the memory map). Sampled profiles (heap_v2/N, heapz_v2/N, Go heap/N) are\n"
-        "scaled as google/pprof scales them: each line times 1/(1-exp(-avg/rate)),\n"
-        "avg = bytes/objects, rate = N (N/2 for Go heap/N), truncated.\n");
-}
-
 static uint32_t gperf_n_snapshots(hf_dump *d)
 {
-    return G(d)->snaps->len;
+    return ((gperf_dump *)d)->snaps->len;
 }
 
 static uint64_t gperf_snapshot_number(hf_dump *d, uint32_t s)
@@ -373,7 +134,7 @@ static uint64_t gperf_snapshot_number(hf_dump *d, uint32_t s)
 
 static uint64_t gperf_n_traces(hf_dump *d)
 {
-    return G(d)->traces->len;
+    return ((gperf_dump *)d)->traces->len;
 }
 
 static uint64_t gperf_trace_number(hf_dump *d, uint64_t t)
@@ -381,7 +142,7 @@ static uint64_t gperf_trace_number(hf_dump *d, uint64_t t)
     return t + 1;
 }
 
-const hf_dump_ops gperf_ops = {
+static const hf_dump_ops gperf_ops = {
     .format = "gperftools",
     .destroy = gperf_destroy,
     .describe = gperf_describe,
@@ -389,7 +150,7 @@ const hf_dump_ops gperf_ops = {
     .snapshot_number = gperf_snapshot_number,
     .n_traces = gperf_n_traces,
     .trace_number = gperf_trace_number,
-    .render_info = view_info,
-    .render_trace = view_trace,
+    .render_info = gperf_view_info,
+    .render_trace = gperf_view_trace,
     .snapshot = {.files = snap_files},
 };

@@ -2,9 +2,11 @@
  * gperf.h - gperftools text heap profiles (and their relatives: Go's
  * heap/N, heap_v2/N, heapz_v2/N, growthz): the decoder's shared parts.
  *
- *   gperf_parse.c  detection, parsing one file, open and open_series
- *   gperf_view.c   the model ops and the views
- *   symbolize.c    memory map lines and naming PCs (libdw)
+ *   decoder.c   detection, open and open_series, destroy, the table of
+ *               snapshot files and the ops table
+ *   scan.c      parsing one file into a snapshot; the sampling rule
+ *   render.c    the views, frame names, heap.pprof and stacks.folded
+ * Memory map lines and naming PCs (libdw) are decoders/pprof/symbolize.c's.
  *
  * One dump holds one or more files (a series: snapshots 1, 2, ... in the
  * order given).  Everything is parsed at open: these files are small (one
@@ -48,6 +50,7 @@ typedef struct {
     uint32_t trace;
     uint64_t v[GP_NV];
 } gperf_site;
+G_STATIC_ASSERT(offsetof(gperf_site, trace) == 0); /* search.h's hf_serial_sort */
 
 typedef enum { GP_TRAILER_NONE, GP_TRAILER_PROC, GP_TRAILER_DUMP } gperf_trailer;
 
@@ -90,7 +93,6 @@ typedef struct {
     hf_frame_info *names; /* one per entry of pcs */
 } gperf_dump;
 
-extern const hf_dump_ops gperf_ops;
 
 /* Scales one (objects, bytes) pair at `rate` as described above. */
 void gperf_scale(uint64_t count, uint64_t bytes, uint64_t rate, uint64_t *out_count,
@@ -100,10 +102,37 @@ void gperf_scale(uint64_t count, uint64_t bytes, uint64_t rate, uint64_t *out_co
  * kind not known (then not scaled). */
 bool gperf_kind_rate(const char *kind, uint64_t *rate, bool *pprof_same);
 
+extern const hf_decoder hf_decoder_gperf;
+
+/* Parses one file's bytes into a new snapshot appended to g (scan.c);
+ * series: the file is one of several.  False (err set) when no
+ * "heap profile:" header was found. */
+bool gperf_parse_file(gperf_dump *g, const char *path, const uint8_t *data, size_t len,
+                      bool series, GError **err);
+
 /* Names of trace t's frames (made for all traces on first use, by the
  * map of the trace's first snapshot or its symbol section; thread-safe). */
 const hf_frame_info *gperf_trace_names(gperf_dump *g, uint32_t t);
 
-void gperf_destroy(hf_dump *d);
+/* The views (render.c), for decoder.c's tables; they follow the render
+ * protocol (model.h). */
+uint64_t gperf_view_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                         size_t budget);
+uint64_t gperf_view_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                          size_t budget);
+uint64_t gperf_view_snap_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                              size_t budget);
+uint64_t gperf_view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                          size_t budget);
+uint64_t gperf_view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                          size_t budget);
+uint64_t gperf_view_pb(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                       size_t budget);
+uint64_t gperf_view_folded(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                           size_t budget);
+uint64_t gperf_view_maps(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                         size_t budget);
+bool gperf_has_maps(hf_dump *d, uint32_t s, uint64_t index);
+void gperf_describe(hf_dump *d, GString *out);
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * gperf_parse.c - detecting and parsing gperftools text heap profiles;
- * open and open_series.  (Formats: FORMATS.md section 5.)
+ * scan.c - parsing one gperftools text heap profile into a snapshot of
+ * the dump (the format: docs/formats.md), and the sampling rule.
  *
  * A file is: an optional "--- symbol" section (as pprof writes symbolized
  * profiles, and as heapfs writes heap.pprof), the "heap profile:" header,
@@ -10,6 +10,7 @@
  * (':' '[' ']' '@'), not by columns, so any spacing is accepted.
  */
 #include "decoders/gperf/gperf.h"
+#include "decoders/core/search.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -336,16 +337,7 @@ static void one_line(parse_ctx *c, state *st, const char *line, uint64_t off, ui
     }
 }
 
-static gint site_cmp(gconstpointer a, gconstpointer b)
-{
-    const gperf_site *x = a, *y = b;
-    return x->trace < y->trace ? -1 : x->trace > y->trace;
-}
-
-
-/* Parses `data` into a new snapshot appended to g.  False (err set) when no
- * "heap profile:" header was found. */
-static bool parse_file(gperf_dump *g, const char *path, const uint8_t *data, size_t len,
+bool gperf_parse_file(gperf_dump *g, const char *path, const uint8_t *data, size_t len,
                        bool series, GError **err)
 {
     gperf_snap sn = {0};
@@ -401,105 +393,7 @@ static bool parse_file(gperf_dump *g, const char *path, const uint8_t *data, siz
     g_hash_table_destroy(c.site_idx);
     g_free(base);
     /* Sites in trace order, so two snapshots list shared stacks alike. */
-    g_array_sort(sn.sites, site_cmp);
+    hf_serial_sort(sn.sites);
     g_array_append_val(g->snaps, sn);
     return ok;
 }
-
-/* ---- open ---- */
-
-static bool detect(const uint8_t *head, size_t len)
-{
-    size_t i = 0;
-    while (i < len && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n'))
-        i++;
-    const char *h = (const char *)head + i;
-    size_t n = len - i;
-    return (n >= 13 && memcmp(h, "heap profile:", 13) == 0) ||
-           (n >= 10 && memcmp(h, "--- symbol", 10) == 0 &&
-            g_strstr_len(h, (gssize)n, "heap profile:") != NULL);
-}
-
-static void snap_clear(gperf_snap *sn)
-{
-    g_free(sn->path);
-    g_free(sn->kind);
-    g_free(sn->binary);
-    g_array_free(sn->lines, TRUE);
-    g_array_free(sn->sites, TRUE);
-    for (size_t i = 0; i < sn->n_maps; i++)
-        g_free((char *)sn->maps[i].path);
-    g_free(sn->maps);
-    if (sn->symbols)
-        g_hash_table_destroy(sn->symbols);
-    hf_pprof_free(sn->pp_file);
-    hf_pprof_free(sn->pp_folded);
-}
-
-void gperf_destroy(hf_dump *d)
-{
-    gperf_dump *g = (gperf_dump *)d;
-    for (guint i = 0; i < g->snaps->len; i++)
-        snap_clear(&g_array_index(g->snaps, gperf_snap, i));
-    g_array_free(g->snaps, TRUE);
-    g_array_free(g->traces, TRUE);
-    g_array_free(g->pcs, TRUE);
-    g_hash_table_destroy(g->trace_by_stack);
-    hf_sym_free(g->sym);
-    g_free(g->names);
-    hf_dump_clear(d);
-    g_free(g);
-}
-
-static gperf_dump *dump_new(const char *path, GMappedFile *map)
-{
-    gperf_dump *g = g_new0(gperf_dump, 1);
-    hf_dump_init(&g->base, &gperf_ops, path, map);
-    g->snaps = g_array_new(FALSE, FALSE, sizeof(gperf_snap));
-    g->traces = g_array_new(FALSE, FALSE, sizeof(gperf_trace));
-    g->pcs = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-    g->trace_by_stack = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
-                                              (GDestroyNotify)g_bytes_unref, NULL);
-    g->sym = hf_sym_new();
-    return g;
-}
-
-static hf_dump *gperf_open(const char *path, GMappedFile *map, GError **err)
-{
-    gperf_dump *g = dump_new(path, map);
-    if (!parse_file(g, path, g->base.data, g->base.size, false, err)) {
-        gperf_destroy(&g->base);
-        return NULL;
-    }
-    return &g->base;
-}
-
-static hf_dump *gperf_open_series(const char *const *paths, int n, GError **err)
-{
-    gperf_dump *g = dump_new(paths[0], NULL);
-    for (int i = 0; i < n; i++) {
-        GError *e = NULL;
-        GMappedFile *map = g_mapped_file_new(paths[i], FALSE, &e);
-        if (!map) {
-            g_set_error(err, HF_ERROR, HF_ERROR_OPEN, "%s", e->message);
-            g_error_free(e);
-            gperf_destroy(&g->base);
-            return NULL;
-        }
-        bool ok = parse_file(g, paths[i], (const uint8_t *)g_mapped_file_get_contents(map),
-                             g_mapped_file_get_length(map), true, err);
-        g_mapped_file_unref(map);
-        if (!ok) {
-            gperf_destroy(&g->base);
-            return NULL;
-        }
-    }
-    return &g->base;
-}
-
-const hf_decoder hf_gperf_decoder = {
-    .format = "gperftools",
-    .detect = detect,
-    .open = gperf_open,
-    .open_series = gperf_open_series,
-};

@@ -7,6 +7,7 @@
  */
 #include "decoders/heap/heap.h"
 #include "decoders/core/names.h"
+#include "decoders/core/search.h"
 #include "decoders/heap/profile.h"
 #include "decoders/heap/retained.h"
 
@@ -572,18 +573,6 @@ static int cmp_root(gconstpointer a, gconstpointer b)
     return x->extra < y->extra ? -1 : x->extra > y->extra;
 }
 
-static int cmp_trace(gconstpointer a, gconstpointer b)
-{
-    const hf_htrace *x = a, *y = b;
-    return x->serial < y->serial ? -1 : x->serial > y->serial;
-}
-
-static int cmp_thread(gconstpointer a, gconstpointer b)
-{
-    const hf_hthread *x = a, *y = b;
-    return x->serial < y->serial ? -1 : x->serial > y->serial;
-}
-
 /* Thread name from a Thread object's "name" field (a String, or char[] in
  * very old JDKs). */
 static const char *thread_object_name(hf_heap *h, const hf_hthread *t)
@@ -615,29 +604,30 @@ static const char *thread_object_name(hf_heap *h, const hf_hthread *t)
     return NULL;
 }
 
-/* A damaged or hostile file can repeat a trace or thread serial: keep the
- * first of each (g_array_sort is stable), so directory names stay unique
- * and lookups by number find them.  Elements start with a uint32 serial. */
-static void drop_repeated_serials(hf_heap *h, GArray *a, const char *what)
+/* A damaged or hostile file can repeat a trace or thread serial: sort by
+ * serial and keep the first of each, so directory names stay unique and
+ * lookups by number find them. */
+static void sort_serials(hf_heap *h, GArray *a, const char *what)
 {
-    guint esz = g_array_get_element_size(a), k = 0, dropped = 0;
-    uint32_t prev = 0;
-    for (guint i = 0; i < a->len; i++) {
-        uint32_t serial;
-        memcpy(&serial, a->data + (size_t)i * esz, sizeof serial);
-        if (i > 0 && serial == prev) {
-            dropped++;
-            continue;
-        }
-        if (k != i)
-            memcpy(a->data + (size_t)k * esz, a->data + (size_t)i * esz, esz);
-        k++;
-        prev = serial;
-    }
-    if (dropped) {
-        g_array_set_size(a, k);
+    hf_serial_sort(a);
+    guint dropped = hf_serial_dedup(a, NULL, NULL);
+    if (dropped)
         hf_problem_nooff(&h->base, "%u %ss repeat a serial seen before: only the first is shown",
                          dropped, what);
+}
+
+void hf_heap_thread_dir(GString *out, uint32_t serial, const char *name)
+{
+    g_string_printf(out, "%u", serial);
+    if (name && *name) {
+        g_string_append_c(out, '-');
+        /* keep room for the serial within HF_NAME_MAX */
+        size_t n = strlen(name);
+        if (n > 160)
+            n = 160;
+        while (n > 0 && ((unsigned char)name[n] & 0xC0) == 0x80)
+            n--; /* do not cut a UTF-8 sequence */
+        hf_name_escape_append(out, name, n);
     }
 }
 
@@ -650,26 +640,14 @@ void hf_heap_finish(hf_heap *h)
         g_array_sort(sn->roots, cmp_root);
     }
     h->graphs = hf_heap_graphs_new(h->snaps->len);
-    g_array_sort(h->traces, cmp_trace);
-    g_array_sort(h->threads, cmp_thread);
-    drop_repeated_serials(h, h->traces, "stack trace");
-    drop_repeated_serials(h, h->threads, "thread");
+    sort_serials(h, h->traces, "stack trace");
+    sort_serials(h, h->threads, "thread");
     GString *s = g_string_new(NULL);
     for (guint i = 0; i < h->threads->len; i++) {
         hf_hthread *t = &g_array_index(h->threads, hf_hthread, i);
         if (!t->name)
             t->name = thread_object_name(h, t);
-        g_string_printf(s, "%u", t->serial);
-        if (t->name && *t->name) {
-            g_string_append_c(s, '-');
-            /* keep room for the serial within HF_NAME_MAX */
-            size_t n = strlen(t->name);
-            if (n > 160)
-                n = 160;
-            while (n > 0 && ((unsigned char)t->name[n] & 0xC0) == 0x80)
-                n--; /* do not cut a UTF-8 sequence */
-            hf_name_escape_append(s, t->name, n);
-        }
+        hf_heap_thread_dir(s, t->serial, t->name);
         t->dir = hf_heap_intern(h, s->str, s->len);
     }
     g_string_free(s, TRUE);

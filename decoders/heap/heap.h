@@ -9,7 +9,7 @@
  * layouts, the size rule, the histogram, and the renderers and model ops of
  * classes, objects, roots, strings, traces and threads.  A decoder's ops
  * table points at the hf_heap_* functions below for what it does not do
- * itself.
+ * itself (HF_HEAP_MODEL_OPS and HF_HEAP_GRAPH_OPS name them).
  *
  * The object index (per snapshot) is a set of packed arrays sorted by
  * object id: a 5-byte "locator" per object (for HPROF the file offset of
@@ -20,7 +20,7 @@
  * Ownership: everything reachable from an hf_heap belongs to it and is freed
  * by hf_heap_clear().  Names (const char *) live in h->chunk.
  *
- * Thread safety: building (hf_heap_init .. hf_heap_finish_*) is single
+ * Thread safety: building (hf_heap_init .. hf_heap_finish) is single
  * threaded, inside the decoder's open().  After that the structure is never
  * written again, and every query and renderer here may run on several
  * threads at once.
@@ -296,6 +296,11 @@ typedef struct {
     uint32_t snap;                     /* snapshot whose roots give its locals */
 } hf_hthread;
 
+/* Traces and threads are kept sorted by serial with search.h's helpers,
+ * which read the serial as the first member. */
+G_STATIC_ASSERT(offsetof(hf_htrace, serial) == 0);
+G_STATIC_ASSERT(offsetof(hf_hthread, serial) == 0);
+
 struct hf_heap {
     hf_dump base;
     const hf_heap_codec *codec;
@@ -363,6 +368,10 @@ void hf_heap_display_name_append(GString *out, const char *internal, size_t len)
  * sort traces and threads, name thread directories and fill thread names
  * from their Thread objects where the file gave none. */
 void hf_heap_finish(hf_heap *h);
+/* A thread's directory name into out (replacing what it held): "SERIAL",
+ * or "SERIAL-NAME" with NAME escaped (names.h) and cut to 160 bytes
+ * without splitting a UTF-8 sequence. */
+void hf_heap_thread_dir(GString *out, uint32_t serial, const char *name);
 /* The size rule (sizes.c).  decide_rule picks the JVM's object layout from
  * what the dump shows (h->layout where the decoder noted objects, else the
  * id size and the largest id); size_class sets c->vm_extra and c->shallow
@@ -436,6 +445,28 @@ int64_t hf_heap_class_find(hf_dump *d, uint32_t s, const char *name);
 uint64_t hf_heap_n_objects(hf_dump *d, uint32_t s);
 void hf_heap_object_name(hf_dump *d, uint32_t s, uint64_t o, char name[HF_NAME_MAX]);
 int64_t hf_heap_object_find(hf_dump *d, uint32_t s, const char *name);
+
+/* hf_dump_ops members, as designated initializers, that every heap format
+ * (HPROF, BMD, HPROF text) takes from the layer: the README's .stats lines
+ * of the retained-size graphs (hf_heap_graph_status: include
+ * decoders/heap/retained.h where this is used), the names of classes and
+ * objects, and the files and links of a class. */
+#define HF_HEAP_MODEL_OPS                                                                  \
+    .status = hf_heap_graph_status, .class_name = hf_heap_class_name,                      \
+    .object_name = hf_heap_object_name,                                                    \
+    .class_ = {hf_heap_class_files, hf_heap_class_links, NULL}
+
+/* The further members a format takes whose snapshots, traces, threads,
+ * classes and objects are all the layer's (HPROF, BMD; not HPROF text,
+ * whose traces and threads are its own text, and whose classes/ and
+ * objects/ exist only where a HEAP DUMP is). */
+#define HF_HEAP_GRAPH_OPS                                                                  \
+    .render_trace = hf_heap_view_trace, .n_snapshots = hf_heap_n_snapshots,                \
+    .snapshot_number = hf_heap_snapshot_number, .n_traces = hf_heap_n_traces,              \
+    .trace_number = hf_heap_trace_number, .n_threads = hf_heap_n_threads,                  \
+    .thread_name = hf_heap_thread_name, .n_classes = hf_heap_n_classes,                    \
+    .class_find = hf_heap_class_find, .n_objects = hf_heap_n_objects,                      \
+    .object_find = hf_heap_object_find, .thread = {.files = hf_heap_thread_files}
 
 /* ---- the parts of classes, objects and threads (parts.c: the tables) ---- */
 
@@ -541,9 +572,14 @@ uint64_t hf_heap_view_strings(hf_dump *d, const hf_view *v, uint64_t first, GStr
 void hf_heap_escape_line(GString *out, const char *s, size_t n);
 /* The heap part of a snapshot's info. */
 void hf_heap_render_snap_info(hf_heap *h, uint32_t s, GString *out);
+/* Appends frame fi (an index into h->frames) as the HPROF agent writes it,
+ * "pkg.Class.method(File.java:12)", or without the part in parentheses
+ * when not full; "<unknown frame>" when the dump lacks the frame. */
+void hf_heap_frame_text(const hf_heap *h, uint32_t fi, bool full, GString *out);
 /* One trace in the HPROF agent's form (no trailing blank line). */
 void hf_heap_render_trace(const hf_heap *h, const hf_htrace *t, GString *out);
-/* Counts for MOUNT/info, summed over snapshots. */
-void hf_heap_totals(const hf_heap *h, uint64_t *classes, uint64_t *objects, uint64_t *roots);
+/* The counts lines of MOUNT/info: snapshots, then classes, objects,
+ * traces, threads and roots summed over snapshots. */
+void hf_heap_render_counts(const hf_heap *h, GString *out);
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * heap_pprof.c - heap.pprof and stacks.folded from the heap layer (see
- * heap_pprof.h).
+ * profile.c - heap.pprof and stacks.folded from the heap layer (see
+ * profile.h).
  */
 #include "decoders/heap/profile.h"
 #include "decoders/pprof/proto.h"
@@ -12,29 +12,8 @@ void hf_heap_trace_names(const hf_heap *h, uint32_t serial, bool full, GPtrArray
 {
     const hf_htrace *t = hf_heap_trace_by_serial(h, serial);
     for (uint32_t i = 0; t && i < t->n; i++) {
-        uint32_t fi = g_array_index(h->trace_frames, uint32_t, t->first + i);
-        if (fi >= h->frames->len) {
-            g_ptr_array_add(frames, g_strdup("<unknown frame>"));
-            continue;
-        }
-        const hf_hframe *f = &g_array_index(h->frames, hf_hframe, fi);
         GString *s = g_string_new(NULL);
-        g_string_append_printf(s, "%s.%s", f->cls ? f->cls : "<unknown class>",
-                               f->method ? f->method : "<unknown method>");
-        if (full) {
-            /* as the HPROF agent writes a frame */
-            bool src = f->source && *f->source;
-            if (f->line == -3)
-                g_string_append(s, "(Native Method)");
-            else if (f->line == -2)
-                g_string_append(s, "(Compiled method)");
-            else if (!src || f->line == -1)
-                g_string_append(s, "(Unknown Source)");
-            else if (f->line > 0)
-                g_string_append_printf(s, "(%s:%d)", f->source, f->line);
-            else
-                g_string_append_printf(s, "(%s)", f->source);
-        }
+        hf_heap_frame_text(h, g_array_index(h->trace_frames, uint32_t, t->first + i), full, s);
         g_ptr_array_add(frames, g_string_free(s, FALSE));
     }
 }

@@ -1,5 +1,5 @@
 /*
- * heap_pprof.h - heap.pprof and stacks.folded for decoders built on the
+ * profile.h - heap.pprof and stacks.folded for decoders built on the
  * heap layer (heap.h): HPROF binary, HPROF text, BMD.
  *
  * A sample is an allocation site: the stack of its trace with the class
@@ -19,8 +19,9 @@
  * names for heap.pprof; method names for stacks.folded, whose value is
  * live bytes), made the first time either view is rendered.
  *
- * Ownership: the decoder owns the hf_heap_pprof (hf_heap_pprof_free in its
- * destroy); builders belong to it.  Thread safety: hf_heap_pprof_render may
+ * Ownership: the decoder makes the hf_heap_pprof in open and keeps it in
+ * hf_heap.pprof; hf_heap_clear frees it (hf_heap_pprof_free), with the
+ * builders, which belong to it.  Thread safety: hf_heap_pprof_render may
  * run on several threads; each snapshot is built once (g_once), by the
  * build callback, which must only read the finished heap.
  */

@@ -2,9 +2,11 @@
  * query.c - reading the finished heap graph: the names and widths of basic
  * types and kinds, snapshots, classes, objects by index or id, decoding an
  * object back from the file, Android heap names, traces.  Calls nothing
- * else of the layer: everything else may call it.  Read-only over the finished hf_heap: thread-safe.
+ * else of the layer: everything else may call it.  Read-only over the
+ * finished hf_heap: thread-safe.
  */
 #include "decoders/heap/heap.h"
+#include "decoders/core/search.h"
 
 #include <string.h>
 
@@ -59,30 +61,31 @@ uint64_t hf_heap_object_id(const hf_heap *h, const hf_hsnap *sn, uint64_t o)
     return h->codec->object_id(h, hf_heap_loc(sn, o));
 }
 
+/* For hf_heap_find_id: whether object i's id is below the one looked for. */
+typedef struct {
+    const hf_heap *h;
+    const hf_hsnap *sn;
+    uint64_t id;
+} id_key;
+
+static bool id_below(const void *ud, uint64_t i)
+{
+    const id_key *k = ud;
+    return hf_heap_object_id(k->h, k->sn, i) < k->id;
+}
+
 int64_t hf_heap_find_id(const hf_heap *h, const hf_hsnap *sn, uint64_t id)
 {
     if (!sn->n_samples || id < sn->samples[0])
         return -1;
-    /* last sample <= id */
-    uint64_t lo = 0, hi = sn->n_samples;
-    while (hi - lo > 1) {
-        uint64_t mid = (lo + hi) / 2;
-        if (sn->samples[mid] <= id)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    /* then within that block of HF_SAMPLE objects, reading ids back */
-    uint64_t a = lo * HF_SAMPLE, b = a + HF_SAMPLE;
+    /* the last sample <= id, then within its block of HF_SAMPLE objects,
+     * reading ids back */
+    uint64_t block = hf_upper_bound_u64(sn->samples, sn->n_samples, id) - 1;
+    uint64_t a = block * HF_SAMPLE, b = a + HF_SAMPLE;
     if (b > sn->n_objects)
         b = sn->n_objects;
-    while (a < b) {
-        uint64_t mid = (a + b) / 2;
-        if (hf_heap_object_id(h, sn, mid) < id)
-            a = mid + 1;
-        else
-            b = mid;
-    }
+    id_key k = {h, sn, id};
+    a = hf_lower_bound(a, b, id_below, &k);
     if (a < sn->n_objects && hf_heap_object_id(h, sn, a) == id)
         return (int64_t)a;
     return -1;
@@ -99,48 +102,25 @@ bool hf_heap_decode(const hf_heap *h, const hf_hsnap *sn, uint64_t o, hf_hobj *o
     return true;
 }
 
+static bool switch_at_or_below(const void *ud, uint64_t i)
+{
+    const hf_search_key *k = ud;
+    return g_array_index((const GArray *)k->a, hf_hswitch, i).loc <= k->key;
+}
+
 const char *hf_heap_heap_name(const hf_hsnap *sn, uint64_t loc)
 {
     const GArray *sw = sn->heap_switch;
-    if (!sw->len)
+    hf_search_key k = {sw, loc};
+    uint64_t after = hf_lower_bound(0, sw->len, switch_at_or_below, &k); /* first switch after loc */
+    if (after == 0)
         return NULL;
-    guint lo = 0, hi = sw->len;
-    while (lo < hi) { /* first switch after loc */
-        guint mid = (lo + hi) / 2;
-        if (g_array_index(sw, hf_hswitch, mid).loc <= loc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0)
-        return NULL;
-    uint32_t heap = g_array_index(sw, hf_hswitch, lo - 1).heap;
+    uint32_t heap = g_array_index(sw, hf_hswitch, after - 1).heap;
     return heap < sn->heap_names->len ? g_ptr_array_index(sn->heap_names, heap) : NULL;
 }
 
 const hf_htrace *hf_heap_trace_by_serial(const hf_heap *h, uint32_t serial)
 {
-    guint lo = 0, hi = h->traces->len;
-    while (lo < hi) {
-        guint mid = (lo + hi) / 2;
-        const hf_htrace *t = &g_array_index(h->traces, hf_htrace, mid);
-        if (t->serial == serial)
-            return t;
-        if (t->serial < serial)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
-}
-
-void hf_heap_totals(const hf_heap *h, uint64_t *classes, uint64_t *objects, uint64_t *roots)
-{
-    *classes = *objects = *roots = 0;
-    for (guint s = 0; s < h->snaps->len; s++) {
-        const hf_hsnap *sn = &g_array_index(h->snaps, hf_hsnap, s);
-        *classes += sn->classes->len;
-        *objects += sn->n_objects;
-        *roots += sn->roots->len;
-    }
+    int64_t t = hf_serial_find_array(h->traces, serial);
+    return t >= 0 ? &g_array_index(h->traces, hf_htrace, t) : NULL;
 }

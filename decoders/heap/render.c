@@ -144,6 +144,23 @@ uint64_t hf_heap_view_strings(hf_dump *d, const hf_view *v, uint64_t first, GStr
     return HF_DONE;
 }
 
+void hf_heap_render_counts(const hf_heap *h, GString *out)
+{
+    uint64_t classes = 0, objects = 0, roots = 0;
+    for (guint s = 0; s < h->snaps->len; s++) {
+        const hf_hsnap *sn = &g_array_index(h->snaps, hf_hsnap, s);
+        classes += sn->classes->len;
+        objects += sn->n_objects;
+        roots += sn->roots->len;
+    }
+    g_string_append_printf(out, "snapshots: %u\n", h->snaps->len);
+    g_string_append_printf(out, "classes: %" G_GUINT64_FORMAT "\n", classes);
+    g_string_append_printf(out, "objects: %" G_GUINT64_FORMAT "\n", objects);
+    g_string_append_printf(out, "traces: %u\n", h->traces->len);
+    g_string_append_printf(out, "threads: %u\n", h->threads->len);
+    g_string_append_printf(out, "roots: %" G_GUINT64_FORMAT "\n", roots);
+}
+
 void hf_heap_render_snap_info(hf_heap *h, uint32_t s, GString *out)
 {
     const hf_hsnap *sn = hf_heap_snap(h, s);
@@ -170,26 +187,36 @@ void hf_heap_render_snap_info(hf_heap *h, uint32_t s, GString *out)
 
 /* ---- traces and threads ---- */
 
-static void append_frame(const hf_heap *h, uint32_t fi, GString *out)
+void hf_heap_frame_text(const hf_heap *h, uint32_t fi, bool full, GString *out)
 {
     if (fi >= h->frames->len) {
-        g_string_append(out, "\t<unknown frame>\n");
+        g_string_append(out, "<unknown frame>");
         return;
     }
     const hf_hframe *f = &g_array_index(h->frames, hf_hframe, fi);
-    g_string_append_printf(out, "\t%s.%s(", f->cls ? f->cls : "<unknown class>", f->method);
+    g_string_append_printf(out, "%s.%s", f->cls ? f->cls : "<unknown class>",
+                           f->method ? f->method : "<unknown method>");
+    if (!full)
+        return;
     bool src = f->source && *f->source;
     if (f->line == -3)
-        g_string_append(out, "Native Method");
+        g_string_append(out, "(Native Method)");
     else if (f->line == -2)
-        g_string_append(out, "Compiled method");
+        g_string_append(out, "(Compiled method)");
     else if (!src || f->line == -1)
-        g_string_append(out, "Unknown Source");
+        g_string_append(out, "(Unknown Source)");
     else if (f->line > 0)
-        g_string_append_printf(out, "%s:%d", f->source, f->line);
+        g_string_append_printf(out, "(%s:%d)", f->source, f->line);
     else
-        g_string_append(out, f->source);
-    g_string_append(out, ")\n");
+        g_string_append_printf(out, "(%s)", f->source);
+}
+
+/* A frame line of traces/N and a thread's stack. */
+static void append_frame(const hf_heap *h, uint32_t fi, GString *out)
+{
+    g_string_append_c(out, '\t');
+    hf_heap_frame_text(h, fi, true, out);
+    g_string_append_c(out, '\n');
 }
 
 void hf_heap_render_trace(const hf_heap *h, const hf_htrace *t, GString *out)

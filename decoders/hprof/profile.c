@@ -1,48 +1,28 @@
 /*
- * hprof_pprof.c - heap.pprof and stacks.folded of an HPROF binary dump
- * (heap_pprof.h): from the snapshot's ALLOC SITES records where it has
- * them (the HPROF agent writes them: live and allocated objects and bytes
- * per class and trace; what falls below the agent's cutoff is one sample,
- * "[sites below the cutoff]", so the totals are the record's), else from
- * its live objects by allocation trace.
+ * profile.c - heap.pprof and stacks.folded of an HPROF binary dump
+ * (decoders/heap/profile.h): from the snapshot's ALLOC SITES records where
+ * it has them (the HPROF agent writes them: live and allocated objects and
+ * bytes per class and trace; what falls below the agent's cutoff is one
+ * sample, "[sites below the cutoff]", so the totals are the record's), else
+ * from its live objects by allocation trace.
  * Read-only on the finished dump: thread-safe.
  */
 #include "decoders/hprof/hprof.h"
 
-static void site_class(const hprof_dump *d, const hprof_site *site, GString *out)
-{
-    const hprof_load_class *lc = hprof_load_class_by_serial(d, site->class_serial);
-    uint32_t nlen;
-    const char *nt = lc ? hprof_string_text(d, lc->name_id, &nlen) : NULL;
-    if (nt)
-        hf_heap_display_name_append(out, nt, nlen);
-    else if (site->array && hf_btype_name(site->array))
-        g_string_append_printf(out, "%s[]", hf_btype_name(site->array));
-    else
-        g_string_append_printf(out, "class-serial-%u", site->class_serial);
-}
-
 void hprof_build_pprof(hf_heap_pprof_out *o, uint32_t s, void *ud)
 {
     const hprof_dump *d = ud;
-    const hf_heap *h = &d->heap;
     bool any = false;
     GString *cls = g_string_new(NULL);
-    for (guint i = 0; i < d->sites->len; i++) {
-        if (g_array_index(d->sites_snap, uint32_t, i) != s)
-            continue;
-        uint64_t off = g_array_index(d->sites, uint64_t, i);
-        hprof_sites st;
-        if (!hprof_parse_alloc_sites(h->base.data + off, hprof_u4(h->base.data + off - 4),
-                                     h->id_size, &st))
-            continue;
+    hprof_sites st;
+    for (uint64_t i = 0; hprof_sites_next(d, s, &i, &st); i++) {
         any = true;
         hf_pprof_values sum = {0};
         for (uint32_t k = 0; k < st.n_sites; k++) {
             hprof_site site;
             hprof_site_at(&st, k, &site);
             g_string_truncate(cls, 0);
-            site_class(d, &site, cls);
+            hprof_site_class(d, &site, cls);
             hf_pprof_values v = {site.live_instances, site.live_bytes, site.alloc_instances,
                                  site.alloc_bytes};
             hf_heap_pprof_add(o, site.trace, cls->str, &v);

@@ -1,10 +1,32 @@
 /*
- * hprof_read.c - HPROF record parsers: top-level record bodies and heap
- * dump sub-record lengths.  Pure functions over a body pointer and length
- * (see hprof.h); no state, thread-safe.  BMD's legacy HPROF records use
- * them too, so they must not assume the body is inside an HPROF file.
+ * read.c - HPROF parsers: the top-level record bodies (records.h), values,
+ * and heap dump sub-records (hprof.h).  Pure functions over a body pointer
+ * and length; no state, thread-safe.  BMD's legacy HPROF records use the
+ * record parsers too, so they must not assume the body is inside an HPROF
+ * file.
  */
 #include "decoders/hprof/hprof.h"
+
+const char *hprof_record_name(uint32_t tag)
+{
+    switch (tag) {
+    case HPROF_STRING: return "string";
+    case HPROF_LOAD_CLASS: return "load class";
+    case HPROF_UNLOAD_CLASS: return "unload class";
+    case HPROF_STACK_FRAME: return "stack frame";
+    case HPROF_STACK_TRACE: return "stack trace";
+    case HPROF_ALLOC_SITES: return "alloc sites";
+    case HPROF_HEAP_SUMMARY: return "heap summary";
+    case HPROF_START_THREAD: return "start thread";
+    case HPROF_END_THREAD: return "end thread";
+    case HPROF_HEAP_DUMP: return "heap dump";
+    case HPROF_CPU_SAMPLES: return "cpu samples";
+    case HPROF_CONTROL_SETTINGS: return "control settings";
+    case HPROF_HEAP_DUMP_SEGMENT: return "heap dump segment";
+    case HPROF_HEAP_DUMP_END: return "heap dump end";
+    default: return NULL;
+    }
+}
 
 uint64_t hprof_value(const uint8_t *p, unsigned t, unsigned idsz)
 {
@@ -277,3 +299,111 @@ size_t hprof_subrecord_len(const uint8_t *p, const uint8_t *end, unsigned idsz)
     }
     return n <= avail ? n : 0;
 }
+
+/* ---- the codec: objects back from their sub-records ---- */
+
+static uint64_t codec_object_id(const hf_heap *h, uint64_t loc)
+{
+    return hprof_id(h->base.data + loc + 1, h->id_size);
+}
+
+static bool codec_shape(const hf_heap *h, uint64_t loc, hf_hshape *out)
+{
+    const uint8_t *p = h->base.data + loc;
+    const unsigned idsz = h->id_size;
+    const uint8_t *q = p + 1 + idsz + 4; /* past tag, id, stack serial */
+    switch (p[0]) {
+    case HPROF_GC_INSTANCE_DUMP:
+        out->kind = HF_K_INSTANCE;
+        out->class_id = hprof_id(q, idsz);
+        return true;
+    case HPROF_GC_OBJ_ARRAY_DUMP:
+        out->kind = HF_K_OBJARRAY;
+        out->length = hprof_u4(q);
+        out->class_id = hprof_id(q + 4, idsz);
+        return true;
+    case HPROF_GC_PRIM_ARRAY_DUMP:
+    case HPROF_GC_PRIM_ARRAY_NODATA:
+        out->kind = HF_K_PRIMARRAY;
+        out->length = hprof_u4(q);
+        out->elem = q[4];
+        return true;
+    case HPROF_GC_CLASS_DUMP:
+        out->kind = HF_K_CLASS;
+        return true;
+    }
+    return false;
+}
+
+static bool codec_object(const hf_heap *h, uint64_t loc, hf_hobj *ob)
+{
+    const uint8_t *p = h->base.data + loc;
+    const uint8_t *fend = h->base.data + h->base.size;
+    const unsigned idsz = h->id_size;
+    size_t n = hprof_subrecord_len(p, fend, idsz);
+    if (!n)
+        return false;
+    const uint8_t *q = p + 1 + idsz + 4;
+    ob->loc = loc;
+    ob->id = hprof_id(p + 1, idsz);
+    ob->trace = hprof_u4(p + 1 + idsz);
+    switch (p[0]) {
+    case HPROF_GC_INSTANCE_DUMP:
+        ob->kind = HF_K_INSTANCE;
+        ob->length = hprof_u4(q + idsz);
+        ob->data = q + idsz + 4;
+        break;
+    case HPROF_GC_OBJ_ARRAY_DUMP:
+        ob->kind = HF_K_OBJARRAY;
+        ob->elem = HF_T_OBJECT;
+        ob->length = hprof_u4(q);
+        ob->data = q + 4 + idsz;
+        break;
+    case HPROF_GC_PRIM_ARRAY_DUMP:
+    case HPROF_GC_PRIM_ARRAY_NODATA:
+        ob->kind = HF_K_PRIMARRAY;
+        ob->length = hprof_u4(q);
+        ob->elem = q[4];
+        ob->nodata = p[0] == HPROF_GC_PRIM_ARRAY_NODATA;
+        ob->data = ob->nodata ? NULL : q + 5;
+        break;
+    case HPROF_GC_CLASS_DUMP:
+        ob->kind = HF_K_CLASS;
+        ob->data = NULL;
+        ob->end = NULL;
+        return true;
+    default:
+        return false;
+    }
+    ob->end = ob->data ? p + n : NULL;
+    return true;
+}
+
+static bool codec_value(const hf_heap *h, unsigned t, const uint8_t **p, const uint8_t *end,
+                        uint64_t *v)
+{
+    unsigned w = hf_btype_size(t, h->id_size);
+    if (!w || !*p || (size_t)(end - *p) < w)
+        return false;
+    *v = hprof_value(*p, t, h->id_size);
+    *p += w;
+    return true;
+}
+
+static bool codec_element(const hf_heap *h, const hf_hobj *ob, uint64_t i, uint64_t *v)
+{
+    unsigned w = hf_btype_size(ob->elem, h->id_size);
+    if (!ob->data || i >= ob->length || !w)
+        return false;
+    *v = hprof_value(ob->data + i * w, ob->elem, h->id_size);
+    return true;
+}
+
+const hf_heap_codec hprof_codec = {
+    .fixed_be = true,
+    .object_id = codec_object_id,
+    .shape = codec_shape,
+    .object = codec_object,
+    .value = codec_value,
+    .element = codec_element,
+};

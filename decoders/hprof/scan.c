@@ -1,5 +1,6 @@
 /*
- * hprof_index.c - the one streaming pass over an HPROF file.
+ * scan.c - the one streaming pass over an HPROF file, and lookups in
+ * what it found (strings, LOAD CLASS records, ALLOC SITES records).
  *
  * Walks every top-level record and every heap dump sub-record once,
  * straight from the map: strings, classes and threads are remembered by
@@ -13,6 +14,7 @@
  * Single-threaded, inside open().
  */
 #include "decoders/hprof/hprof.h"
+#include "decoders/core/search.h"
 
 #include <string.h>
 
@@ -166,12 +168,6 @@ static int cmp_strref(gconstpointer a, gconstpointer b)
 {
     const hprof_strref *x = a, *y = b;
     return x->id < y->id ? -1 : x->id > y->id;
-}
-
-static int cmp_load_class(gconstpointer a, gconstpointer b)
-{
-    const hprof_load_class *x = a, *y = b;
-    return x->serial < y->serial ? -1 : x->serial > y->serial;
 }
 
 /* Class dumps of snapshot sn -> hf_hclass entries. */
@@ -340,7 +336,7 @@ static void finish(scan *sc)
     d->n_strings = sc->strings->len;
     d->strings = (hprof_strref *)(void *)g_array_free(sc->strings, FALSE);
     sc->strings = NULL;
-    g_array_sort(d->load_classes, cmp_load_class);
+    hf_serial_sort(d->load_classes); /* stable: a repeated serial finds its first */
     GHashTable *lc_by_id = g_hash_table_new(g_direct_hash, g_direct_equal);
     for (guint i = 0; i < d->load_classes->len; i++) {
         hprof_load_class *lc = &g_array_index(d->load_classes, hprof_load_class, i);
@@ -505,18 +501,18 @@ void hprof_index(hprof_dump *d)
     g_array_free(sc.heap_ids, TRUE);
 }
 
-/* ---- string and class lookups (thread-safe: sorted arrays) ---- */
+/* ---- lookups in what the pass found (thread-safe: read-only after open) ---- */
+
+static bool string_below(const void *ud, uint64_t i)
+{
+    const hprof_dump *d = ((const hf_search_key *)ud)->a;
+    return d->strings[i].id < ((const hf_search_key *)ud)->key;
+}
 
 const char *hprof_string_text(const hprof_dump *d, uint64_t id, uint32_t *len)
 {
-    uint64_t lo = 0, hi = d->n_strings;
-    while (lo < hi) {
-        uint64_t mid = (lo + hi) / 2;
-        if (d->strings[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    hf_search_key k = {d, id};
+    uint64_t lo = hf_lower_bound(0, d->n_strings, string_below, &k);
     if (lo == d->n_strings || d->strings[lo].id != id)
         return NULL;
     uint64_t off = d->strings[lo].off;
@@ -539,16 +535,33 @@ const char *hprof_intern_string(hprof_dump *d, uint64_t id)
 
 const hprof_load_class *hprof_load_class_by_serial(const hprof_dump *d, uint32_t serial)
 {
-    guint lo = 0, hi = d->load_classes->len;
-    while (lo < hi) {
-        guint mid = (lo + hi) / 2;
-        const hprof_load_class *lc = &g_array_index(d->load_classes, hprof_load_class, mid);
-        if (lc->serial == serial)
-            return lc;
-        if (lc->serial < serial)
-            lo = mid + 1;
-        else
-            hi = mid;
+    int64_t i = hf_serial_find_array(d->load_classes, serial);
+    return i >= 0 ? &g_array_index(d->load_classes, hprof_load_class, i) : NULL;
+}
+
+bool hprof_sites_next(const hprof_dump *d, uint32_t s, uint64_t *i, hprof_sites *st)
+{
+    const hf_dump *b = &d->heap.base;
+    for (; *i < d->sites->len; (*i)++) {
+        if (g_array_index(d->sites_snap, uint32_t, *i) != s)
+            continue;
+        uint64_t off = g_array_index(d->sites, uint64_t, *i);
+        if (hprof_parse_alloc_sites(b->data + off, hprof_u4(b->data + off - 4), d->heap.id_size,
+                                    st))
+            return true;
     }
-    return NULL;
+    return false;
+}
+
+void hprof_site_class(const hprof_dump *d, const hprof_site *site, GString *out)
+{
+    const hprof_load_class *lc = hprof_load_class_by_serial(d, site->class_serial);
+    uint32_t nlen;
+    const char *nt = lc ? hprof_string_text(d, lc->name_id, &nlen) : NULL;
+    if (nt)
+        hf_heap_display_name_append(out, nt, nlen);
+    else if (site->array && hf_btype_name(site->array))
+        g_string_append_printf(out, "%s[]", hf_btype_name(site->array));
+    else
+        g_string_append_printf(out, "class-serial-%u", site->class_serial);
 }

@@ -1,7 +1,7 @@
 /*
- * hproftxt_heap.c - the text HEAP DUMP (ROOT, CLS, OBJ and ARR lines) on
- * the neutral heap layer (heap.h), and the codec that reads an object back
- * from its line.
+ * heap.c - (an extra of this format) the text HEAP DUMP (ROOT, CLS, OBJ
+ * and ARR lines) on the neutral heap layer (heap.h), and the codec that
+ * reads an object back from its line.
  *
  * What the text has, and so what the tree shows: objects with their class,
  * size ("sz=") and allocation trace; for instances only the references

@@ -1,10 +1,16 @@
 /*
  * hproftxt.h - the HPROF agent's text output (java.hprof.txt): the
- * decoder's shared parts.  FORMATS.md section 2.
+ * decoder's shared parts.  The format: docs/formats.md.
  *
- *   hproftxt_parse.c  detection, the line scanner, blocks, threads,
- *                     traces, SITES and CPU rows, open
- *   hproftxt_view.c   the model ops and the views
+ *   decoder.c  detection, open, destroy, the tables of views, the ops table
+ *   scan.c     the line scanner: blocks, threads, traces, SITES and CPU
+ *              rows; finding a trace and its frames
+ *   render.c   the views: info, traces, threads, snapshot info and blocks
+ *   profile.c  heap.pprof and stacks.folded
+ *   heap.c     (an extra of this format) the HEAP DUMP block on the heap
+ *              layer, and the codec
+ *   objects.c  (an extra of this format) objects' fields and refs/ from
+ *              their lines; classes/ and objects/ only where a HEAP DUMP is
  *
  * Parsing goes by block markers at the start of a line ("TRACE N:",
  * "THREAD START (", "SITES BEGIN", "CPU SAMPLES BEGIN", "CPU TIME (ms)
@@ -23,7 +29,7 @@
  *
  * Ownership: the dump owns everything; names live in `chunk`.
  * Thread safety: read-only after open, except the per-snapshot pprof
- * builders, made once under g_once_init_enter (heap_pprof.h).
+ * builders, made once under g_once_init_enter (decoders/heap/profile.h).
  */
 #ifndef HF_HPROFTXT_H
 #define HF_HPROFTXT_H
@@ -68,6 +74,7 @@ typedef struct {
     uint64_t frames; /* first frame line */
     uint64_t end;    /* end of the block */
 } txt_trace;
+G_STATIC_ASSERT(offsetof(txt_trace, serial) == 0); /* search.h's serial helpers */
 
 typedef struct {
     uint32_t serial;
@@ -77,6 +84,7 @@ typedef struct {
     uint64_t start_off;
     bool ended;
 } txt_thread;
+G_STATIC_ASSERT(offsetof(txt_thread, serial) == 0);
 
 typedef struct {
     hf_heap heap; /* first: the heap dump part (heap.h); heap.base is the hf_dump */
@@ -88,23 +96,27 @@ typedef struct {
     GArray *threads; /* txt_thread, ascending serial */
 } txt_dump;
 
-extern const hf_dump_ops hproftxt_ops;
-/* objects.c: what a text heap dump's objects hold, and the model ops that
- * hide classes/ and objects/ in snapshots without a HEAP DUMP. */
-extern const hf_file txt_object_files[];
-extern const hf_linkdir txt_object_dirs[];
-uint64_t txt_n_classes(hf_dump *d, uint32_t s);
-int64_t txt_class_find(hf_dump *d, uint32_t s, const char *name);
-uint64_t txt_n_objects(hf_dump *d, uint32_t s);
-int64_t txt_object_find(hf_dump *d, uint32_t s, const char *name);
-/* True when snapshot s has a HEAP DUMP block (an hf_has_fn). */
-bool txt_has_heap(hf_dump *d, uint32_t s, uint64_t index);
-extern const hf_heap_codec txt_codec;
+extern const hf_decoder hf_decoder_hproftxt;
 
-/* Building the heap part while scanning (hproftxt_heap.c): begin at each
- * HEAP DUMP BEGIN (snap: its snapshot index), every line of the block,
- * end at its end; finish once after the scan (adds empty heap snapshots up
- * to n_snaps, runs hf_heap_finish, frees the scanner). */
+/* ---- scan.c ---- */
+
+/* The pass over the file at open: fills everything above (the heap part
+ * through heap.c), sorts traces (a repeated serial keeps its first) and
+ * threads, and checks what needs the whole file.  Problems go to
+ * hf_problem(). */
+void txt_scan(txt_dump *t);
+/* Index of the trace with this serial, -1 when none. */
+int64_t txt_trace_find(const txt_dump *t, uint32_t serial);
+/* Appends frame k of a trace: the text of its line (full) or the method
+ * without "(File.java:N)" (short).  False past the last frame. */
+bool txt_trace_frame(const txt_dump *t, const txt_trace *tr, uint32_t k, bool full, GString *out);
+
+/* ---- heap.c: the HEAP DUMP block on the heap layer ---- */
+
+/* Building the heap part while scanning: begin at each HEAP DUMP BEGIN
+ * (snap: its snapshot index), every line of the block, end at its end;
+ * finish once after the scan (adds empty heap snapshots up to n_snaps,
+ * runs hf_heap_finish, frees the scanner). */
 typedef struct txt_hscan txt_hscan;
 txt_hscan *txt_hscan_new(txt_dump *t);
 void txt_hscan_begin(txt_hscan *hs, uint32_t snap);
@@ -113,32 +125,58 @@ void txt_hscan_end(txt_hscan *hs);
 void txt_hscan_finish(txt_hscan *hs, uint32_t n_snaps);
 /* A sub-line "\tname\t\tID" of an OBJ, ARR or CLS record. */
 bool txt_sub_line(const char *s, size_t len, const char **name, size_t *name_len, uint64_t *id);
+/* Objects read back from their lines. */
+extern const hf_heap_codec txt_codec;
 
-/* Index of the trace with this serial, -1 when none. */
-int64_t txt_trace_find(const txt_dump *t, uint32_t serial);
-/* Appends frame k of a trace: the text of its line (full) or the method
- * without "(File.java:N)" (short).  False past the last frame. */
-bool txt_trace_frame(const txt_dump *t, const txt_trace *tr, uint32_t k, bool full, GString *out);
+/* ---- render.c: views (the render protocol, model.h) and has() rows ---- */
 
-void hproftxt_destroy(hf_dump *d);
-
-/* Ops shared by both ops tables (hproftxt_view.c). */
-uint64_t hproftxt_render(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+uint64_t txt_render_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                          size_t budget);
-void hproftxt_describe(hf_dump *d, GString *out);
-uint32_t hproftxt_n_snapshots(hf_dump *d);
-uint64_t hproftxt_snapshot_number(hf_dump *d, uint32_t s);
-uint32_t hproftxt_snap_files(hf_dump *d, uint32_t s, const char *const **names);
-uint64_t hproftxt_n_traces(hf_dump *d);
-uint64_t hproftxt_trace_number(hf_dump *d, uint64_t t);
-uint64_t hproftxt_n_threads(hf_dump *d);
-void hproftxt_thread_name(hf_dump *d, uint64_t t, char name[HF_NAME_MAX]);
+uint64_t txt_view_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                        size_t budget);
+uint64_t txt_view_thread_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                              size_t budget);
+uint64_t txt_view_thread_stack(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                               size_t budget);
+uint64_t txt_view_snap_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget);
+uint64_t txt_view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                        size_t budget);
+uint64_t txt_view_samples(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                          size_t budget);
+uint64_t txt_view_times(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                        size_t budget);
+bool txt_has_sites(hf_dump *d, uint32_t s, uint64_t index);
+bool txt_has_samples(hf_dump *d, uint32_t s, uint64_t index);
+bool txt_has_times(hf_dump *d, uint32_t s, uint64_t index);
+/* True when snapshot s has a HEAP DUMP block. */
+bool txt_has_heap(hf_dump *d, uint32_t s, uint64_t index);
+/* True when it has SITES or a HEAP DUMP: heap.pprof and stacks.folded. */
+bool txt_has_profile(hf_dump *d, uint32_t s, uint64_t index);
+void txt_describe(hf_dump *d, GString *out);
+
+/* ---- profile.c: heap.pprof and stacks.folded ---- */
+
 /* Frame names of a TRACE (an hf_trace_names_fn; ud: the txt_dump). */
 void txt_trace_names(const hf_heap *h, uint32_t serial, bool full, GPtrArray *frames, void *ud);
-/* Builds snapshot s's heap.pprof samples (for hf_heap_pprof). */
+/* Builds snapshot s's heap.pprof samples (for hf_heap_pprof; ud: the
+ * txt_dump): SITES where the snapshot has them, else the heap dump. */
 void txt_build_pprof(hf_heap_pprof_out *o, uint32_t s, void *ud);
-/* objects/O/fields of an instance or object array, from its lines
- * (hproftxt_obj.c); false for other objects. */
-bool txt_render_fields(txt_dump *t, uint32_t s, uint64_t o, GString *out);
+
+/* ---- objects.c ---- */
+
+/* objects/O/fields and refs/ of an instance or object array, read from
+ * its lines; the heap layer's for class objects. */
+uint64_t txt_view_object_fields(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                size_t budget);
+hf_ref_status txt_refs_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
+                             char name[HF_NAME_MAX], hf_target *to);
+int64_t txt_refs_find(hf_dump *d, uint32_t s, uint64_t o, const char *name);
+/* The model ops that hide classes/ and objects/ in snapshots without a
+ * HEAP DUMP. */
+uint64_t txt_n_classes(hf_dump *d, uint32_t s);
+int64_t txt_class_find(hf_dump *d, uint32_t s, const char *name);
+uint64_t txt_n_objects(hf_dump *d, uint32_t s);
+int64_t txt_object_find(hf_dump *d, uint32_t s, const char *name);
 
 #endif

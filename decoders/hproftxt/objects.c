@@ -1,9 +1,10 @@
 /*
- * hproftxt_obj.c - objects of a text heap dump: their fields and refs are
- * read from the lines under each OBJ / ARR record ("\tname\t\tID",
- * "\t[i]\t\tID"), since the text has only the non-null references (see
- * hproftxt_heap.c); everything else about classes and objects is the heap
- * layer's.  Also the ops table of files that have a HEAP DUMP.
+ * objects.c - objects of a text heap dump (an extra of this format): their
+ * fields and refs/ are read from the lines under each OBJ / ARR record
+ * ("\tname\t\tID", "\t[i]\t\tID"), since the text has only the non-null
+ * references (see heap.c); everything else about classes and objects is
+ * the heap layer's.  Also the model ops that hide classes/ and objects/ in
+ * snapshots without a HEAP DUMP.  decoder.c puts these in its tables.
  *
  * Thread-safe: reads the mapped file and the finished index only.
  */
@@ -138,8 +139,8 @@ static bool render_fields(txt_dump *t, uint32_t s, uint64_t o, GString *out)
     return false; /* class objects: the layer's statics */
 }
 
-static uint64_t view_fields(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                            size_t budget)
+uint64_t txt_view_object_fields(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                size_t budget)
 {
     if (render_fields((txt_dump *)d, v->snap, v->index, out))
         return HF_DONE;
@@ -173,8 +174,8 @@ static void id_name(uint64_t id, char name[HF_NAME_MAX])
     g_snprintf(name, HF_NAME_MAX, "0x%" G_GINT64_MODIFIER "x", (guint64)id);
 }
 
-static hf_ref_status refs_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
-                                char name[HF_NAME_MAX], hf_target *to)
+hf_ref_status txt_refs_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
+                             char name[HF_NAME_MAX], hf_target *to)
 {
     hf_heap *h = H(d);
     const hf_hsnap *sn = hf_heap_snap(h, s);
@@ -203,7 +204,7 @@ static hf_ref_status refs_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slo
     return HF_REF_OK;
 }
 
-static int64_t refs_find(hf_dump *d, uint32_t s, uint64_t o, const char *name)
+int64_t txt_refs_find(hf_dump *d, uint32_t s, uint64_t o, const char *name)
 {
     hf_heap *h = H(d);
     const hf_hsnap *sn = hf_heap_snap(h, s);
@@ -218,28 +219,10 @@ static int64_t refs_find(hf_dump *d, uint32_t s, uint64_t o, const char *name)
         return -1;
     }
     if (ob.kind == HF_K_OBJARRAY) {
-        char *end;
-        if (!g_ascii_isdigit(name[0]) || (name[0] == '0' && name[1]))
-            return -1;
-        uint64_t i = g_ascii_strtoull(name, &end, 10);
-        if (*end || i >= ob.length || !sub_value(h, ob.loc, NULL, i))
+        uint64_t i;
+        if (!hf_parse_decimal(name, &i) || i >= ob.length || !sub_value(h, ob.loc, NULL, i))
             return -1;
         return (int64_t)i;
     }
     return hf_heap_refs_find(d, s, o, name);
 }
-
-/* No value file: the text has no string contents. */
-const hf_file txt_object_files[] = {
-    {"info", hf_heap_view_object_info, NULL},
-    {"fields", view_fields, hf_heap_has_object_fields},
-    HF_HEAP_RETAINED_OBJECT_FILES,
-    {NULL},
-};
-
-const hf_linkdir txt_object_dirs[] = {
-    {"refs", hf_heap_has_refs, refs_entry, refs_find},
-    {"referrers", NULL, hf_heap_referrers_entry, hf_heap_referrers_find},
-    {"dominated", NULL, hf_heap_dominated_entry, hf_heap_dominated_find},
-    {NULL},
-};

@@ -1,6 +1,7 @@
 /*
- * hproftxt_parse.c - scanning java.hprof.txt once at open (see hproftxt.h
- * for what is recognised and why by markers).
+ * scan.c - scanning java.hprof.txt once at open (see hproftxt.h for what
+ * is recognised and why by markers), and finding traces and their frames
+ * in what it found.
  *
  * One pass over the mapped file, line by line, with a small state machine:
  * outside any block, inside a TRACE (tab-indented frames), or inside a
@@ -9,7 +10,7 @@
  */
 #include "decoders/hproftxt/hproftxt.h"
 
-#include "decoders/core/names.h"
+#include "decoders/core/search.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -419,62 +420,27 @@ static void one_line(scan *c, const line *l)
 
 /* ---- after the scan ---- */
 
-static gint cmp_trace(gconstpointer a, gconstpointer b)
-{
-    const txt_trace *x = a, *y = b;
-    return x->serial < y->serial ? -1 : x->serial > y->serial;
-}
-
-static gint cmp_thread(gconstpointer a, gconstpointer b)
-{
-    const txt_thread *x = a, *y = b;
-    return x->serial < y->serial ? -1 : x->serial > y->serial;
-}
-
 int64_t txt_trace_find(const txt_dump *t, uint32_t serial)
 {
-    guint lo = 0, hi = t->traces->len;
-    while (lo < hi) {
-        guint mid = lo + (hi - lo) / 2;
-        uint32_t s = g_array_index(t->traces, txt_trace, mid).serial;
-        if (s == serial)
-            return mid;
-        if (s < serial)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
+    return hf_serial_find_array(t->traces, serial);
+}
+
+static void trace_dropped(const void *elem, void *ud)
+{
+    const txt_trace *tr = elem;
+    hf_problem(ud, tr->off, "TRACE %u repeated: the first one is kept", tr->serial);
 }
 
 /* Sort traces (dropping repeated serials), name thread directories. */
 static void finish_index(txt_dump *t)
 {
-    g_array_sort(t->traces, cmp_trace);
-    guint w = 0;
-    for (guint i = 0; i < t->traces->len; i++) {
-        txt_trace *tr = &g_array_index(t->traces, txt_trace, i);
-        if (w && g_array_index(t->traces, txt_trace, w - 1).serial == tr->serial) {
-            hf_problem(&t->heap.base, tr->off, "TRACE %u repeated: the first one is kept", tr->serial);
-            continue;
-        }
-        g_array_index(t->traces, txt_trace, w++) = *tr;
-    }
-    g_array_set_size(t->traces, w);
-    g_array_sort(t->threads, cmp_thread);
+    hf_serial_sort(t->traces);
+    hf_serial_dedup(t->traces, trace_dropped, &t->heap.base);
+    hf_serial_sort(t->threads);
     GString *s = g_string_new(NULL);
     for (guint i = 0; i < t->threads->len; i++) {
         txt_thread *th = &g_array_index(t->threads, txt_thread, i);
-        g_string_printf(s, "%u", th->serial);
-        if (th->name && *th->name) {
-            g_string_append_c(s, '-');
-            size_t n = strlen(th->name);
-            if (n > 160)
-                n = 160;
-            while (n > 0 && ((unsigned char)th->name[n] & 0xC0) == 0x80)
-                n--; /* do not cut a UTF-8 sequence */
-            hf_name_escape_append(s, th->name, n);
-        }
+        hf_heap_thread_dir(s, th->serial, th->name);
         th->dir = g_string_chunk_insert(t->chunk, s->str);
     }
     g_string_free(s, TRUE);
@@ -580,50 +546,8 @@ bool txt_trace_frame(const txt_dump *t, const txt_trace *tr, uint32_t k, bool fu
     }
 }
 
-/* ---- open ---- */
-
-static bool detect(const uint8_t *head, size_t len)
+void txt_scan(txt_dump *t)
 {
-    if (len < 13 || memcmp(head, "JAVA PROFILE ", 13) != 0)
-        return false;
-    /* Text: the first line ends with a newline before any NUL (the binary
-     * format has "JAVA PROFILE 1.0.x" followed by a NUL). */
-    for (size_t i = 13; i < len; i++) {
-        if (head[i] == 0)
-            return false;
-        if (head[i] == '\n')
-            return true;
-    }
-    return false;
-}
-
-void hproftxt_destroy(hf_dump *d)
-{
-    txt_dump *t = (txt_dump *)d;
-    for (guint i = 0; i < t->snaps->len; i++) {
-        txt_snap *sn = &g_array_index(t->snaps, txt_snap, i);
-        g_array_free(sn->sites, TRUE);
-        g_array_free(sn->samples, TRUE);
-        g_array_free(sn->times, TRUE);
-    }
-    g_array_free(t->snaps, TRUE);
-    g_array_free(t->traces, TRUE);
-    g_array_free(t->threads, TRUE);
-    g_string_chunk_free(t->chunk);
-    g_free(t->created);
-    hf_heap_clear(&t->heap);
-    g_free(t);
-}
-
-static hf_dump *hproftxt_open(const char *path, GMappedFile *map, GError **err)
-{
-    txt_dump *t = g_new0(txt_dump, 1);
-    /* Ids in these files are 32-bit object tags. */
-    hf_heap_init(&t->heap, &hproftxt_ops, &txt_codec, path, map, 4);
-    t->chunk = g_string_chunk_new(4096);
-    t->snaps = g_array_new(FALSE, FALSE, sizeof(txt_snap));
-    t->traces = g_array_new(FALSE, FALSE, sizeof(txt_trace));
-    t->threads = g_array_new(FALSE, FALSE, sizeof(txt_thread));
     scan_file(t);
     /* Real files end with a newline; a last line without one was cut. */
     if (t->heap.base.size && t->heap.base.data[t->heap.base.size - 1] != '\n')
@@ -631,21 +555,4 @@ static hf_dump *hproftxt_open(const char *path, GMappedFile *map, GError **err)
                    "last line has no newline (file truncated?)");
     finish_index(t);
     finish_snaps(t);
-    t->heap.pprof = hf_heap_pprof_new(&t->heap, t->snaps->len, "java", txt_build_pprof, t,
-                                 txt_trace_names, t);
-    if (!t->traces->len && !t->threads->len && !t->snaps->len) {
-        g_set_error(err, HF_ERROR, HF_ERROR_FORMAT,
-                    "%s: HPROF agent text output with no TRACE, THREAD or BEGIN..END block",
-                    path);
-        hproftxt_destroy(&t->heap.base);
-        return NULL;
-    }
-    return &t->heap.base;
 }
-
-const hf_decoder hf_hproftxt_decoder = {
-    .format = "hprof-text",
-    .detect = detect,
-    .open = hproftxt_open,
-    .open_series = NULL,
-};

@@ -75,7 +75,7 @@ static bool oemp_detect(const uint8_t *head, size_t len)
     return oemp_detect_head(head, len);
 }
 
-const hf_decoder hf_oemp_decoder = {
+const hf_decoder hf_decoder_oemp = {
     .format = "oemp",
     .detect = oemp_detect,
     .open = oemp_open,

@@ -1,0 +1,138 @@
+/*
+ * render.c - the views of an HPROF binary dump that are HPROF's own:
+ * MOUNT/info, the README paragraph, the snapshot info's record counts and
+ * the sites file (the HPROF agent's SITES blocks).  Classes, objects,
+ * roots, strings, traces and threads are the heap layer's
+ * (decoders/heap/render.c, objects.c); decoder.c puts them in its tables.
+ *
+ * Read-only over the finished dump: thread-safe.
+ */
+#include "decoders/hprof/hprof.h"
+
+#include <time.h>
+
+static void format_time(uint64_t ms, GString *out)
+{
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    char buf[64];
+    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+    g_string_append_printf(out, "%s.%03uZ", buf, (unsigned)(ms % 1000));
+}
+
+uint64_t hprof_render_info(hf_dump *base, const hf_view *v, uint64_t first, GString *out,
+                           size_t budget)
+{
+    hprof_dump *d = (hprof_dump *)base;
+    hf_heap *h = &d->heap;
+    g_string_append(out, "format: hprof\n");
+    g_string_append_printf(out, "version: %s\n", d->version);
+    g_string_append_printf(out, "file: %s\n", h->base.path);
+    g_string_append_printf(out, "size: %zu\n", h->base.size);
+    g_string_append_printf(out, "identifier size: %u\n", h->id_size);
+    g_string_append(out, "time: ");
+    format_time(d->time_ms, out);
+    g_string_append_c(out, '\n');
+    hf_heap_render_counts(h, out);
+    g_string_append_printf(out, "strings: %" G_GUINT64_FORMAT "\n", d->n_strings);
+    g_string_append_printf(out, "index bytes: %" G_GUINT64_FORMAT "\n", hf_heap_index_bytes(h));
+    g_string_append_printf(out, "problems: %" G_GUINT64_FORMAT "\n", (guint64)h->base.n_problems);
+    g_string_append(out, "size rule: ");
+    hf_heap_size_rule(h, out);
+    g_string_append_c(out, '\n');
+    static const uint8_t recs[] = {
+        HPROF_LOAD_CLASS, HPROF_UNLOAD_CLASS, HPROF_STACK_FRAME, HPROF_STACK_TRACE,
+        HPROF_ALLOC_SITES, HPROF_HEAP_SUMMARY, HPROF_START_THREAD, HPROF_END_THREAD,
+        HPROF_HEAP_DUMP, HPROF_HEAP_DUMP_SEGMENT, HPROF_HEAP_DUMP_END, HPROF_CPU_SAMPLES,
+        HPROF_CONTROL_SETTINGS,
+    }; /* STRING records are counted as strings above */
+    for (size_t i = 0; i < G_N_ELEMENTS(recs); i++)
+        g_string_append_printf(out, "records %s: %" G_GUINT64_FORMAT "\n",
+                               hprof_record_name(recs[i]), d->n_records[recs[i]]);
+    if (d->truncated)
+        g_string_append(out, "warning: the file ends inside a record (truncated dump)\n");
+    return HF_DONE;
+}
+
+uint64_t hprof_view_snap_info(hf_dump *base, const hf_view *v, uint64_t first, GString *out,
+                              size_t budget)
+{
+    hprof_dump *d = (hprof_dump *)base;
+    uint32_t s = v->snap;
+    static const struct { uint8_t tag; const char *name; } subs[] = {
+        {HPROF_GC_CLASS_DUMP, "class dump"}, {HPROF_GC_INSTANCE_DUMP, "instance dump"},
+        {HPROF_GC_OBJ_ARRAY_DUMP, "object array dump"},
+        {HPROF_GC_PRIM_ARRAY_DUMP, "primitive array dump"},
+        {HPROF_GC_PRIM_ARRAY_NODATA, "primitive array nodata"},
+    };
+    hf_heap_render_snap_info(&d->heap, s, out);
+    if (d->heap.snaps->len == 1)
+        for (size_t i = 0; i < G_N_ELEMENTS(subs); i++)
+            g_string_append_printf(out, "records %s: %" G_GUINT64_FORMAT "\n", subs[i].name,
+                                   d->n_sub[subs[i].tag]);
+    return HF_DONE;
+}
+
+/* The HPROF agent's SITES block for every ALLOC SITES record of snapshot s;
+ * item = record index. */
+uint64_t hprof_view_sites(hf_dump *base, const hf_view *v, uint64_t first, GString *out,
+                          size_t budget)
+{
+    hprof_dump *d = (hprof_dump *)base;
+    size_t start = out->len;
+    hprof_sites st;
+    for (uint64_t i = first; hprof_sites_next(d, v->snap, &i, &st); i++) {
+        if (out->len - start >= budget && i > first)
+            return i;
+        g_string_append_printf(out, "SITES BEGIN (ordered by %s)%s\n",
+                               st.flags & 2 ? "allocated bytes" : "live bytes",
+                               st.flags & 1 ? " incremental" : "");
+        g_string_append(out, "          percent          live          alloc'ed  stack class\n"
+                             " rank   self  accum     bytes objs     bytes  objs trace name\n");
+        double accum = 0, total = st.live_bytes ? st.live_bytes : 1;
+        for (uint32_t k = 0; k < st.n_sites; k++) {
+            hprof_site site;
+            hprof_site_at(&st, k, &site);
+            double self = 100.0 * site.live_bytes / total;
+            accum += self;
+            g_string_append_printf(out, "%5u %5.2f%% %5.2f%% %9u %4u %9u %5u %5u ", k + 1, self,
+                                   accum, site.live_bytes, site.live_instances, site.alloc_bytes,
+                                   site.alloc_instances, site.trace);
+            hprof_site_class(d, &site, out);
+            g_string_append_c(out, '\n');
+        }
+        g_string_append(out, "SITES END\n");
+    }
+    return HF_DONE;
+}
+
+bool hprof_has_sites(hf_dump *base, uint32_t s, uint64_t index)
+{
+    uint64_t i = 0;
+    hprof_sites st;
+    return hprof_sites_next((hprof_dump *)base, s, &i, &st);
+}
+
+void hprof_describe(hf_dump *base, GString *out)
+{
+    hprof_dump *d = (hprof_dump *)base;
+    g_string_append_printf(
+        out,
+        "A Java heap dump in the HPROF binary format (%s). Each heap dump in the file is a\n"
+        "snapshot (snapshots/N). In a snapshot: histogram (instances, bytes, class, by bytes),\n"
+        "classes/NAME/ (info, fields, statics, instances), objects/0xID/ (info, fields, value,\n"
+        "refs/, class), roots (GC roots: kind, id, thread, frame, class), strings (every\n"
+        "java.lang.String: id and text, \\n and \\\\ escaped), sites where the file has\n"
+        "allocation sites, heap.pprof (google-pprof --text, no binary needed) and\n"
+        "stacks.folded (flamegraph.pl, live bytes): the ALLOC SITES where the file has\n"
+        "them, else the live objects by allocation trace, the class as the leaf frame.\n"
+        "traces/N are stack traces in the HPROF agent's form; threads/ hold\n"
+        "each thread's info and its stack with the local variables that are GC roots.\n"
+        "Class names read java.lang.String, int[], java.lang.Object[]; '/' in a name is %%2F and\n"
+        "'%%' is %%25; a name used by several classes gets @0xID on the later ones.\n"
+        "Sizes follow one rule, stated in info: ",
+        d->version);
+    hf_heap_size_rule(&d->heap, out);
+    g_string_append(out, ".\n");
+}

@@ -1,0 +1,255 @@
+/*
+ * render.c - the views of HPROF agent text output that are not the heap
+ * layer's.  Tree:
+ *
+ *   info                    format, file, counts
+ *   traces/N                each TRACE block as the file has it
+ *   threads/ID-NAME/info    from THREAD START / THREAD END
+ *   threads/ID-NAME/stack   the thread's trace, where a heap dump names it
+ *   snapshots/S/info        which blocks the snapshot has, and their totals
+ *   snapshots/S/sites       the SITES block as the file has it
+ *   snapshots/S/cpu/samples the CPU SAMPLES block as the file has it
+ *   snapshots/S/cpu/times   the CPU TIME block as the file has it
+ *
+ * heap.pprof and stacks.folded are profile.c's; classes, objects, roots
+ * and the histogram the heap layer's (objects' fields and refs/:
+ * objects.c).  Verbatim views are served by byte offset within the block
+ * (the render item is the offset of a line start), so a big block is never
+ * copied whole.
+ *
+ * Read-only over the finished dump: thread-safe.
+ */
+#include "decoders/hproftxt/hproftxt.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static txt_dump *T(hf_dump *d)
+{
+    return (txt_dump *)d;
+}
+
+/* Copies file bytes [first, end) (first: an offset, 0 meaning `start`)
+ * line by line until budget; returns the next line's offset or HF_DONE. */
+static uint64_t verbatim(txt_dump *t, uint64_t start, uint64_t end, uint64_t first, GString *out,
+                         size_t budget)
+{
+    const char *data = (const char *)t->heap.base.data;
+    uint64_t pos = first ? first : start;
+    size_t begin = out->len;
+    while (pos < end) {
+        const char *nl = memchr(data + pos, '\n', end - pos);
+        uint64_t next = nl ? (uint64_t)(nl - data) + 1 : end;
+        g_string_append_len(out, data + pos, (gssize)(next - pos));
+        if (!nl)
+            g_string_append_c(out, '\n'); /* the file's last line had none */
+        pos = next;
+        if (out->len - begin >= budget && pos < end)
+            return pos;
+    }
+    return HF_DONE;
+}
+
+/* ---- info views ---- */
+
+uint64_t txt_render_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                         size_t budget)
+{
+    txt_dump *t = T(d);
+    g_string_append(out, "format: HPROF agent text output (java.hprof.txt)\n");
+    const char *text = (const char *)t->heap.base.data;
+    size_t n = strcspn(text, ",\n");
+    g_string_append_printf(out, "version: %.*s\n", (int)(n > 13 && n < 64 ? n - 13 : 0),
+                           text + 13);
+    g_string_append_printf(out, "file: %s\n", t->heap.base.path);
+    g_string_append_printf(out, "size: %zu\n", t->heap.base.size);
+    if (t->created)
+        g_string_append_printf(out, "created: %s\n", t->created);
+    g_string_append_printf(out, "snapshots: %u\n", t->snaps->len);
+    g_string_append_printf(out, "traces: %u\n", t->traces->len);
+    g_string_append_printf(out, "threads: %u\n", t->threads->len);
+    g_string_append_printf(out, "warnings: %" G_GUINT64_FORMAT "\n", (guint64)t->heap.base.n_problems);
+    return HF_DONE;
+}
+
+static void block_line(txt_dump *t, const txt_block *b, GString *out)
+{
+    /* The BEGIN line itself: it has the block's date and totals. */
+    const char *s = (const char *)t->heap.base.data + b->off;
+    size_t n = strcspn(s, "\r\n");
+    if (b->off + n > t->heap.base.size)
+        n = t->heap.base.size - b->off;
+    g_string_append_len(out, s, (gssize)n);
+    g_string_append(out, b->closed ? "\n" : " (no END line)\n");
+}
+
+static void snap_info(txt_dump *t, txt_snap *sn, GString *out)
+{
+    static const char *const keys[TB_N] = {"sites", "cpu samples", "cpu times",
+                                           "heap dump", "monitor dump", "monitor time"};
+    for (int b = 0; b < TB_N; b++) {
+        if (!sn->blk[b].present)
+            continue;
+        g_string_append_printf(out, "%s: ", keys[b]);
+        block_line(t, &sn->blk[b], out);
+    }
+    if (sn->blk[TB_SITES].present) {
+        uint64_t v[4] = {0};
+        for (guint i = 0; i < sn->sites->len; i++) {
+            const txt_site *st = &g_array_index(sn->sites, txt_site, i);
+            v[0] += st->live_objs;
+            v[1] += st->live_bytes;
+            v[2] += st->alloc_objs;
+            v[3] += st->alloc_bytes;
+        }
+        g_string_append_printf(out, "sites rows: %u\n", sn->sites->len);
+        g_string_append_printf(out, "live objects: %" PRIu64 "\nlive bytes: %" PRIu64 "\n", v[0],
+                               v[1]);
+        g_string_append_printf(out,
+                               "allocated objects: %" PRIu64 "\nallocated bytes: %" PRIu64 "\n",
+                               v[2], v[3]);
+    }
+    if (sn->blk[TB_CPU_SAMPLES].present) {
+        uint64_t sum = 0;
+        for (guint i = 0; i < sn->samples->len; i++)
+            sum += g_array_index(sn->samples, txt_cpu, i).count;
+        g_string_append_printf(out, "cpu samples rows: %u\ncpu samples: %" PRIu64 "\n",
+                               sn->samples->len, sum);
+    }
+    if (sn->blk[TB_CPU_TIME].present)
+        g_string_append_printf(out, "cpu times rows: %u\ncpu time ms: %" PRIu64 "\n",
+                               sn->times->len, sn->blk[TB_CPU_TIME].total);
+}
+
+static const txt_thread *view_thread(hf_dump *d, const hf_view *v)
+{
+    GArray *a = T(d)->threads;
+    return v->index < a->len ? &g_array_index(a, txt_thread, v->index) : NULL;
+}
+
+uint64_t txt_view_thread_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                              size_t budget)
+{
+    const txt_thread *th = view_thread(d, v);
+    if (!th)
+        return HF_DONE;
+    g_string_append_printf(out, "id: %u\n", th->serial);
+    if (th->name)
+        g_string_append_printf(out, "name: %s\n", th->name);
+    if (th->group)
+        g_string_append_printf(out, "group: %s\n", th->group);
+    g_string_append_printf(out, "object: 0x%" PRIx64 "\n", th->obj);
+    g_string_append_printf(out, "ended: %s\n", th->ended ? "yes" : "no");
+    if (th->trace)
+        g_string_append_printf(out, "trace: %u\n", th->trace);
+    return HF_DONE;
+}
+
+uint64_t txt_view_thread_stack(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                               size_t budget)
+{
+    txt_dump *t = T(d);
+    const txt_thread *th = view_thread(d, v);
+    int64_t ti = th && th->trace ? txt_trace_find(t, th->trace) : -1;
+    if (ti < 0) {
+        g_string_append(out, "# the file records no stack for this thread\n");
+        return HF_DONE;
+    }
+    const txt_trace *tr = &g_array_index(t->traces, txt_trace, ti);
+    verbatim(t, tr->off, tr->end, 0, out, SIZE_MAX);
+    return HF_DONE;
+}
+
+uint64_t txt_view_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                        size_t budget)
+{
+    txt_dump *t = T(d);
+    if (v->index >= t->traces->len)
+        return HF_DONE;
+    const txt_trace *tr = &g_array_index(t->traces, txt_trace, v->index);
+    return verbatim(t, tr->off, tr->end, first, out, budget);
+}
+
+/* ---- snapshot files ---- */
+
+static txt_snap *view_snap(hf_dump *d, uint32_t s)
+{
+    GArray *a = T(d)->snaps;
+    return s < a->len ? &g_array_index(a, txt_snap, s) : NULL;
+}
+
+static bool has_block(hf_dump *d, uint32_t s, int b)
+{
+    txt_snap *sn = view_snap(d, s);
+    return sn && sn->blk[b].present;
+}
+
+bool txt_has_sites(hf_dump *d, uint32_t s, uint64_t i) { return has_block(d, s, TB_SITES); }
+bool txt_has_samples(hf_dump *d, uint32_t s, uint64_t i) { return has_block(d, s, TB_CPU_SAMPLES); }
+bool txt_has_times(hf_dump *d, uint32_t s, uint64_t i) { return has_block(d, s, TB_CPU_TIME); }
+bool txt_has_heap(hf_dump *d, uint32_t s, uint64_t i) { return has_block(d, s, TB_HEAP); }
+bool txt_has_profile(hf_dump *d, uint32_t s, uint64_t i)
+{
+    return has_block(d, s, TB_SITES) || has_block(d, s, TB_HEAP);
+}
+
+uint64_t txt_view_snap_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget)
+{
+    txt_snap *sn = view_snap(d, v->snap);
+    if (!sn)
+        return HF_DONE;
+    snap_info(T(d), sn, out);
+    if (sn->blk[TB_HEAP].present)
+        hf_heap_render_snap_info(&T(d)->heap, v->snap, out);
+    return HF_DONE;
+}
+
+/* A block of the snapshot as the file has it. */
+static uint64_t render_block(hf_dump *d, uint32_t s, int b, uint64_t first, GString *out,
+                             size_t budget)
+{
+    txt_snap *sn = view_snap(d, s);
+    return sn ? verbatim(T(d), sn->blk[b].off, sn->blk[b].end, first, out, budget) : HF_DONE;
+}
+
+uint64_t txt_view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                        size_t budget)
+{
+    return render_block(d, v->snap, TB_SITES, first, out, budget);
+}
+
+uint64_t txt_view_samples(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                          size_t budget)
+{
+    return render_block(d, v->snap, TB_CPU_SAMPLES, first, out, budget);
+}
+
+uint64_t txt_view_times(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                        size_t budget)
+{
+    return render_block(d, v->snap, TB_CPU_TIME, first, out, budget);
+}
+
+/* ---- the README paragraph ---- */
+
+void txt_describe(hf_dump *d, GString *out)
+{
+    g_string_append(
+        out,
+        "Output of the HPROF agent (-agentlib:hprof, format=a). traces/N is each TRACE\n"
+        "block as the file has it; threads/ comes from THREAD START and THREAD END. Each\n"
+        "snapshot is one set of blocks the agent wrote (at exit, or on Ctrl-\\): sites,\n"
+        "cpu/samples and cpu/times are its SITES, CPU SAMPLES and CPU TIME blocks as the\n"
+        "file has them; heap.pprof (google-pprof --text, no binary needed) and\n"
+        "stacks.folded (flamegraph.pl, live bytes) are made from SITES, one sample per\n"
+        "row: the row's trace with the allocated class as the leaf frame (without SITES:\n"
+        "the heap dump's objects by trace and class). Where the file has a HEAP DUMP, the\n"
+        "snapshot has classes/, objects/, histogram and roots as for a binary dump, with\n"
+        "what the text holds: references that are not null (no primitive values, no\n"
+        "string contents); a field shadowed by a subclass's is name@DeclaringClass. Every\n"
+        "object's size is the agent's sz= (class objects have none: 0), so a histogram\n"
+        "adds up to the file's sz= values. Problems found (rows that do not parse, SITES\n"
+        "or CPU rows naming a missing TRACE, CPU samples summing above the total, blocks\n"
+        "without END) are listed in errors.\n");
+}
