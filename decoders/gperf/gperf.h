@@ -5,7 +5,8 @@
  *   decoder.c   detection, open and open_series, destroy, the table of
  *               snapshot files and the ops table
  *   scan.c      parsing one file into a snapshot; the sampling rule
- *   render.c    the views, frame names, heap.pprof and stacks.folded
+ *   render.c    the views, frame names, heap.pprof, heap.pb.gz and
+ *               stacks.folded
  * Memory map lines and naming PCs (libdw) are decoders/pprof/symbolize.c's.
  *
  * One dump holds one or more files (a series: snapshots 1, 2, ... in the

@@ -7,11 +7,12 @@
  * their original bodies.  Here: heap dump sub-records, the dump, and what
  * the files of this folder give each other.
  *
- * Files: read.c (record and sub-record parsers, values), scan.c (the one
- * streaming pass, and lookups of strings and LOAD CLASS records by id),
- * profile.c (heap.pprof), decoder.c (detect, open, the codec, views and the
- * ops table).  The heap graph itself (classes, object index, views) is
- * heap.h's.
+ * Files: decoder.c (detect, open, destroy, the tables of views and the ops
+ * table), read.c (record and sub-record parsers, values, the codec),
+ * scan.c (the one streaming pass, and lookups of strings, LOAD CLASS and
+ * ALLOC SITES records), render.c (HPROF's own views: info, sites),
+ * profile.c (heap.pprof).  The heap graph itself (classes, object index,
+ * views) is heap.h's.
  *
  * Sub-record parsers are pure functions like the record parsers: they never
  * read past `end`.  Thread-safe.

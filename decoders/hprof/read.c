@@ -1,9 +1,10 @@
 /*
- * read.c - HPROF parsers: the top-level record bodies (records.h), values,
- * and heap dump sub-records (hprof.h).  Pure functions over a body pointer
- * and length; no state, thread-safe.  BMD's legacy HPROF records use the
- * record parsers too, so they must not assume the body is inside an HPROF
- * file.
+ * read.c - HPROF parsers: the names and bodies of top-level records
+ * (records.h), values, and heap dump sub-records (hprof.h).  Pure functions
+ * over a body pointer and length; no state, thread-safe.  BMD's legacy HPROF
+ * records use the record parsers too, so they must not assume the body is
+ * inside an HPROF file.  Then the codec, which reads objects back from
+ * their sub-records with them.
  */
 #include "decoders/hprof/hprof.h"
 
