@@ -18,7 +18,7 @@ extern const hf_decoder hf_decoder_gperf;
 extern const hf_decoder hf_decoder_hproftxt;
 extern const hf_decoder hf_decoder_hprof;
 extern const hf_decoder hf_decoder_oemp;
-extern const hf_decoder hf_gopprof_decoder;
+extern const hf_decoder hf_decoder_gopprof;
 extern const hf_decoder hf_decoder_bmd;
 
 /* One line per decoder.  Order matters only where two could claim a file. */
@@ -27,7 +27,7 @@ static const hf_decoder *const decoders[] = {
     &hf_decoder_hproftxt,
     &hf_decoder_hprof,
     &hf_decoder_oemp,
-    &hf_gopprof_decoder,
+    &hf_decoder_gopprof,
     &hf_decoder_bmd,
     NULL,
 };

@@ -141,7 +141,7 @@ static hf_dump *gop_open_series(const char *const *paths, int n, GError **err)
     return &g->base;
 }
 
-const hf_decoder hf_gopprof_decoder = {
+const hf_decoder hf_decoder_gopprof = {
     .format = "gopprof",
     .detect = gop_detect,
     .open = gop_open,

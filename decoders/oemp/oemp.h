@@ -2,7 +2,7 @@
  * oemp.h - internals of the OpenEdge memory profiler (.oemp) decoder.
  *
  * Not a public API: only the files of decoders/oemp/ include it; the rest
- * of heapfs sees the decoder through hf_oemp_decoder (an hf_decoder of
+ * of heapfs sees the decoder through hf_decoder_oemp (an hf_decoder of
  * model.h, listed in decoders/core/registry.c).  The format, and how heapfs
  * reads it, is in docs/formats.md (section 5).  The decoder is split as:
  *
