@@ -44,6 +44,9 @@ obj=$(head -1 "latest/classes/$cls/instances")
 run "cat latest/objects/$obj/fields"
 run "ls -l latest/objects/$obj/refs/"
 run "cat latest/objects/$obj/refs/note/value; echo"
+run "head -5 latest/suspects"
+run "cat latest/objects/$obj/path"
+run "head -4 latest/dominators"
 run "cat .stats"
 cd /
 echo
