@@ -36,26 +36,11 @@ static uint32_t intern_frame(gop_dump *d, const char *frame, const char *func)
     return d->frames->len - 1;
 }
 
-static guint key_hash(gconstpointer k)
-{
-    const uint32_t *s = k;
-    guint h = 5381;
-    for (uint32_t i = 0; i <= s[0]; i++)
-        h = h * 33 + s[i];
-    return h;
-}
-
-static gboolean key_equal(gconstpointer a, gconstpointer b)
-{
-    const uint32_t *x = a, *y = b;
-    return x[0] == y[0] && memcmp(x + 1, y + 1, x[0] * sizeof *x) == 0;
-}
-
 /* The trace of the frames in key ([0] = n); key is taken. */
 static uint32_t intern_trace(gop_dump *d, uint32_t *key)
 {
     if (!d->trace_idx)
-        d->trace_idx = g_hash_table_new_full(key_hash, key_equal, g_free, NULL);
+        d->trace_idx = g_hash_table_new_full(hf_stack_hash, hf_stack_equal, g_free, NULL);
     gpointer v = g_hash_table_lookup(d->trace_idx, key);
     if (v) {
         g_free(key);

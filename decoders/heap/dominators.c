@@ -55,6 +55,13 @@ static const hf_hgraph *graph_or_say(hf_dump *d, uint32_t s, GString *out)
     return g;
 }
 
+/* The graph of snapshot s when it exists and has object o, else NULL. */
+static const hf_hgraph *graph_for(hf_dump *d, uint32_t s, uint64_t o)
+{
+    const hf_hgraph *g = hf_heap_graph(H(d), s);
+    return g->error || o >= g->n ? NULL : g;
+}
+
 /* ---- snapshot views ---- */
 
 uint64_t hf_heap_view_dominators(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
@@ -371,8 +378,8 @@ uint64_t hf_heap_view_object_path(hf_dump *d, const hf_view *v, uint64_t first, 
 bool hf_heap_link_dominator(hf_dump *d, uint32_t s, uint64_t o, hf_target *to)
 {
     const hf_hsnap *sn = hf_heap_snap(H(d), s);
-    const hf_hgraph *g = hf_heap_graph(H(d), s);
-    if (g->error || o >= g->n)
+    const hf_hgraph *g = graph_for(d, s, o);
+    if (!g)
         return false;
     uint32_t idom = g->idom[o];
     if (idom == HF_NONE || idom == g->n) {
@@ -381,7 +388,7 @@ bool hf_heap_link_dominator(hf_dump *d, uint32_t s, uint64_t o, hf_target *to)
         return true;
     }
     to->kind = HF_TO_OBJECT;
-    g_snprintf(to->name, HF_NAME_MAX, HF_FMT_ID, (guint64)hf_heap_object_id(H(d), sn, idom));
+    hf_heap_id_name(hf_heap_object_id(H(d), sn, idom), to->name);
     return true;
 }
 
@@ -396,8 +403,8 @@ hf_ref_status hf_heap_referrers_entry(hf_dump *d, uint32_t s, uint64_t o, uint32
 {
     hf_heap *h = H(d);
     const hf_hsnap *sn = hf_heap_snap(h, s);
-    const hf_hgraph *g = hf_heap_graph(h, s);
-    if (g->error || o >= g->n)
+    const hf_hgraph *g = graph_for(d, s, o);
+    if (!g)
         return HF_REF_END;
     uint32_t a = g->pred.off[o], b = g->pred.off[o + 1];
     if (slot >= b - a)
@@ -417,15 +424,14 @@ hf_ref_status hf_heap_referrers_entry(hf_dump *d, uint32_t s, uint64_t o, uint32
         return HF_REF_EMPTY;
     g_snprintf(name, HF_NAME_MAX, HF_FMT_ID ".%s", (guint64)hf_heap_object_id(h, sn, p), field);
     to->kind = HF_TO_OBJECT;
-    g_snprintf(to->name, HF_NAME_MAX, HF_FMT_ID, (guint64)hf_heap_object_id(h, sn, p));
+    hf_heap_id_name(hf_heap_object_id(h, sn, p), to->name);
     return HF_REF_OK;
 }
 
 int64_t hf_heap_referrers_find(hf_dump *d, uint32_t s, uint64_t o, const char *name)
 {
-    hf_heap *h = H(d);
-    const hf_hgraph *g = hf_heap_graph(h, s);
-    if (g->error || o >= g->n)
+    const hf_hgraph *g = graph_for(d, s, o);
+    if (!g)
         return -1;
     uint32_t a = g->pred.off[o], b = g->pred.off[o + 1];
     int64_t p = -1;
@@ -443,7 +449,8 @@ int64_t hf_heap_referrers_find(hf_dump *d, uint32_t s, uint64_t o, const char *n
     }
     char buf[HF_NAME_MAX];
     hf_target to;
-    for (uint32_t k = 0; k < b - a && k < HF_FILES_MAX * 512; k++) {
+    /* only the slots fs/ lists (fs/inode.h: 15 bits) can be looked up */
+    for (uint32_t k = 0; k < b - a && k < (1u << 15); k++) {
         if (g->pred.dst[a + k] != (uint32_t)p)
             continue;
         if (hf_heap_referrers_entry(d, s, o, k, buf, &to) == HF_REF_OK && strcmp(buf, name) == 0)
@@ -469,8 +476,8 @@ hf_ref_status hf_heap_dominated_entry(hf_dump *d, uint32_t s, uint64_t o, uint32
 {
     hf_heap *h = H(d);
     const hf_hsnap *sn = hf_heap_snap(h, s);
-    const hf_hgraph *g = hf_heap_graph(h, s);
-    if (g->error || o >= g->n)
+    const hf_hgraph *g = graph_for(d, s, o);
+    if (!g)
         return HF_REF_END;
     uint32_t a = g->kids.off[o], b = g->kids.off[o + 1];
     if (slot >= b - a)
@@ -478,7 +485,7 @@ hf_ref_status hf_heap_dominated_entry(hf_dump *d, uint32_t s, uint64_t o, uint32
     uint64_t id = hf_heap_object_id(h, sn, g->kids.dst[a + slot]);
     g_snprintf(name, HF_NAME_MAX, "%0*u-" HF_FMT_ID, rank_width(b - a), slot + 1, (guint64)id);
     to->kind = HF_TO_OBJECT;
-    g_snprintf(to->name, HF_NAME_MAX, HF_FMT_ID, (guint64)id);
+    hf_heap_id_name(id, to->name);
     return HF_REF_OK;
 }
 

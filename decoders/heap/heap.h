@@ -444,6 +444,8 @@ void hf_heap_class_name(hf_dump *d, uint32_t s, uint64_t c, char name[HF_NAME_MA
 int64_t hf_heap_class_find(hf_dump *d, uint32_t s, const char *name);
 uint64_t hf_heap_n_objects(hf_dump *d, uint32_t s);
 void hf_heap_object_name(hf_dump *d, uint32_t s, uint64_t o, char name[HF_NAME_MAX]);
+/* An object id as objects/ names it (HF_FMT_ID). */
+void hf_heap_id_name(uint64_t id, char name[HF_NAME_MAX]);
 int64_t hf_heap_object_find(hf_dump *d, uint32_t s, const char *name);
 
 /* hf_dump_ops members, as designated initializers, that every heap format

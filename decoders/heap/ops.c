@@ -10,9 +10,9 @@
 
 #define H(d) ((hf_heap *)(d))
 
-static void id_name(uint64_t id, char name[HF_NAME_MAX])
+void hf_heap_id_name(uint64_t id, char name[HF_NAME_MAX])
 {
-    g_snprintf(name, HF_NAME_MAX, "0x%" G_GINT64_MODIFIER "x", (guint64)id);
+    g_snprintf(name, HF_NAME_MAX, HF_FMT_ID, (guint64)id);
 }
 
 /* ---- model ops ---- */
@@ -104,7 +104,7 @@ void hf_heap_object_name(hf_dump *d, uint32_t s, uint64_t o, char name[HF_NAME_M
     const hf_hsnap *sn = hf_heap_snap(H(d), s);
     name[0] = '\0';
     if (sn && o < sn->n_objects)
-        id_name(hf_heap_object_id(H(d), sn, o), name);
+        hf_heap_id_name(hf_heap_object_id(H(d), sn, o), name);
 }
 
 /* "0x" + lowercase hex, no leading zeros (so each id has one name). */
@@ -198,7 +198,7 @@ hf_ref_status hf_heap_refs_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t sl
         return HF_REF_END;
     }
     to->kind = HF_TO_OBJECT;
-    id_name(v, to->name);
+    hf_heap_id_name(v, to->name);
     return HF_REF_OK;
 }
 

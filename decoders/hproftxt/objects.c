@@ -169,11 +169,6 @@ int64_t txt_object_find(hf_dump *d, uint32_t s, const char *name)
     return has_heap(d, s) ? hf_heap_object_find(d, s, name) : -1;
 }
 
-static void id_name(uint64_t id, char name[HF_NAME_MAX])
-{
-    g_snprintf(name, HF_NAME_MAX, "0x%" G_GINT64_MODIFIER "x", (guint64)id);
-}
-
 hf_ref_status txt_refs_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
                              char name[HF_NAME_MAX], hf_target *to)
 {
@@ -200,7 +195,7 @@ hf_ref_status txt_refs_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
         return hf_heap_refs_entry(d, s, o, slot, name, to);
     }
     to->kind = HF_TO_OBJECT;
-    id_name(v, to->name);
+    hf_heap_id_name(v, to->name);
     return HF_REF_OK;
 }
 

@@ -31,7 +31,7 @@ struct hf_pprof {
     hf_pprof_values total;
 };
 
-static guint stack_hash(gconstpointer k)
+guint hf_stack_hash(gconstpointer k)
 {
     const uint32_t *s = k;
     guint h = 5381;
@@ -40,7 +40,7 @@ static guint stack_hash(gconstpointer k)
     return h;
 }
 
-static gboolean stack_equal(gconstpointer a, gconstpointer b)
+gboolean hf_stack_equal(gconstpointer a, gconstpointer b)
 {
     const uint32_t *x = a, *y = b;
     return x[0] == y[0] && memcmp(x + 1, y + 1, x[0] * sizeof *x) == 0;
@@ -60,7 +60,7 @@ hf_pprof *hf_pprof_new_opts(const hf_pprof_opts *o)
     p->keep_lines = o->keep_lines;
     p->names_idx = g_hash_table_new(g_str_hash, g_str_equal);
     p->names = g_ptr_array_new_with_free_func(g_free);
-    p->merge = g_hash_table_new_full(stack_hash, stack_equal, g_free, NULL);
+    p->merge = g_hash_table_new_full(hf_stack_hash, hf_stack_equal, g_free, NULL);
     p->own = g_hash_table_new_full(g_direct_hash, g_direct_equal, g_free, NULL);
     p->samples = g_array_new(FALSE, FALSE, sizeof(sample));
     return p;

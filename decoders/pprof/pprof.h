@@ -149,4 +149,9 @@ uint64_t hf_pprof_render_folded(const hf_pprof *p, hf_pprof_which which, uint64_
 void hf_pprof_append_symbol(GString *out, const char *name);
 void hf_pprof_append_folded_frame(GString *out, const char *name);
 
+/* Hash and equality of a stack as a key: uint32 count, then that many
+ * frame numbers (GHashTable functions, for merging equal stacks). */
+guint hf_stack_hash(gconstpointer k);
+gboolean hf_stack_equal(gconstpointer a, gconstpointer b);
+
 #endif
