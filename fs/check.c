@@ -5,42 +5,43 @@
 
 #include <glib.h>
 
-hf_dump *hf_check_open(char *const *paths, int n, const hf_open_opts *opts, FILE *err)
+hf_dumps *hf_check_open(char *const *paths, int n, const hf_open_opts *opts, FILE *err)
 {
     GError *e = NULL;
-    hf_dump *d = hf_open_series_with((const char *const *)paths, n, opts, &e);
-    if (!d) {
+    hf_dumps *m = hf_dumps_open(paths, n, opts, &e);
+    if (!m) {
         fprintf(err, "heapfs: %s\n", e ? e->message : "cannot decode");
         g_clear_error(&e);
     }
-    return d;
+    return m;
 }
 
-int hf_check_report(hf_dump *d, FILE *out)
+int hf_check_report(hf_dumps *m, FILE *out)
 {
     GString *s = g_string_new(NULL);
-    hf_view v = {0};
     for (uint64_t item = 0; item != HF_DONE;)
-        item = d->ops->render_info(d, &v, item, s, 1 << 20);
+        item = hf_dumps_info(m, item, s, 1 << 20);
     fputs(s->str, out);
-    g_string_free(s, TRUE);
-    if (d->problems->len) {
+    g_string_truncate(s, 0);
+    for (uint64_t item = 0; item != HF_DONE;)
+        item = hf_dumps_errors(m, item, s, 1 << 20);
+    if (s->len) {
         fprintf(out, "problems:\n");
-        for (guint i = 0; i < d->problems->len; i++)
-            fprintf(out, "  %s\n", (char *)g_ptr_array_index(d->problems, i));
-        if (d->n_problems > d->problems->len)
-            fprintf(out, "  %" G_GUINT64_FORMAT " more problems, not listed\n",
-                    (guint64)(d->n_problems - d->problems->len));
+        char **lines = g_strsplit(s->str, "\n", -1);
+        for (char **l = lines; *l && **l; l++)
+            fprintf(out, "  %s\n", *l);
+        g_strfreev(lines);
     }
+    g_string_free(s, TRUE);
     return HF_CHECK_OK;
 }
 
 int hf_check_run(char *const *paths, int n, const hf_open_opts *opts, FILE *out, FILE *err)
 {
-    hf_dump *d = hf_check_open(paths, n, opts, err);
-    if (!d)
+    hf_dumps *m = hf_check_open(paths, n, opts, err);
+    if (!m)
         return HF_CHECK_UNDECODED;
-    int rc = hf_check_report(d, out);
-    hf_dump_close(d);
+    int rc = hf_check_report(m, out);
+    hf_dumps_free(m);
     return rc;
 }

@@ -15,46 +15,64 @@ static void list_parts(GString *out, const char *where, const hf_parts *p)
     g_string_append_c(out, '\n');
 }
 
-void hf_content_readme(hf_dump *d, GString *out)
+/* What the dumps of format `o` hold. */
+static void describe_format(hf_dump *d, bool several, GString *out)
 {
     const hf_dump_ops *o = d->ops;
-    g_string_append_printf(out,
-        "This is heapfs: %s mounted read-only as files (format: %s).\n"
-        "\n"
-        "  info        what the file is: format, version, counts\n"
-        "  errors      one line per problem found while decoding (empty when clean)\n"
-        "  snapshots/  one directory per snapshot, in file order; latest -> the last one\n",
-        d->path, o->format);
     if (o->n_traces && o->n_traces(d) > 0)
-        g_string_append(out, "  traces/N    stack trace N\n");
+        g_string_append_printf(out, "  %s    stack trace N\n",
+                               several ? "snapshots/N/traces/N" : "traces/N");
     if (o->n_threads && o->n_threads(d) > 0)
-        list_parts(out, "threads/T/", &o->thread);
+        list_parts(out, several ? "snapshots/N/threads/T/" : "threads/T/", &o->thread);
     g_string_append(out, "\nIn each snapshot (where the snapshot has them):\n");
     list_parts(out, "", &o->snapshot);
     if (o->n_classes)
         list_parts(out, "classes/NAME/", &o->class_);
     if (o->n_objects)
         list_parts(out, "objects/ID/", &o->object);
+    if (o->tally)
+        g_string_append(out, "  growth           from the second snapshot on: per class, site "
+                             "or type, the change\n"
+                             "                   since the snapshot before (growth-retained: "
+                             "retained bytes)\n");
+    if (o->text)
+        g_string_append(out, "  strings-new      strings whose text the snapshot before lacks\n");
     g_string_append(out, "\n");
     if (o->describe)
         o->describe(d, out);
+}
+
+void hf_content_readme(hf_dumps *m, GString *out)
+{
+    uint32_t n = hf_dumps_count(m);
+    hf_dump *d0 = hf_dumps_get(m, 0);
+    if (n == 1) {
+        g_string_append_printf(out, "This is heapfs: %s mounted read-only as files (format: %s).\n",
+                               d0->path, d0->ops->format);
+    } else {
+        g_string_append_printf(out, "This is heapfs: %u dumps mounted read-only as files, their "
+                                    "snapshots one after another:\n", n);
+        for (uint32_t k = 0; k < n; k++)
+            g_string_append_printf(out, "  %s (%s)\n", hf_dumps_get(m, k)->path,
+                                   hf_dumps_get(m, k)->ops->format);
+    }
+    g_string_append(out,
+        "\n"
+        "  info        what the file is: format, version, counts\n"
+        "  errors      one line per problem found while decoding (empty when clean)\n"
+        "  snapshots/  one directory per snapshot, in file order; latest -> the last one\n");
+    /* Each format once, in the order the files came. */
+    for (uint32_t k = 0; k < n; k++) {
+        bool seen = false;
+        for (uint32_t j = 0; j < k; j++)
+            seen |= hf_dumps_get(m, j)->ops == hf_dumps_get(m, k)->ops;
+        if (seen)
+            continue;
+        if (n > 1)
+            g_string_append_printf(out, "\n%s files:\n", hf_dumps_get(m, k)->ops->format);
+        describe_format(hf_dumps_get(m, k), n > 1, out);
+    }
     g_string_append(out,
         "\nNothing here changes while mounted.  Cache counters: cat .stats (not listed).\n"
         "Unmount with: fusermount3 -u MOUNTPOINT\n");
-}
-
-uint64_t hf_content_errors(hf_dump *d, uint64_t first, GString *out, size_t budget)
-{
-    gsize start = out->len;
-    uint64_t i = first;
-    for (; i < d->problems->len; i++) {
-        if (out->len - start >= budget)
-            return i;
-        g_string_append(out, g_ptr_array_index(d->problems, i));
-        g_string_append_c(out, '\n');
-    }
-    if (i == d->problems->len && d->n_problems > d->problems->len)
-        g_string_append_printf(out, "%" G_GUINT64_FORMAT " more problems, not listed\n",
-                               (guint64)(d->n_problems - d->problems->len));
-    return HF_DONE;
 }

@@ -153,22 +153,27 @@ static bool caller_may_read(fuse_req_t req, const struct stat *st)
     return st->st_mode & (in_group ? S_IRGRP : S_IROTH);
 }
 
-static bool changed_since_mount(hf_fs *fs, const struct stat *st)
+static bool changed_since_mount(const struct stat *then, const struct stat *st)
 {
-    return st->st_ino != fs->dump_st.st_ino || st->st_size != fs->dump_st.st_size ||
-           st->st_mtim.tv_sec != fs->dump_st.st_mtim.tv_sec ||
-           st->st_mtim.tv_nsec != fs->dump_st.st_mtim.tv_nsec;
+    return st->st_ino != then->st_ino || st->st_size != then->st_size ||
+           st->st_mtim.tv_sec != then->st_mtim.tv_sec ||
+           st->st_mtim.tv_nsec != then->st_mtim.tv_nsec;
 }
 
-/* 0, or the errno an open must fail with. */
+/* 0, or the errno an open must fail with: every dump file is checked. */
 static int check_dump(fuse_req_t req, hf_fs *fs, bool check_change)
 {
-    struct stat st;
-    bool exists = stat(fs->path, &st) == 0; /* deleted: served from the mapping */
-    if (exists && !caller_may_read(req, &st))
-        return EACCES;
-    if (check_change && (hf_guard_tripped() || (exists && changed_since_mount(fs, &st))))
+    if (check_change && hf_guard_tripped())
         return EIO;
+    for (uint32_t i = 0; i < fs->n_files; i++) {
+        struct stat st;
+        if (stat(fs->paths[i], &st) != 0)
+            continue; /* deleted: served from the mapping */
+        if (!caller_may_read(req, &st))
+            return EACCES;
+        if (check_change && changed_since_mount(&fs->file_st[i], &st))
+            return EIO;
+    }
     return 0;
 }
 

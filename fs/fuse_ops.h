@@ -21,10 +21,13 @@
 
 typedef struct {
     hf_tree *tree;
-    struct stat dump_st; /* modes, owner and times of the dump file */
-    uint64_t generation; /* same for every node; changes when the dump does */
+    struct stat dump_st; /* owner and times of the (first) dump file; modes:
+                            what every dump file grants */
+    uint64_t generation; /* same for every node; changes when a dump does */
     double timeout;      /* entry and attribute timeout, seconds */
-    const char *path;    /* the dump file, re-checked at each open */
+    uint32_t n_files;    /* the dump files, re-checked at each open: */
+    char **paths;        /* absolute paths */
+    struct stat *file_st; /* as they were at mount */
 } hf_fs;
 
 extern const struct fuse_lowlevel_ops hf_fuse_ops;

@@ -18,6 +18,10 @@
  * directory in its kind (HF_N_OBJ_ENTRY + directory), so all 15 bits of b
  * are its slot.
  *
+ * Traces and threads (HF_N_TRACES .. HF_N_THREAD_FILE) belong to the mount
+ * (snap 0) when it has one dump; with several dumps they are parts of each
+ * snapshot, and snap is the snapshot's index + 1.
+ *
  * The root is FUSE_ROOT_ID (1), which no other node can encode to since
  * every other kind is >= 1.  Limits that follow: 2^31 objects per
  * snapshot, 4096 snapshots, a link directory lists its first 32768 slots
@@ -47,6 +51,7 @@ typedef enum {
     HF_N_SNAP,        /* snap */
     HF_N_SNAP_FILE,   /* a = file */
     HF_N_SNAP_SUBDIR, /* a = the first file under that directory */
+    HF_N_COMPARE,     /* a = growth, growth-retained, strings-new (tree.c) */
     HF_N_CLASSES,
     HF_N_CLASS,      /* a = class */
     HF_N_CLASS_FILE, /* a = class, b = file */

@@ -99,8 +99,9 @@ static void usage(const char *prog)
            "\n"
            "Mounts a heap dump or memory profile read-only as files: HPROF binary\n"
            "(JVM, Android), HPROF agent text, BMD, OpenEdge .oemp, gperftools heap\n"
-           "profiles and pprof profile.proto files such as Go heap profiles (several\n"
-           "files of one run become snapshots 1, 2, ...).\n"
+           "profiles and pprof profile.proto files such as Go heap profiles.  Several\n"
+           "files become snapshots 1, 2, ... in the order given (heap dumps of any of\n"
+           "the formats side by side; each snapshot from the second has a growth file).\n"
            "Unmount with: fusermount3 -u MOUNTPOINT\n"
            "\n"
            "heapfs options:\n"
@@ -181,23 +182,34 @@ static void add_mount_options(struct fuse_args *args, const char *dump)
     free(fsname);
 }
 
-static int run_mount(hf_dump *d, struct fuse_args *args, uint64_t cache_size)
+static int run_mount(hf_dumps *m, char *const *paths, int n, struct fuse_args *args,
+                     uint64_t cache_size)
 {
     struct fuse_cmdline_opts cl;
     if (fuse_parse_cmdline(args, &cl) != 0)
         return 2;
     int rc = 1;
     hf_cache *cache = hf_cache_new(cache_size);
-    /* Absolute: the dump is stat()ed again at each open, and a daemon
+    hf_fs fs = {.tree = hf_tree_new(m, cache), .timeout = 86400.0, .n_files = (uint32_t)n};
+    /* Absolute: the dumps are stat()ed again at each open, and a daemon
      * (no -f) has changed to / by then. */
-    char *path = g_canonicalize_filename(d->path, NULL);
-    hf_fs fs = {.tree = hf_tree_new(d, cache), .timeout = 86400.0, .path = path};
-    stat(path, &fs.dump_st);
-    hf_guard_add(d->data, d->size);
-    /* The generation changes when the dump file does, so NFS handles to a
-     * replaced dump go stale instead of naming other contents. */
-    fs.generation = (uint32_t)(fs.dump_st.st_size ^ fs.dump_st.st_mtim.tv_sec ^
-                               (fs.dump_st.st_mtim.tv_nsec << 8)) | 1;
+    fs.paths = g_new0(char *, n + 1);
+    fs.file_st = g_new0(struct stat, n);
+    for (int i = 0; i < n; i++) {
+        fs.paths[i] = g_canonicalize_filename(paths[i], NULL);
+        stat(fs.paths[i], &fs.file_st[i]);
+        /* The generation changes when a dump file does, so NFS handles to
+         * a replaced dump go stale instead of naming other contents. */
+        fs.generation ^= (uint32_t)(fs.file_st[i].st_size ^ fs.file_st[i].st_mtim.tv_sec ^
+                                    (fs.file_st[i].st_mtim.tv_nsec << 8));
+    }
+    fs.generation |= 1;
+    fs.dump_st = fs.file_st[0];
+    for (int i = 1; i < n; i++)
+        fs.dump_st.st_mode &= fs.file_st[i].st_mode | ~(mode_t)0777;
+    for (uint32_t k = 0; k < hf_dumps_count(m); k++)
+        if (hf_dumps_get(m, k)->data)
+            hf_guard_add(hf_dumps_get(m, k)->data, hf_dumps_get(m, k)->size);
 
     struct fuse_session *se = fuse_session_new(args, &hf_fuse_ops, sizeof hf_fuse_ops, &fs);
     if (!se) {
@@ -234,7 +246,8 @@ out_session:
 out:
     hf_tree_free(fs.tree);
     hf_cache_free(cache);
-    g_free(path);
+    g_strfreev(fs.paths);
+    g_free(fs.file_st);
     free(cl.mountpoint);
     return rc;
 }
@@ -288,15 +301,15 @@ int main(int argc, char **argv)
         rc = hf_check_run(paths, ndumps, &opts, stdout, stderr);
         goto out;
     }
-    hf_dump *d = hf_check_open(paths, ndumps, &opts, stderr);
-    if (!d) {
+    hf_dumps *m = hf_check_open(paths, ndumps, &opts, stderr);
+    if (!m) {
         rc = 1;
         goto out;
     }
     add_mount_options(&args, paths[0]);
     fuse_opt_add_arg(&args, paths[npos - 1]);
-    rc = run_mount(d, &args, cache_size);
-    hf_dump_close(d);
+    rc = run_mount(m, paths, ndumps, &args, cache_size);
+    hf_dumps_free(m);
 out:
     fuse_opt_free_args(&args);
     g_ptr_array_free(o.positional, TRUE);

@@ -9,8 +9,11 @@
  */
 #include "fs/tree.h"
 
+#include "decoders/core/compare.h"
 #include "decoders/core/names.h"
+#include "decoders/core/search.h"
 #include "fs/content.h"
+#include "fs/parts.h"
 #include "fs/views.h"
 
 #include <errno.h>
@@ -19,7 +22,7 @@
 #include <string.h>
 
 struct hf_tree {
-    hf_dump *d;
+    hf_dumps *m;
     hf_cache *cache;
     hf_views *views;
 };
@@ -31,10 +34,10 @@ typedef struct {
 
 #define SMALL_MAX HF_FILES_MAX
 
-hf_tree *hf_tree_new(hf_dump *d, hf_cache *cache)
+hf_tree *hf_tree_new(hf_dumps *m, hf_cache *cache)
 {
     hf_tree *t = g_new0(hf_tree, 1);
-    t->d = d;
+    t->m = m;
     t->cache = cache;
     hf_cache_stats st;
     hf_cache_stats_get(cache, &st);
@@ -52,106 +55,57 @@ void hf_tree_free(hf_tree *t)
     g_free(t);
 }
 
-hf_dump *hf_tree_dump(hf_tree *t)
+hf_dumps *hf_tree_dumps(hf_tree *t)
 {
-    return t->d;
-}
-
-static const hf_dump_ops *ops(hf_tree *t)
-{
-    return t->d->ops;
+    return t->m;
 }
 
 /* ---- what exists: every "is this part there" question is answered here ---- */
 
-static bool has_traces(hf_tree *t)
+static bool has_traces(hf_tree *t, uint32_t tsnap)
 {
-    return ops(t)->n_traces && ops(t)->n_traces(t->d) > 0;
+    hf_dump *d = hf_dumps_tt(t->m, tsnap).d;
+    return d && d->ops->n_traces && d->ops->n_traces(d) > 0;
 }
 
-static bool has_threads(hf_tree *t)
+static bool has_threads(hf_tree *t, uint32_t tsnap)
 {
-    return ops(t)->n_threads && ops(t)->n_threads(t->d) > 0;
-}
-
-static uint32_t n_snaps(hf_tree *t)
-{
-    uint32_t n = ops(t)->n_snapshots(t->d);
-    return MIN(n, HF_SNAP_MAX);
+    hf_dump *d = hf_dumps_tt(t->m, tsnap).d;
+    return d && d->ops->n_threads && d->ops->n_threads(d) > 0;
 }
 
 static bool has_classes(hf_tree *t, uint32_t s)
 {
-    return ops(t)->n_classes && ops(t)->n_classes(t->d, s) > 0;
+    hf_snapref r = hf_dumps_at(t->m, s);
+    return r.d->ops->n_classes && r.d->ops->n_classes(r.d, r.s) > 0;
 }
 
 static bool has_objects(hf_tree *t, uint32_t s)
 {
-    return ops(t)->n_objects && (!ops(t)->n_classes || has_classes(t, s));
+    hf_snapref r = hf_dumps_at(t->m, s);
+    return r.d->ops->n_objects && (!r.d->ops->n_classes || has_classes(t, s));
 }
 
-/* The parts table of a directory kind, NULL for other kinds. */
-static const hf_parts *parts_of(hf_tree *t, hf_node_kind k)
+/* The dump a directory node's parts come from, and the parts table of its
+ * kind (NULL for other kinds). */
+static const hf_parts *parts_of(hf_tree *t, const hf_node *dir, hf_snapref *r)
 {
-    switch (k) {
+    if (dir->kind == HF_N_THREAD) {
+        *r = hf_dumps_tt(t->m, dir->snap);
+        return r->d ? &r->d->ops->thread : NULL;
+    }
+    *r = hf_dumps_at(t->m, dir->snap);
+    switch (dir->kind) {
     case HF_N_SNAP:
     case HF_N_SNAP_SUBDIR:
-        return &ops(t)->snapshot;
-    case HF_N_THREAD:
-        return &ops(t)->thread;
+        return &r->d->ops->snapshot;
     case HF_N_CLASS:
-        return &ops(t)->class_;
+        return &r->d->ops->class_;
     case HF_N_OBJECT:
-        return &ops(t)->object;
+        return &r->d->ops->object;
     default:
         return NULL;
     }
-}
-
-/* Entries of a table ended by a NULL name (the name comes first in
- * hf_file, hf_link and hf_linkdir alike), at most max. */
-static uint32_t table_len(const void *table, size_t stride, uint32_t max)
-{
-    uint32_t n = 0;
-    while (table && n < max && *(const char *const *)((const char *)table + n * stride))
-        n++;
-    return n;
-}
-
-#define n_files(p) table_len((p) ? (p)->files : NULL, sizeof(hf_file), HF_FILES_MAX)
-#define n_links(p) table_len((p) ? (p)->links : NULL, sizeof(hf_link), HF_FILES_MAX)
-#define n_dirs(p) table_len((p) ? (p)->dirs : NULL, sizeof(hf_linkdir), HF_DIRS_MAX)
-
-/* Does file f of the parts table p exist for node `index` of snapshot s? */
-static bool file_exists(hf_tree *t, const hf_parts *p, uint32_t f, uint32_t s, uint64_t index)
-{
-    if (f >= n_files(p))
-        return false;
-    hf_has_fn has = p->files[f].has;
-    return !has || has(t->d, s, index);
-}
-
-static bool dir_exists(hf_tree *t, const hf_parts *p, uint32_t k, uint32_t s, uint64_t index)
-{
-    if (k >= n_dirs(p))
-        return false;
-    hf_has_fn has = p->dirs[k].has;
-    return !has || has(t->d, s, index);
-}
-
-static bool link_target(hf_tree *t, const hf_parts *p, uint32_t l, uint32_t s, uint64_t index,
-                        hf_target *to)
-{
-    return l < n_links(p) && p->links[l].target(t->d, s, index, to);
-}
-
-static bool link_exists(hf_tree *t, const hf_parts *p, uint32_t l, uint32_t s, uint64_t index)
-{
-    hf_target to;
-    if (l >= n_links(p))
-        return false;
-    hf_has_fn has = p->links[l].has;
-    return has ? has(t->d, s, index) : link_target(t, p, l, s, index, &to);
 }
 
 hf_type hf_tree_type(const hf_node *n)
@@ -188,15 +142,20 @@ hf_node hf_tree_parent(const hf_node *n)
     if (is_entry(n))
         return hf_node_make(HF_N_OBJ_DIR, n->snap, n->a, (uint32_t)(n->kind - HF_N_OBJ_ENTRY));
     switch (n->kind) {
+    case HF_N_TRACES:
+    case HF_N_THREADS:
+        return n->snap ? hf_node_make(HF_N_SNAP, n->snap - 1, 0, 0)
+                       : hf_node_make(HF_N_ROOT, 0, 0, 0);
     case HF_N_TRACE:
-        return hf_node_make(HF_N_TRACES, 0, 0, 0);
+        return hf_node_make(HF_N_TRACES, n->snap, 0, 0);
     case HF_N_THREAD:
-        return hf_node_make(HF_N_THREADS, 0, 0, 0);
+        return hf_node_make(HF_N_THREADS, n->snap, 0, 0);
     case HF_N_THREAD_FILE:
-        return hf_node_make(HF_N_THREAD, 0, n->a, 0);
+        return hf_node_make(HF_N_THREAD, n->snap, n->a, 0);
     case HF_N_SNAP:
         return hf_node_make(HF_N_SNAPSHOTS, 0, 0, 0);
     case HF_N_SNAP_SUBDIR:
+    case HF_N_COMPARE:
     case HF_N_CLASSES:
     case HF_N_OBJECTS:
         return hf_node_make(HF_N_SNAP, n->snap, 0, 0);
@@ -230,20 +189,21 @@ static const char *subdir_slash(const char *name)
  * i: the subdirectory's node is named after it. */
 static uint32_t subdir_first(hf_tree *t, uint32_t s, uint32_t i)
 {
-    const hf_parts *p = &ops(t)->snapshot;
+    hf_snapref r = hf_dumps_at(t->m, s);
+    const hf_parts *p = &r.d->ops->snapshot;
     const char *slash = subdir_slash(p->files[i].name);
     size_t plen = (size_t)(slash - p->files[i].name);
     for (uint32_t j = 0; j < i; j++)
         if (strncmp(p->files[j].name, p->files[i].name, plen + 1) == 0 &&
-            file_exists(t, p, j, s, 0))
+            hf_file_exists(p, j, r, 0))
             return j;
     return i;
 }
 
 static hf_node snap_file_parent(hf_tree *t, const hf_node *n)
 {
-    const hf_parts *p = &ops(t)->snapshot;
-    if (n->a < n_files(p) && subdir_slash(p->files[n->a].name))
+    const hf_parts *p = &hf_dumps_at(t->m, n->snap).d->ops->snapshot;
+    if (n->a < hf_n_files(p) && subdir_slash(p->files[n->a].name))
         return hf_node_make(HF_N_SNAP_SUBDIR, n->snap, subdir_first(t, n->snap, (uint32_t)n->a), 0);
     return hf_node_make(HF_N_SNAP, n->snap, 0, 0);
 }
@@ -263,21 +223,32 @@ static void add(entry *e, int *k, const char *name, hf_node n)
 static void add_parts(hf_tree *t, const hf_node *dir, hf_node_kind file_kind,
                       hf_node_kind link_kind, entry *e, int *k)
 {
-    const hf_parts *p = parts_of(t, dir->kind);
+    hf_snapref r;
+    const hf_parts *p = parts_of(t, dir, &r);
     uint32_t s = dir->snap;
-    for (uint32_t f = 0, n = n_files(p); f < n; f++)
-        if (file_exists(t, p, f, s, dir->a))
+    for (uint32_t f = 0, n = hf_n_files(p); f < n; f++)
+        if (hf_file_exists(p, f, r, dir->a))
             add(e, k, p->files[f].name, hf_node_make(file_kind, s, dir->a, f));
     if (link_kind == HF_N_ROOT)
         return;
-    for (uint32_t l = 0, n = n_links(p); l < n; l++)
-        if (link_exists(t, p, l, s, dir->a))
+    for (uint32_t l = 0, n = hf_n_links(p); l < n; l++)
+        if (hf_link_exists(p, l, r, dir->a))
             add(e, k, p->links[l].name, hf_node_make(link_kind, s, dir->a, l));
     if (dir->kind != HF_N_OBJECT)
         return;
-    for (uint32_t l = 0, n = n_dirs(p); l < n; l++)
-        if (dir_exists(t, p, l, s, dir->a))
+    for (uint32_t l = 0, n = hf_n_dirs(p); l < n; l++)
+        if (hf_dir_exists(p, l, r, dir->a))
             add(e, k, p->dirs[l].name, hf_node_make(HF_N_OBJ_DIR, s, dir->a, l));
+}
+
+/* traces/ and threads/ in a directory: the root, or with several dumps
+ * each snapshot (tsnap: the snapshot's index + 1). */
+static void add_tt(hf_tree *t, uint32_t tsnap, entry *e, int *k)
+{
+    if (has_traces(t, tsnap))
+        add(e, k, "traces", hf_node_make(HF_N_TRACES, tsnap, 0, 0));
+    if (has_threads(t, tsnap))
+        add(e, k, "threads", hf_node_make(HF_N_THREADS, tsnap, 0, 0));
 }
 
 /* Lists a small directory; returns its entry count (0 for big ones). */
@@ -291,21 +262,19 @@ static int small_children(hf_tree *t, const hf_node *dir, entry *e)
         add(e, &k, "info", hf_node_make(HF_N_INFO, 0, 0, 0));
         add(e, &k, "errors", hf_node_make(HF_N_ERRORS, 0, 0, 0));
         add(e, &k, "snapshots", hf_node_make(HF_N_SNAPSHOTS, 0, 0, 0));
-        if (n_snaps(t) > 0)
+        if (hf_dumps_n_snaps(t->m) > 0)
             add(e, &k, "latest", hf_node_make(HF_N_LATEST, 0, 0, 0));
-        if (has_traces(t))
-            add(e, &k, "traces", hf_node_make(HF_N_TRACES, 0, 0, 0));
-        if (has_threads(t))
-            add(e, &k, "threads", hf_node_make(HF_N_THREADS, 0, 0, 0));
+        add_tt(t, 0, e, &k);
         break;
     case HF_N_THREAD:
         add_parts(t, dir, HF_N_THREAD_FILE, HF_N_ROOT, e, &k);
         break;
     case HF_N_SNAP: {
-        const hf_parts *p = &ops(t)->snapshot;
-        for (uint32_t i = 0, nf = n_files(p); i < nf; i++) {
+        hf_snapref r = hf_dumps_at(t->m, s);
+        const hf_parts *p = &r.d->ops->snapshot;
+        for (uint32_t i = 0, nf = hf_n_files(p); i < nf; i++) {
             const char *name = p->files[i].name, *slash = subdir_slash(name);
-            if (!file_exists(t, p, i, s, 0))
+            if (!hf_file_exists(p, i, r, 0))
                 continue;
             if (!slash) {
                 add(e, &k, name, hf_node_make(HF_N_SNAP_FILE, s, i, 0));
@@ -319,12 +288,18 @@ static int small_children(hf_tree *t, const hf_node *dir, entry *e)
             add(e, &k, "classes", hf_node_make(HF_N_CLASSES, s, 0, 0));
         if (has_objects(t, s))
             add(e, &k, "objects", hf_node_make(HF_N_OBJECTS, s, 0, 0));
+        for (uint32_t c = 0; c < HF_CMP_N; c++)
+            if (hf_dumps_has_compare(t->m, s, c))
+                add(e, &k, hf_dumps_compare_names[c], hf_node_make(HF_N_COMPARE, s, c, 0));
+        if ((hf_dumps_count(t->m) > 1))
+            add_tt(t, s + 1, e, &k);
         break;
     }
     case HF_N_SNAP_SUBDIR: {
-        const hf_parts *p = &ops(t)->snapshot;
-        for (uint32_t i = (uint32_t)dir->a, nf = n_files(p); i < nf; i++)
-            if (subdir_slash(p->files[i].name) && file_exists(t, p, i, s, 0) &&
+        hf_snapref r = hf_dumps_at(t->m, s);
+        const hf_parts *p = &r.d->ops->snapshot;
+        for (uint32_t i = (uint32_t)dir->a, nf = hf_n_files(p); i < nf; i++)
+            if (subdir_slash(p->files[i].name) && hf_file_exists(p, i, r, 0) &&
                 subdir_first(t, s, i) == dir->a)
                 add(e, &k, subdir_slash(p->files[i].name) + 1,
                     hf_node_make(HF_N_SNAP_FILE, s, i, 0));
@@ -354,23 +329,26 @@ typedef enum { CHILD_END = -1, CHILD_SKIP = 0, CHILD_OK = 1 } child_status;
 
 static const hf_linkdir *linkdir(hf_tree *t, const hf_node *dir)
 {
-    return &ops(t)->object.dirs[dir->b];
+    return &hf_dumps_at(t->m, dir->snap).d->ops->object.dirs[dir->b];
 }
 
 static uint64_t big_count(hf_tree *t, const hf_node *dir)
 {
     uint32_t s = dir->snap;
+    hf_snapref r = dir->kind == HF_N_TRACES || dir->kind == HF_N_THREADS ? hf_dumps_tt(t->m, s)
+                   : dir->kind == HF_N_SNAPSHOTS                         ? (hf_snapref){NULL, 0}
+                                                                         : hf_dumps_at(t->m, s);
     switch (dir->kind) {
     case HF_N_SNAPSHOTS:
-        return n_snaps(t);
+        return hf_dumps_n_snaps(t->m);
     case HF_N_TRACES:
-        return has_traces(t) ? MIN(ops(t)->n_traces(t->d), HF_A_MAX) : 0;
+        return has_traces(t, s) ? MIN(r.d->ops->n_traces(r.d), HF_A_MAX) : 0;
     case HF_N_THREADS:
-        return has_threads(t) ? MIN(ops(t)->n_threads(t->d), HF_A_MAX) : 0;
+        return has_threads(t, s) ? MIN(r.d->ops->n_threads(r.d), HF_A_MAX) : 0;
     case HF_N_CLASSES:
-        return has_classes(t, s) ? MIN(ops(t)->n_classes(t->d, s), HF_A_MAX) : 0;
+        return has_classes(t, s) ? MIN(r.d->ops->n_classes(r.d, r.s), HF_A_MAX) : 0;
     case HF_N_OBJECTS:
-        return has_objects(t, s) ? MIN(ops(t)->n_objects(t->d, s), HF_A_MAX) : 0;
+        return has_objects(t, s) ? MIN(r.d->ops->n_objects(r.d, r.s), HF_A_MAX) : 0;
     case HF_N_OBJ_DIR:
         return HF_B_MAX; /* slots; entry() says where they end */
     default:
@@ -384,32 +362,34 @@ static child_status big_child(hf_tree *t, const hf_node *dir, uint64_t i, char *
     uint32_t s = dir->snap;
     if (i >= big_count(t, dir))
         return CHILD_END;
+    hf_snapref r = dir->kind == HF_N_TRACES || dir->kind == HF_N_THREADS ? hf_dumps_tt(t->m, s)
+                   : dir->kind == HF_N_SNAPSHOTS                         ? (hf_snapref){NULL, 0}
+                                                                         : hf_dumps_at(t->m, s);
     switch (dir->kind) {
     case HF_N_SNAPSHOTS:
         snprintf(name, HF_NAME_MAX, "%" G_GUINT64_FORMAT,
-                 (guint64)ops(t)->snapshot_number(t->d, (uint32_t)i));
+                 (guint64)hf_dumps_snap_number(t->m, (uint32_t)i));
         *out = hf_node_make(HF_N_SNAP, (uint32_t)i, 0, 0);
         return CHILD_OK;
     case HF_N_TRACES:
-        snprintf(name, HF_NAME_MAX, "%" G_GUINT64_FORMAT,
-                 (guint64)ops(t)->trace_number(t->d, i));
-        *out = hf_node_make(HF_N_TRACE, 0, i, 0);
+        snprintf(name, HF_NAME_MAX, "%" G_GUINT64_FORMAT, (guint64)r.d->ops->trace_number(r.d, i));
+        *out = hf_node_make(HF_N_TRACE, s, i, 0);
         return CHILD_OK;
     case HF_N_THREADS:
-        ops(t)->thread_name(t->d, i, name);
-        *out = hf_node_make(HF_N_THREAD, 0, i, 0);
+        r.d->ops->thread_name(r.d, i, name);
+        *out = hf_node_make(HF_N_THREAD, s, i, 0);
         return CHILD_OK;
     case HF_N_CLASSES:
-        ops(t)->class_name(t->d, s, i, name);
+        r.d->ops->class_name(r.d, r.s, i, name);
         *out = hf_node_make(HF_N_CLASS, s, i, 0);
         return CHILD_OK;
     case HF_N_OBJECTS:
-        ops(t)->object_name(t->d, s, i, name);
+        r.d->ops->object_name(r.d, r.s, i, name);
         *out = hf_node_make(HF_N_OBJECT, s, i, 0);
         return CHILD_OK;
     case HF_N_OBJ_DIR: {
         hf_target to;
-        hf_ref_status st = linkdir(t, dir)->entry(t->d, s, dir->a, (uint32_t)i, name, &to);
+        hf_ref_status st = linkdir(t, dir)->entry(r.d, r.s, dir->a, (uint32_t)i, name, &to);
         if (st == HF_REF_END)
             return CHILD_END;
         *out = hf_node_make((hf_node_kind)(HF_N_OBJ_ENTRY + dir->b), s, dir->a, (uint32_t)i);
@@ -420,66 +400,64 @@ static child_status big_child(hf_tree *t, const hf_node *dir, uint64_t i, char *
     }
 }
 
-/* Binary search of a strictly ascending number sequence. */
-static int64_t find_number(hf_tree *t, uint64_t n, uint64_t want,
-                           uint64_t (*at)(hf_tree *t, uint64_t i))
+/* Position of the name `want` among the numbered entries of dir (snapshots
+ * or traces: numbers ascend), -1 when none has it. */
+typedef struct {
+    hf_tree *t;
+    hf_snapref r; /* traces: their dump */
+    uint64_t want;
+} number_find;
+
+static uint64_t number_at(const number_find *f, uint64_t i)
 {
-    uint64_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        uint64_t v = at(t, mid);
-        if (v == want)
-            return (int64_t)mid;
-        if (v < want)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
+    return f->r.d ? f->r.d->ops->trace_number(f->r.d, i) : hf_dumps_snap_number(f->t->m, (uint32_t)i);
 }
 
-static uint64_t snap_number_at(hf_tree *t, uint64_t i)
+static bool number_below(const void *ud, uint64_t i)
 {
-    return ops(t)->snapshot_number(t->d, (uint32_t)i);
+    const number_find *f = ud;
+    return number_at(f, i) < f->want;
 }
 
-static uint64_t trace_number_at(hf_tree *t, uint64_t i)
+static int64_t find_number(hf_tree *t, const hf_node *dir, const char *name)
 {
-    return ops(t)->trace_number(t->d, i);
+    number_find f = {t, dir->kind == HF_N_TRACES ? hf_dumps_tt(t->m, dir->snap) : (hf_snapref){NULL, 0}, 0};
+    if (!hf_parse_decimal(name, &f.want))
+        return -1;
+    uint64_t n = big_count(t, dir), i = hf_lower_bound(0, n, number_below, &f);
+    return i < n && number_at(&f, i) == f.want ? (int64_t)i : -1;
 }
 
 static int big_lookup(hf_tree *t, const hf_node *dir, const char *name, hf_node *out)
 {
     uint32_t s = dir->snap;
-    uint64_t num;
     int64_t i = -1;
     char buf[HF_NAME_MAX];
+    hf_snapref r = dir->kind == HF_N_SNAPSHOTS ? (hf_snapref){NULL, 0}
+                   : dir->kind == HF_N_THREADS ? hf_dumps_tt(t->m, s)
+                                               : hf_dumps_at(t->m, s);
     switch (dir->kind) {
     case HF_N_SNAPSHOTS:
-        if (hf_parse_decimal(name, &num))
-            i = find_number(t, big_count(t, dir), num, snap_number_at);
-        break;
     case HF_N_TRACES:
-        if (hf_parse_decimal(name, &num))
-            i = find_number(t, big_count(t, dir), num, trace_number_at);
+        i = find_number(t, dir, name);
         break;
     case HF_N_THREADS: /* threads are few: a scan is fine */
         for (uint64_t k = 0, n = big_count(t, dir); k < n && i < 0; k++) {
-            ops(t)->thread_name(t->d, k, buf);
+            r.d->ops->thread_name(r.d, k, buf);
             if (strcmp(buf, name) == 0)
                 i = (int64_t)k;
         }
         break;
     case HF_N_CLASSES:
         if (has_classes(t, s))
-            i = ops(t)->class_find(t->d, s, name);
+            i = r.d->ops->class_find(r.d, r.s, name);
         break;
     case HF_N_OBJECTS:
         if (has_objects(t, s))
-            i = ops(t)->object_find(t->d, s, name);
+            i = r.d->ops->object_find(r.d, r.s, name);
         break;
     case HF_N_OBJ_DIR:
-        i = linkdir(t, dir)->find(t->d, s, dir->a, name);
+        i = linkdir(t, dir)->find(r.d, r.s, dir->a, name);
         break;
     default:
         break;
@@ -575,9 +553,10 @@ bool hf_tree_valid(hf_tree *t, const hf_node *n)
 {
     uint32_t s = n->snap;
     bool has_snap = n->kind >= HF_N_SNAP;
-    if (!has_snap && s != 0)
+    bool tt = n->kind >= HF_N_TRACES && n->kind <= HF_N_THREAD_FILE; /* s: see tt_at */
+    if (!has_snap && !tt && s != 0)
         return false;
-    if (has_snap && s >= n_snaps(t))
+    if (has_snap && s >= hf_dumps_n_snaps(t->m))
         return false;
     char name[HF_NAME_MAX];
     hf_node child;
@@ -594,11 +573,11 @@ bool hf_tree_valid(hf_tree *t, const hf_node *n)
     case HF_N_STATS:
         return n->a == 0 && n->b == 0;
     case HF_N_LATEST:
-        return n->a == 0 && n->b == 0 && n_snaps(t) > 0;
+        return n->a == 0 && n->b == 0 && hf_dumps_n_snaps(t->m) > 0;
     case HF_N_TRACES:
-        return n->a == 0 && n->b == 0 && has_traces(t);
+        return n->a == 0 && n->b == 0 && has_traces(t, s);
     case HF_N_THREADS:
-        return n->a == 0 && n->b == 0 && has_threads(t);
+        return n->a == 0 && n->b == 0 && has_threads(t, s);
     case HF_N_SNAP:
         return n->a == 0 && n->b == 0;
     case HF_N_CLASSES:
@@ -643,26 +622,32 @@ int hf_tree_readlink(hf_tree *t, const hf_node *n, GString *out)
     uint32_t s = n->snap;
     char name[HF_NAME_MAX];
     hf_target to;
+    if (n->kind == HF_N_LATEST) {
+        if (hf_dumps_n_snaps(t->m) == 0)
+            return -EINVAL;
+        g_string_append_printf(out, "snapshots/%" G_GUINT64_FORMAT,
+                               (guint64)hf_dumps_snap_number(t->m, hf_dumps_n_snaps(t->m) - 1));
+        return 0;
+    }
+    if (hf_tree_type(n) != HF_T_LINK || s >= hf_dumps_n_snaps(t->m))
+        return -EINVAL;
+    hf_snapref r = hf_dumps_at(t->m, s);
     if (is_entry(n)) {
         hf_node dir = hf_tree_parent(n);
-        if (dir.b >= n_dirs(&ops(t)->object) ||
-            linkdir(t, &dir)->entry(t->d, s, n->a, n->b, name, &to) != HF_REF_OK)
+        if (dir.b >= hf_n_dirs(&r.d->ops->object) ||
+            linkdir(t, &dir)->entry(r.d, r.s, n->a, n->b, name, &to) != HF_REF_OK)
             return -EINVAL;
         target_path(&to, HF_N_OBJECTS, 3, out);
         return 0;
     }
     switch (n->kind) {
-    case HF_N_LATEST:
-        g_string_append_printf(out, "snapshots/%" G_GUINT64_FORMAT,
-                               (guint64)ops(t)->snapshot_number(t->d, n_snaps(t) - 1));
-        return 0;
     case HF_N_CLASS_LINK:
-        if (!link_target(t, &ops(t)->class_, n->b, s, n->a, &to))
+        if (!hf_link_target(&r.d->ops->class_, n->b, r, n->a, &to))
             return -EINVAL;
         target_path(&to, HF_N_CLASSES, 2, out);
         return 0;
     case HF_N_OBJ_LINK:
-        if (!link_target(t, &ops(t)->object, n->b, s, n->a, &to))
+        if (!hf_link_target(&r.d->ops->object, n->b, r, n->a, &to))
             return -EINVAL;
         target_path(&to, HF_N_OBJECTS, 2, out);
         return 0;
@@ -675,69 +660,78 @@ int hf_tree_readlink(hf_tree *t, const hf_node *n, GString *out)
 
 typedef struct {
     hf_tree *t;
+    hf_node n;
+    hf_dump *d; /* a decoder's view: render of d, for v */
     hf_render_fn render;
     hf_view v;
 } view_arg;
 
-static uint64_t render_view(void *arg, uint64_t first, GString *out, size_t budget)
+static uint64_t render_node(void *arg, uint64_t first, GString *out, size_t budget)
 {
     view_arg *va = arg;
-    return va->render(va->t->d, &va->v, first, out, budget);
-}
-
-static uint64_t render_readme(void *arg, uint64_t first, GString *out, size_t budget)
-{
-    hf_content_readme(((hf_tree *)arg)->d, out);
-    return HF_DONE;
-}
-
-static uint64_t render_errors(void *arg, uint64_t first, GString *out, size_t budget)
-{
-    return hf_content_errors(((hf_tree *)arg)->d, first, out, budget);
+    switch (va->n.kind) {
+    case HF_N_README:
+        hf_content_readme(va->t->m, out);
+        return HF_DONE;
+    case HF_N_ERRORS:
+        return hf_dumps_errors(va->t->m, first, out, budget);
+    case HF_N_INFO:
+        return hf_dumps_info(va->t->m, first, out, budget);
+    case HF_N_COMPARE:
+        return hf_dumps_compare(va->t->m, va->n.snap, va->n.a, first, out, budget);
+    default:
+        return va->render(va->d, &va->v, first, out, budget);
+    }
 }
 
 /* The renderer of a file declared in table p, or NULL. */
 static hf_render_fn table_render(const hf_parts *p, uint32_t f)
 {
-    return f < n_files(p) ? p->files[f].render : NULL;
+    return f < hf_n_files(p) ? p->files[f].render : NULL;
 }
 
-/* Which renderer produces node n's bytes; false for non-files. */
-static bool file_renderer(hf_tree *t, const hf_node *n, hf_views_fn *fn, view_arg *va,
-                          void **arg)
+/* Fills va with what renders node n's bytes; false for non-files. */
+static bool file_renderer(hf_tree *t, const hf_node *n, view_arg *va)
 {
-    *arg = va;
-    *fn = render_view;
-    va->t = t;
-    va->v = (hf_view){.snap = n->snap, .index = n->a, .file = n->b};
+    *va = (view_arg){.t = t, .n = *n};
     switch (n->kind) {
     case HF_N_README:
-        *fn = render_readme;
-        *arg = t;
-        return true;
     case HF_N_ERRORS:
-        *fn = render_errors;
-        *arg = t;
-        return true;
     case HF_N_INFO:
-        va->render = ops(t)->render_info;
-        break;
+        return true;
+    case HF_N_COMPARE:
+        return hf_dumps_has_compare(t->m, n->snap, n->a);
     case HF_N_TRACE:
-        va->render = ops(t)->render_trace;
+    case HF_N_THREAD_FILE: {
+        hf_snapref r = hf_dumps_tt(t->m, n->snap);
+        if (!r.d)
+            return false;
+        va->d = r.d;
+        va->v = (hf_view){.index = n->a, .file = n->b};
+        va->render = n->kind == HF_N_TRACE ? r.d->ops->render_trace
+                                           : table_render(&r.d->ops->thread, n->b);
+        return va->render != NULL;
+    }
+    default:
         break;
-    case HF_N_THREAD_FILE:
-        va->render = table_render(&ops(t)->thread, n->b);
-        break;
+    }
+    if (n->snap >= hf_dumps_n_snaps(t->m))
+        return false;
+    hf_snapref r = hf_dumps_at(t->m, n->snap);
+    const hf_dump_ops *o = r.d->ops;
+    va->d = r.d;
+    va->v = (hf_view){.snap = r.s, .index = n->a, .file = n->b};
+    switch (n->kind) {
     case HF_N_SNAP_FILE:
-        va->render = table_render(&ops(t)->snapshot, (uint32_t)n->a);
+        va->render = table_render(&o->snapshot, (uint32_t)n->a);
         va->v.index = 0;
         va->v.file = (uint32_t)n->a;
         break;
     case HF_N_CLASS_FILE:
-        va->render = table_render(&ops(t)->class_, n->b);
+        va->render = table_render(&o->class_, n->b);
         break;
     case HF_N_OBJ_FILE:
-        va->render = table_render(&ops(t)->object, n->b);
+        va->render = table_render(&o->object, n->b);
         break;
     default:
         return false;
@@ -755,8 +749,7 @@ static GString *direct_text(hf_tree *t, const hf_node *n)
         return s;
     }
     hf_cache_stats_render(t->cache, s);
-    if (ops(t)->status)
-        ops(t)->status(t->d, s);
+    hf_dumps_status(t->m, s);
     return s;
 }
 
@@ -768,11 +761,9 @@ uint64_t hf_tree_size(hf_tree *t, const hf_node *n)
         g_string_free(s, TRUE);
         return len;
     }
-    hf_views_fn fn;
     view_arg va;
-    void *arg;
-    return file_renderer(t, n, &fn, &va, &arg) ? hf_views_size(t->views, hf_ino_encode(n), fn, arg)
-                                               : 0;
+    return file_renderer(t, n, &va) ? hf_views_size(t->views, hf_ino_encode(n), render_node, &va)
+                                    : 0;
 }
 
 size_t hf_tree_read(hf_tree *t, const hf_node *n, char *buf, size_t size, uint64_t off)
@@ -784,10 +775,8 @@ size_t hf_tree_read(hf_tree *t, const hf_node *n, char *buf, size_t size, uint64
         g_string_free(s, TRUE);
         return got;
     }
-    hf_views_fn fn;
     view_arg va;
-    void *arg;
-    return file_renderer(t, n, &fn, &va, &arg)
-               ? hf_views_read(t->views, hf_ino_encode(n), fn, arg, buf, size, off)
+    return file_renderer(t, n, &va)
+               ? hf_views_read(t->views, hf_ino_encode(n), render_node, &va, buf, size, off)
                : 0;
 }

@@ -125,6 +125,9 @@ typedef struct {
 #define HF_FILES_MAX 64
 #define HF_DIRS_MAX 4
 
+/* A row of a snapshot's tally (hf_dump_ops.tally): a class, site or type. */
+typedef void (*hf_tally_fn)(void *ud, const char *name, int64_t count, int64_t bytes);
+
 /*
  * The operations a decoder implements.  A count op left NULL means the
  * format lacks that part, and fs/ shows no directory for it (never an
@@ -165,6 +168,17 @@ typedef struct hf_dump_ops {
     uint64_t (*n_objects)(hf_dump *d, uint32_t s);
     void (*object_name)(hf_dump *d, uint32_t s, uint64_t o, char name[HF_NAME_MAX]);
     int64_t (*object_find)(hf_dump *d, uint32_t s, const char *name); /* -1 */
+
+    /* Comparing snapshots (decoders/core/compare.h: growth, strings-new),
+     * across dumps too, so by name, never by index or id.  tally calls fn
+     * once per class, site or type of snapshot s with its name and totals
+     * (a name may come several times: the totals add up); with `retained`
+     * the bytes are retained bytes (may compute them), false when the
+     * format has none.  text appends the text of object o as `strings`
+     * shows it (one line, escaped, no newline) and returns true when o is
+     * a string.  NULL: the format cannot. */
+    bool (*tally)(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud);
+    bool (*text)(hf_dump *d, uint32_t s, uint64_t o, GString *out);
 
     hf_parts snapshot, thread, class_, object;
 } hf_dump_ops;
@@ -241,6 +255,14 @@ hf_dump *hf_open_series(const char *const *paths, int n, GError **err);
 hf_dump *hf_open_with(const char *path, const hf_open_opts *opts, GError **err);
 hf_dump *hf_open_series_with(const char *const *paths, int n, const hf_open_opts *opts,
                              GError **err);
+/* The files of one mount, appended to out as dumps (hf_dump *) in order:
+ * one file, or one series (all of a format that opens series), gives one
+ * dump; files of the other formats (heap dumps) give one dump each, whose
+ * snapshots the mount shows one after another.  False, with *err naming
+ * the file, when a file cannot be decoded or formats that cannot be mixed
+ * are; nothing is appended then. */
+bool hf_open_files_with(const char *const *paths, int n, const hf_open_opts *opts,
+                        GPtrArray *out, GError **err);
 void hf_dump_close(hf_dump *d);
 
 /* A hostile file can hold millions of problems: the list keeps the first

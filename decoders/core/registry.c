@@ -118,33 +118,80 @@ hf_dump *hf_open_series(const char *const *paths, int n, GError **err)
     return hf_open_series_with(paths, n, NULL, err);
 }
 
+/* The decoder of every file, in order (false with *err naming the file). */
+static bool detect_all(const char *const *paths, int n, const hf_decoder **decs, GError **err)
+{
+    for (int i = 0; i < n; i++) {
+        GMappedFile *map = map_file(paths[i], err);
+        if (!map)
+            return false;
+        decs[i] = detect_mapped(paths[i], map, err);
+        g_mapped_file_unref(map);
+        if (!decs[i])
+            return false;
+    }
+    return true;
+}
+
 hf_dump *hf_open_series_with(const char *const *paths, int n, const hf_open_opts *opts,
                              GError **err)
 {
     if (n == 1)
         return hf_open_with(paths[0], opts, err);
-    const hf_decoder *first = NULL;
-    for (int i = 0; i < n; i++) {
-        GMappedFile *map = map_file(paths[i], err);
-        if (!map)
-            return NULL;
-        const hf_decoder *dec = detect_mapped(paths[i], map, err);
-        g_mapped_file_unref(map);
-        if (!dec)
-            return NULL;
-        if (first && dec != first) {
+    const hf_decoder **decs = g_new(const hf_decoder *, n);
+    hf_dump *d = NULL;
+    if (!detect_all(paths, n, decs, err))
+        goto out;
+    for (int i = 1; i < n; i++)
+        if (decs[i] != decs[0]) {
             g_set_error(err, HF_ERROR, HF_ERROR_FORMAT,
                         "%s: a series must be of one format (%s is %s)", paths[i], paths[0],
-                        first->format);
-            return NULL;
+                        decs[0]->format);
+            goto out;
         }
-        first = dec;
-    }
-    if (!first->open_series) {
+    if (!decs[0]->open_series) {
         g_set_error(err, HF_ERROR, HF_ERROR_FORMAT,
                     "%s: %s files cannot be mounted as a series; give one file", paths[0],
-                    first->format);
-        return NULL;
+                    decs[0]->format);
+        goto out;
     }
-    return first->open_series(paths, n, err);
+    d = decs[0]->open_series(paths, n, err);
+out:
+    g_free(decs);
+    return d;
+}
+
+bool hf_open_files_with(const char *const *paths, int n, const hf_open_opts *opts,
+                        GPtrArray *out, GError **err)
+{
+    const hf_decoder **decs = g_new(const hf_decoder *, n);
+    bool ok = n == 1 || detect_all(paths, n, decs, err);
+    bool series = ok && n > 1 && decs[0]->open_series;
+    for (int i = 1; ok && i < n; i++)
+        if ((decs[i]->open_series || series) && decs[i] != decs[0]) {
+            /* A series merges its files' stacks; other formats stack dumps. */
+            g_set_error(err, HF_ERROR, HF_ERROR_FORMAT,
+                        "%s: %s files cannot be mounted with %s files (%s)", paths[i],
+                        decs[i]->format, decs[0]->format, paths[0]);
+            ok = false;
+        }
+    g_free(decs);
+    if (!ok)
+        return false;
+    if (n == 1 || series) {
+        hf_dump *d = hf_open_series_with(paths, n, opts, err);
+        if (d)
+            g_ptr_array_add(out, d);
+        return d != NULL;
+    }
+    hf_dump **got = g_new0(hf_dump *, n);
+    for (int i = 0; ok && i < n; i++)
+        ok = (got[i] = hf_open_with(paths[i], opts, err)) != NULL;
+    for (int i = 0; i < n; i++)
+        if (ok)
+            g_ptr_array_add(out, got[i]);
+        else if (got[i])
+            hf_dump_close(got[i]);
+    g_free(got);
+    return ok;
 }

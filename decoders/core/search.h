@@ -1,6 +1,7 @@
 /*
- * search.h - binary search over sorted ranges, and arrays kept sorted by a
- * serial number.  The one place heapfs's decoders search a sorted array:
+ * search.h - binary search over sorted ranges, arrays kept sorted by a
+ * serial number, and the hash of sets kept as sorted hashes.  The one
+ * place heapfs's decoders search a sorted array:
  * write no loop of your own.
  *
  * Searching a range
@@ -138,6 +139,15 @@ int64_t hf_serial_find(const void *elems, size_t n, size_t size, uint32_t serial
 static inline int64_t hf_serial_find_array(const GArray *a, uint32_t serial)
 {
     return hf_serial_find(a->data, a->len, g_array_get_element_size((GArray *)a), serial);
+}
+
+/* A 64-bit hash of n bytes (FNV-1a): for sets of texts kept as hashes. */
+static inline uint64_t hf_hash_bytes(const void *p, size_t n)
+{
+    uint64_t x = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        x = (x ^ ((const uint8_t *)p)[i]) * 1099511628211ull;
+    return x;
 }
 
 #endif

@@ -152,5 +152,6 @@ static const hf_dump_ops gperf_ops = {
     .trace_number = gperf_trace_number,
     .render_info = gperf_view_info,
     .render_trace = gperf_view_trace,
+    .tally = gperf_tally,
     .snapshot = {.files = snap_files},
 };

@@ -123,6 +123,8 @@ uint64_t gperf_view_trace(hf_dump *d, const hf_view *v, uint64_t first, GString 
                           size_t budget);
 uint64_t gperf_view_snap_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                               size_t budget);
+/* hf_dump_ops.tally: in-use objects and bytes by site (growth). */
+bool gperf_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud);
 uint64_t gperf_view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                           size_t budget);
 uint64_t gperf_view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GString *out,

@@ -268,6 +268,26 @@ static void render_trace(gperf_dump *g, uint32_t t, GString *out)
     }
 }
 
+/* growth by site: a stack keeps one trace number across a series, so the
+ * trace number and the site's frame name it in every snapshot. */
+bool gperf_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud)
+{
+    if (retained)
+        return false;
+    if (!fn)
+        return true;
+    gperf_snap *sn = snap(G(d), s);
+    GString *name = g_string_new(NULL);
+    for (guint i = 0; i < sn->sites->len; i++) {
+        const gperf_site *site = &g_array_index(sn->sites, gperf_site, i);
+        g_string_printf(name, "trace=%u ", site->trace + 1);
+        site_frame(G(d), site->trace, name);
+        fn(ud, name->str, (int64_t)site->v[0], (int64_t)site->v[1]);
+    }
+    g_string_free(name, TRUE);
+    return true;
+}
+
 /* ---- the views, as the model calls them ---- */
 
 uint64_t gperf_view_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,

@@ -15,6 +15,7 @@
  * Reading any of them computes the snapshot's graph once; listing them
  * does not.  Read-only after that: thread-safe.
  */
+#include "decoders/core/search.h"
 #include "decoders/heap/retained.h"
 
 #include <stdio.h>
@@ -561,10 +562,7 @@ uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, G
         g_string_truncate(t, 0);
         if (!hf_heap_text(h, sn, &ob, t))
             continue;
-        uint64_t x = 1469598103934665603ull; /* FNV-1a */
-        for (gsize i = 0; i < t->len; i++)
-            x = (x ^ (uint8_t)t->str[i]) * 1099511628211ull;
-        str_key k = {x, (uint32_t)o};
+        str_key k = {hf_hash_bytes(t->str, t->len), (uint32_t)o};
         g_array_append_val(keys, k);
     }
     g_array_sort(keys, cmp_keys);

@@ -452,10 +452,10 @@ int64_t hf_heap_object_find(hf_dump *d, uint32_t s, const char *name);
  * (HPROF, BMD, HPROF text) takes from the layer: the README's .stats lines
  * of the retained-size graphs (hf_heap_graph_status: include
  * decoders/heap/retained.h where this is used), the names of classes and
- * objects, and the files and links of a class. */
+ * objects, their tally for growth, and the files and links of a class. */
 #define HF_HEAP_MODEL_OPS                                                                  \
     .status = hf_heap_graph_status, .class_name = hf_heap_class_name,                      \
-    .object_name = hf_heap_object_name,                                                    \
+    .object_name = hf_heap_object_name, .tally = hf_heap_tally,                            \
     .class_ = {hf_heap_class_files, hf_heap_class_links, NULL}
 
 /* The further members a format takes whose snapshots, traces, threads,
@@ -469,6 +469,13 @@ int64_t hf_heap_object_find(hf_dump *d, uint32_t s, const char *name);
     .thread_name = hf_heap_thread_name, .n_classes = hf_heap_n_classes,                    \
     .class_find = hf_heap_class_find, .n_objects = hf_heap_n_objects,                      \
     .object_find = hf_heap_object_find, .thread = {.files = hf_heap_thread_files}
+
+/* ---- comparing snapshots (tally.c; core/compare.h) ---- */
+
+/* hf_dump_ops.tally: classes by escaped display name (no @0xID suffix). */
+bool hf_heap_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud);
+/* hf_dump_ops.text: java.lang.String objects, as `strings` shows them. */
+bool hf_heap_text_of(hf_dump *d, uint32_t s, uint64_t o, GString *out);
 
 /* ---- the parts of classes, objects and threads (parts.c: the tables) ---- */
 

@@ -117,6 +117,7 @@ static const hf_dump_ops hprof_ops = {
     .render_info = hprof_render_info,
     HF_HEAP_MODEL_OPS,
     HF_HEAP_GRAPH_OPS,
+    .text = hf_heap_text_of,
     .snapshot = {.files = snap_files},
     .object = {hf_heap_object_files, hf_heap_object_links, hf_heap_object_dirs},
 };

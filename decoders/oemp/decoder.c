@@ -187,6 +187,7 @@ static const hf_dump_ops oemp_ops = {
     .n_objects = op_n_objects,
     .object_name = op_object_name,
     .object_find = op_object_find,
+    .tally = oemp_tally,
     .snapshot = {.files = oemp_snap_files},
     .object = {.files = oemp_object_files, .links = object_links},
 };

@@ -333,6 +333,8 @@ void oemp_pprof_free(oemp_dump *d);
 
 /* ---- render.c: the views ------------------------------------------------- */
 
+/* hf_dump_ops.tally: live objects and bytes by type and name (growth). */
+bool oemp_tally(hf_dump *hd, uint32_t s, bool retained, hf_tally_fn fn, void *ud);
 uint64_t oemp_view_info(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
                         size_t budget);
 uint64_t oemp_view_trace(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,

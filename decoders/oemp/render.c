@@ -281,11 +281,9 @@ static void append_hist(const oemp_dump *d, GArray *lines, GString *out)
 
 /* One line per type (every live object once, so columns sum to the live
  * totals), or per type and name for the objects that have a name. */
-static void render_histogram(oemp_dump *d, uint32_t s, bool names, GString *out)
+/* Live objects and bytes of snapshot s per group (type and name). */
+static void group_totals(oemp_dump *d, uint32_t s, uint64_t *count, int64_t *bytes)
 {
-    guint ng = d->groups->len;
-    uint64_t *count = g_new0(uint64_t, ng ? ng : 1);
-    int64_t *bytes = g_new0(int64_t, ng ? ng : 1);
     oemp_live *l = oemp_live_get(d, s);
     for (uint32_t i = 0; i < l->n; i++) {
         uint32_t g = l->g[i];
@@ -294,6 +292,14 @@ static void render_histogram(oemp_dump *d, uint32_t s, bool names, GString *out)
         bytes[grp] += oemp_size_at(d, g, s);
     }
     oemp_live_unref(d, l);
+}
+
+static void render_histogram(oemp_dump *d, uint32_t s, bool names, GString *out)
+{
+    guint ng = d->groups->len;
+    uint64_t *count = g_new0(uint64_t, ng ? ng : 1);
+    int64_t *bytes = g_new0(int64_t, ng ? ng : 1);
+    group_totals(d, s, count, bytes);
     GArray *by_type = g_array_new(FALSE, FALSE, sizeof(hist_line));
     GArray *by_name = g_array_new(FALSE, FALSE, sizeof(hist_line));
     GHashTable *type_at = g_hash_table_new(g_int64_hash, g_int64_equal);
@@ -328,6 +334,38 @@ static void render_histogram(oemp_dump *d, uint32_t s, bool names, GString *out)
     g_array_free(by_name, TRUE);
     g_free(count);
     g_free(bytes);
+}
+
+/* growth by type and name: "TYPE" or "TYPE<TAB>NAME", as histogram-by-name
+ * writes them; every live object once. */
+bool oemp_tally(hf_dump *hd, uint32_t s, bool retained, hf_tally_fn fn, void *ud)
+{
+    if (retained)
+        return false;
+    if (!fn)
+        return true;
+    oemp_dump *d = (oemp_dump *)hd;
+    guint ng = d->groups->len;
+    uint64_t *count = g_new0(uint64_t, ng ? ng : 1);
+    int64_t *bytes = g_new0(int64_t, ng ? ng : 1);
+    group_totals(d, s, count, bytes);
+    GString *name = g_string_new(NULL);
+    for (guint grp = 0; grp < ng; grp++) {
+        if (!count[grp])
+            continue;
+        const oemp_group *gr = &g_array_index(d->groups, oemp_group, grp);
+        g_string_truncate(name, 0);
+        oemp_type_name(d, gr->type, name);
+        if (gr->name[0]) {
+            g_string_append_c(name, '\t');
+            append_str(name, gr->name);
+        }
+        fn(ud, name->str, (int64_t)count[grp], bytes[grp]);
+    }
+    g_string_free(name, TRUE);
+    g_free(count);
+    g_free(bytes);
+    return true;
 }
 
 /* ---- platform ---------------------------------------------------------------- */

@@ -455,7 +455,7 @@ static void valid_iff(walker *w, const hf_node *n, bool there, const char *what)
 static void probe_files(walker *w, const hf_file *files, hf_node_kind k, uint32_t s,
                         uint64_t index)
 {
-    hf_dump *d = hf_tree_dump(w->t);
+    hf_dump *d = hf_dumps_get(hf_tree_dumps(w->t), 0);
     uint32_t nf = n_files(files);
     for (uint32_t f = 0; f <= nf; f++) {
         bool there = f < nf && (!files[f].has || files[f].has(d, s, index));
@@ -471,7 +471,7 @@ static void probe_files(walker *w, const hf_file *files, hf_node_kind k, uint32_
  * be valid (nor crash); the parts the decoder says a node has must be. */
 static void probe_nodes(walker *w, const hf_node *dir, uint64_t listed, bool complete)
 {
-    hf_dump *d = hf_tree_dump(w->t);
+    hf_dump *d = hf_dumps_get(hf_tree_dumps(w->t), 0);
     const hf_dump_ops *ops = d->ops;
     hf_target to;
     hf_node n;
@@ -547,7 +547,7 @@ static void visit(walker *w, const hf_node *dir_of_n, const hf_node *n);
 static bool same_kind_name(hf_tree *t, const hf_node *found, const hf_node *listed,
                            char name[HF_NAME_MAX])
 {
-    hf_dump *d = hf_tree_dump(t);
+    hf_dump *d = hf_dumps_get(hf_tree_dumps(t), 0);
     if (found->kind != listed->kind || found->snap != listed->snap)
         return false;
     switch (found->kind) {
@@ -675,7 +675,8 @@ uint64_t hf_walk(hf_dump *d, const hf_walk_opts *o, hf_walk_stats *st)
     memset(st, 0, sizeof *st);
     st->digest = 0xcbf29ce484222325ull;
     hf_cache *cache = hf_cache_new(o->cache_bytes);
-    walker w = {hf_tree_new(d, cache), o, st, g_string_new(NULL), 0, g_malloc(READ_CHUNK)};
+    hf_dumps *m = hf_dumps_new(&d, 1, false);
+    walker w = {hf_tree_new(m, cache), o, st, g_string_new(NULL), 0, g_malloc(READ_CHUNK)};
     hf_node root = hf_node_make(HF_N_ROOT, 0, 0, 0);
     visit(&w, &root, &root);
     /* .stats: not listed, always readable. */
@@ -684,6 +685,7 @@ uint64_t hf_walk(hf_dump *d, const hf_walk_opts *o, hf_walk_stats *st)
         hf_tree_read(w.t, &stats, w.buf, READ_CHUNK, 0) == 0)
         violation(&w, ".stats cannot be read");
     hf_tree_free(w.t);
+    hf_dumps_free(m);
     hf_cache_free(cache);
     g_string_free(w.path, TRUE);
     g_free(w.buf);

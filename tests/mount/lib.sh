@@ -1,6 +1,7 @@
 # lib.sh - shared helpers for mount tests (source it).
 #
 #   hf_mount DUMP [heapfs options...]   mounts in a fresh directory; sets MNT
+#   hf_mount_series ARG...              heapfs -f ARG... MNT: several dumps
 #   hf_umount                           unmounts the last mount
 #   check "what" CMD...                 runs CMD; prints "ok - what" or "not ok - what"
 #   check_eq "what" EXPECTED ACTUAL     compares two strings
@@ -29,12 +30,12 @@ hf_cleanup() {
 }
 trap hf_cleanup EXIT
 
-# hf_mount DUMP [options...]: mount in the foreground (backgrounded here),
-# wait until the mount is live.  Returns non-zero when it never came up.
-hf_mount() {
-  local dump=$1; shift
+# hf_mount_series ARG...: heapfs -f ARG... MNT (dumps and options, in that
+# order) in the foreground (backgrounded here); waits until the mount is
+# live.  Returns non-zero when it never came up.
+hf_mount_series() {
   MNT=$(mktemp -d "$TESTTMP/mnt.XXXXXX")
-  "$HEAPFS" -f "$@" "$dump" "$MNT" 2>"$MNT.log" &
+  "$HEAPFS" -f "$@" "$MNT" 2>"$MNT.log" &
   local pid=$!
   HF_MOUNTS+=("$MNT"); HF_PIDS+=("$pid")
   local i
@@ -43,8 +44,14 @@ hf_mount() {
     kill -0 "$pid" 2>/dev/null || { cat "$MNT.log" >&2; return 1; }
     sleep 0.1
   done
-  echo "mount of $dump timed out" >&2
+  echo "mount of $* timed out" >&2
   return 1
+}
+
+# hf_mount DUMP [options...]: one dump.
+hf_mount() {
+  local dump=$1; shift
+  hf_mount_series "$@" "$dump"
 }
 
 hf_umount() {

@@ -13,20 +13,6 @@
 
 PROF=$CORPUS/pprof-heap
 
-# hf_mount_series DUMP... : like hf_mount, several files in order.
-hf_mount_series() {
-  MNT=$(mktemp -d "$TESTTMP/mnt.XXXXXX")
-  "$HEAPFS" -f "$@" "$MNT" 2>"$MNT.log" &
-  local pid=$! i
-  HF_MOUNTS+=("$MNT"); HF_PIDS+=("$pid")
-  for i in $(seq 1 600); do
-    mountpoint -q "$MNT" && return 0
-    kill -0 "$pid" 2>/dev/null || { cat "$MNT.log" >&2; return 1; }
-    sleep 0.1
-  done
-  return 1
-}
-
 # The four "Total:" lines of google-pprof --text (exact bytes).
 pprof_totals() { # FILE [BINARY]
   local f=$1 bin=${2:-} o

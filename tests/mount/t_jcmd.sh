@@ -29,6 +29,7 @@
 # objects as CLASS DUMP records, not as instances of java.lang.Class, and
 # their size is approximate.  Skips only when java, javac or jcmd is absent.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/jvm.sh"
 
 for tool in java javac jcmd; do
   if ! command -v "$tool" >/dev/null 2>&1; then
@@ -46,94 +47,26 @@ if ! timeout 120 javac -encoding UTF-8 -d "$JDIR" "$ROOT/tests/programs/java/Hea
   exit 1
 fi
 
-# jcmd's histogram as "name<TAB>instances<TAB>bytes", names in heapfs's
-# display form, hidden-class "/0x" as "+0x" (the form HPROF stores).
-jcmd_hist() {
-  awk '
-    $1 ~ /^[0-9]+:$/ {
-      n = $2; b = $3; name = $0
-      sub(/^ *[0-9]+: +[0-9]+ +[0-9]+ +/, "", name)
-      sub(/ \([^)]*\)$/, "", name)
-      dims = 0
-      while (substr(name, 1, 1) == "[") { dims++; name = substr(name, 2) }
-      if (dims > 0) {
-        c = substr(name, 1, 1)
-        if (c == "L") name = substr(name, 2, length(name) - 2)
-        else if (c == "B") name = "byte"
-        else if (c == "C") name = "char"
-        else if (c == "D") name = "double"
-        else if (c == "F") name = "float"
-        else if (c == "I") name = "int"
-        else if (c == "J") name = "long"
-        else if (c == "S") name = "short"
-        else if (c == "Z") name = "boolean"
-        for (i = 0; i < dims; i++) name = name "[]"
-      }
-      if (match(name, /\/0x[0-9a-f]+$/)) name = substr(name, 1, RSTART - 1) "+" substr(name, RSTART + 1)
-      cnt[name] += n; byt[name] += b
-    }
-    END { for (k in cnt) printf "%s\t%d\t%d\n", k, cnt[k], byt[k] }' | LC_ALL=C sort -t "$TAB" -k1,1
-}
-
-# heapfs's histogram in the same form: unescape, drop "@0xID", sum by name.
-heapfs_hist() {
-  awk '
-    /^#/ { next }
-    {
-      n = $1; b = $2; name = $0
-      sub(/^ *[0-9]+ +[0-9]+ +/, "", name)
-      sub(/@0x[0-9a-fA-F]+$/, "", name)
-      gsub(/%2F/, "/", name); gsub(/%2E/, ".", name); gsub(/%25/, "%", name)
-      if (match(name, /\/0x[0-9a-f]+$/)) name = substr(name, 1, RSTART - 1) "+" substr(name, RSTART + 1)
-      cnt[name] += n; byt[name] += b
-    }
-    END { for (k in cnt) printf "%s\t%d\t%d\n", k, cnt[k], byt[k] }' | LC_ALL=C sort -t "$TAB" -k1,1
-}
-
-TAB=$(printf '\t')
-
 # jvm_dump L FLAGS...: runs HeapShape with FLAGS and leaves the dump in
 # $TESTTMP/L.hprof, the histograms before it in L.h1.raw and L.h1 (our form,
 # java.lang.Class left out).  The JVM is gone on return (hf_cleanup, lib.sh,
 # kills whatever is in HF_PIDS should the script die first).
 jvm_dump() {
-  local l=$1 jpid attempt ok=0; shift
+  local l=$1 jpid ok; shift
   local out=$TESTTMP/$l.jvm dump=$TESTTMP/$l.hprof
   java -XX:+UseSerialGC -Xmx256m "$@" -cp "$JDIR" HeapShape >"$out" 2>&1 &
   jpid=$!
   HF_PIDS+=("$jpid")
-  for _ in $(seq 1 600); do
-    grep -q '^READY' "$out" && break
-    kill -0 "$jpid" 2>/dev/null || break
-    sleep 0.1
-  done
-  if ! grep -q '^READY' "$out"; then
+  if ! jvm_wait_line "$out" READY "$jpid"; then
     sed 's/^/# jvm: /' "$out"
     echo "not ok - $l: HeapShape printed READY"
     return 1
   fi
-  timeout 60 jcmd "$jpid" VM.version >/dev/null 2>&1   # first attach: starts the Attach Listener
-  for attempt in 1 2 3 4; do
-    rm -f "$dump"
-    timeout 120 jcmd "$jpid" GC.class_histogram >"$TESTTMP/$l.h1.raw" 2>&1 || continue
-    timeout 120 jcmd "$jpid" GC.heap_dump -all=false "$dump" >"$TESTTMP/$l.dump.out" 2>&1 || continue
-    timeout 120 jcmd "$jpid" GC.class_histogram >"$TESTTMP/$l.h2.raw" 2>&1 || continue
-    jcmd_hist <"$TESTTMP/$l.h1.raw" | grep -v '^java\.lang\.Class	' >"$TESTTMP/$l.h1"
-    jcmd_hist <"$TESTTMP/$l.h2.raw" | grep -v '^java\.lang\.Class	' >"$TESTTMP/$l.h2"
-    if [ -s "$dump" ] && cmp -s "$TESTTMP/$l.h1" "$TESTTMP/$l.h2"; then ok=1; break; fi
-    echo "# $l: attempt $attempt: histograms before and after the dump differ, retrying:"
-    diff "$TESTTMP/$l.h1" "$TESTTMP/$l.h2" | grep "^[<>]" | head -4 | sed "s/^/#   /"
-    sleep 1
-  done
+  jvm_stable_dump "$l" "$jpid" "$dump"
+  ok=$?
   kill "$jpid" 2>/dev/null
   wait "$jpid" 2>/dev/null
-  if [ "$ok" != 1 ]; then
-    sed 's/^/# jcmd: /' "$TESTTMP/$l.dump.out"
-    diff "$TESTTMP/$l.h1" "$TESTTMP/$l.h2" | head -10 | sed 's/^/# /'
-    echo "not ok - $l: jcmd gave a stable histogram and a heap dump"
-    return 1
-  fi
-  echo "ok - $l: jcmd gave a stable histogram and a heap dump ($(stat -c %s "$dump") bytes)"
+  return "$ok"
 }
 
 # against_jcmd L REFS FORMULA: mounts L's dump (MNT, S = its latest
@@ -154,21 +87,7 @@ against_jcmd() {
   check "$l: info's size rule says references $refs bytes" grep -qF "references $refs bytes" <<<"$said"
   check "$l: info's size rule is $formula" grep -qF "$formula" <<<"$said"
   check_eq "$l: errors is empty for a JVM's own dump" "0" "$(stat -c %s "$MNT/errors" 2>&1)"
-  heapfs_hist <"$S/histogram" | grep -v '^java\.lang\.Class	' >"$TESTTMP/$l.hf"
-  LC_ALL=C join -t "$TAB" -a 1 -a 2 -e 0 -o 0,1.2,1.3,2.2,2.3 "$TESTTMP/$l.h1" "$TESTTMP/$l.hf" >"$TESTTMP/$l.joined"
-  local n
-  n=$(wc -l <"$TESTTMP/$l.joined")
-  awk -F '\t' '$2 != $4 { printf "# count differs: %s: jcmd %s, heapfs %s\n", $1, $2, $4 }' "$TESTTMP/$l.joined" >"$TESTTMP/$l.cdiff"
-  head -20 "$TESTTMP/$l.cdiff"
-  if [ -s "$TESTTMP/$l.cdiff" ] || [ "$n" -lt 100 ]; then
-    echo "not ok - $l: instance counts equal jcmd's for all $n classes ($(wc -l <"$TESTTMP/$l.cdiff") differ)"
-  else
-    echo "ok - $l: instance counts equal jcmd's for all $n classes"
-  fi
-  awk -F '\t' '$3 != $5 { printf "# bytes differ: %s: %s instances, jcmd %s, heapfs %s\n", $1, $2, $3, $5 }' \
-    "$TESTTMP/$l.joined" >"$TESTTMP/$l.bdiff"
-  head -20 "$TESTTMP/$l.bdiff"
-  check_eq "$l: bytes equal jcmd's for all $n classes" "0" "$(wc -l <"$TESTTMP/$l.bdiff")"
+  hist_equal "$l" "$S/histogram"
   # java.lang.Class: jcmd counts every class mirror; heapfs counts CLASS DUMP
   # records plus the primitive types' mirrors (dumped as instances).  Bytes
   # differ by design (heapfs's class object size is approximate).

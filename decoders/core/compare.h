@@ -1,0 +1,47 @@
+/*
+ * compare.h - what changed from one snapshot to the next, maybe of two
+ * dumps: `growth` (per class, site or type: objects and bytes then and
+ * now) and `strings-new` (strings whose text the earlier snapshot lacks).
+ *
+ * Two dumps of one program share no object ids (the collector moves
+ * objects), so everything here compares by name and by content, never by
+ * index or id: the decoders give names and totals (hf_dump_ops.tally) and
+ * texts (hf_dump_ops.text), and a snapshot may be compared with one of
+ * another format.
+ *
+ * Renderers follow the render protocol of model.h.  Pure functions of the
+ * dumps, thread-safe; an hf_textset is read-only once made.
+ */
+#ifndef HF_COMPARE_H
+#define HF_COMPARE_H
+
+#include "decoders/core/model.h"
+
+/* Snapshot s of dump d. */
+typedef struct {
+    hf_dump *d;
+    uint32_t s;
+} hf_snapref;
+
+/* Whether growth (retained: growth-retained) can compare a with b;
+ * computes nothing. */
+bool hf_compare_has_growth(hf_snapref a, hf_snapref b, bool retained);
+/* growth of b against a: one line per name whose objects or bytes
+ * changed, by growth in bytes (largest first), then objects, then name;
+ * "new" and "gone" mark names only one side has.  With `retained` the
+ * bytes are retained bytes (they are computed for both snapshots). */
+uint64_t hf_compare_growth(hf_snapref a, hf_snapref b, bool retained, uint64_t first,
+                           GString *out, size_t budget);
+
+/* The texts of a snapshot's strings, as a set of 64-bit hashes (8 bytes a
+ * distinct text; a text is taken as present when its hash is). */
+typedef struct hf_textset hf_textset;
+bool hf_compare_has_strings(hf_snapref a, hf_snapref b);
+hf_textset *hf_textset_new(hf_snapref a);
+void hf_textset_free(hf_textset *t);
+/* strings-new: "ID TEXT" (as `strings` writes them) for every string of b
+ * whose text is not in `before`, in object order; item = object index. */
+uint64_t hf_compare_strings_new(const hf_textset *before, hf_snapref b, uint64_t first,
+                                GString *out, size_t budget);
+
+#endif

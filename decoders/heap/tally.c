@@ -1,0 +1,49 @@
+/*
+ * tally.c - what a heap snapshot gives comparisons (core/compare.h): its
+ * classes by name with their instances and bytes (or retained bytes), and
+ * the text of its strings.
+ *
+ * Classes are named as classes/ names them, without the "@0xID" a name
+ * repeated by several loaders gets: ids mean nothing in another dump, so
+ * such classes add up under one name.
+ */
+#include "decoders/core/names.h"
+#include "decoders/heap/heap.h"
+#include "decoders/heap/retained.h"
+
+bool hf_heap_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud)
+{
+    hf_heap *h = (hf_heap *)d;
+    if (!fn)
+        return true;
+    const hf_hsnap *sn = hf_heap_snap(h, s);
+    const hf_hgraph *g = retained ? hf_heap_graph(h, s) : NULL;
+    if (g && g->error)
+        return false;
+    GString *name = g_string_new(NULL);
+    for (guint c = 0; c < sn->classes->len; c++) {
+        const hf_hclass *k = hf_heap_class(sn, c);
+        if (!k->count)
+            continue;
+        g_string_truncate(name, 0);
+        hf_name_escape_append(name, k->name, strlen(k->name));
+        fn(ud, name->str, (int64_t)k->count, (int64_t)(g ? g->class_retained[c] : k->bytes));
+    }
+    g_string_free(name, TRUE);
+    return true;
+}
+
+bool hf_heap_text_of(hf_dump *d, uint32_t s, uint64_t o, GString *out)
+{
+    hf_heap *h = (hf_heap *)d;
+    const hf_hsnap *sn = hf_heap_snap(h, s);
+    hf_hobj ob;
+    if (o >= sn->n_objects || sn->cls[o] != sn->string_class || !hf_heap_decode(h, sn, o, &ob))
+        return false;
+    GString *t = g_string_new(NULL);
+    bool ok = hf_heap_text(h, sn, &ob, t);
+    if (ok)
+        hf_heap_escape_line(out, t->str, t->len);
+    g_string_free(t, TRUE);
+    return ok;
+}
