@@ -21,6 +21,8 @@ typedef struct {
 static void add_row(void *ud, const char *name, int64_t count, int64_t bytes)
 {
     tally_ctx *c = ud;
+    if (count == 0 && bytes == 0)
+        return; /* a site with nothing in use is not there to compare */
     row *r = g_hash_table_lookup(c->by_name, name);
     if (!r) {
         r = g_new0(row, 1);

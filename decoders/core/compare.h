@@ -28,7 +28,8 @@ typedef struct {
 bool hf_compare_has_growth(hf_snapref a, hf_snapref b, bool retained);
 /* growth of b against a: one line per name whose objects or bytes
  * changed, by growth in bytes (largest first), then objects, then name;
- * "new" and "gone" mark names only one side has.  With `retained` the
+ * "new" and "gone" mark names only one side has (a name with no objects
+ * and no bytes, such as a site with nothing in use, counts as absent).  With `retained` the
  * bytes are retained bytes (they are computed for both snapshots). */
 uint64_t hf_compare_growth(hf_snapref a, hf_snapref b, bool retained, uint64_t first,
                            GString *out, size_t budget);

@@ -59,6 +59,7 @@ static const hf_dump_ops gop_ops = {
     .snapshot_number = gop_snapshot_number,
     .n_traces = gop_n_traces,
     .trace_number = gop_trace_number,
+    .tally = gop_tally,
     .snapshot = {.files = gop_snap_files},
 };
 

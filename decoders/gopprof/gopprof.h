@@ -87,6 +87,8 @@ void gop_snap_free(gop_snap *sn);
 extern const hf_file gop_snap_files[];
 uint64_t gop_render_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                          size_t budget);
+/* hf_dump_ops.tally: in-use objects and bytes by stack (growth). */
+bool gop_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud);
 uint64_t gop_render_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                           size_t budget);
 void gop_describe(hf_dump *d, GString *out);

@@ -104,6 +104,30 @@ static uint64_t u(int64_t v)
     return v > 0 ? (uint64_t)v : 0;
 }
 
+/* growth by stack: a stack keeps one trace number across the files, so
+ * "trace=N LEAF" names it in every snapshot; in-use objects and bytes (or
+ * what stands for them: scan.c's idx). */
+bool gop_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud)
+{
+    if (retained)
+        return false;
+    if (!fn)
+        return true;
+    gop_snap *sn = snap(d, s);
+    GString *name = g_string_new(NULL);
+    for (guint i = 0; i < sn->samples->len; i++) {
+        const gop_sample *smp = &g_array_index(sn->samples, gop_sample, i);
+        const int64_t *x = &g_array_index(sn->vals, int64_t, smp->vals);
+        uint32_t n;
+        const uint32_t *fr = trace_frames(D(d), smp->trace, &n);
+        g_string_printf(name, "trace=%u %s", smp->trace + 1,
+                        n ? (const char *)g_ptr_array_index(D(d)->funcs, fr[0]) : "");
+        fn(ud, name->str, x[sn->idx[0]], x[sn->idx[1]]);
+    }
+    g_string_free(name, TRUE);
+    return true;
+}
+
 static void need_pprof(gop_dump *g, gop_snap *sn)
 {
     if (!g_once_init_enter(&sn->pprof_ready))
