@@ -14,6 +14,9 @@
 bool hf_heap_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud)
 {
     hf_heap *h = (hf_heap *)d;
+    /* HPROF text: a snapshot without a HEAP DUMP block has no classes. */
+    if (!d->ops->n_classes || d->ops->n_classes(d, s) == 0)
+        return false;
     if (!fn)
         return true;
     const hf_hsnap *sn = hf_heap_snap(h, s);

@@ -13,6 +13,9 @@
  *     --max-file-bytes N  bytes read per file (default 1 MiB)
  *     --max-nodes N       nodes visited in all (default: no cap)
  *     --cache BYTES       view cache bound (default 64 KiB)
+ *     --together          open every FILE as one mount (heapfs FILE... MNT:
+ *                         several dumps, or a series) and walk that once
+ *                         (without --format or --cuts)
  *     --repeat            walk twice (64 KiB and 256 MiB caches) and check
  *                         that both walks read identical bytes
  *     --timeout SECS      a walk taking longer is a hang: print HANG, exit 3
@@ -23,7 +26,7 @@
  *           [note: PATH: WHAT]          (walk.h's notes: the first one)
  *     NAME: refused: MESSAGE            (hf_open's one line)
  *     NAME: VIOLATION N: PATH: WHAT     (a contract of walk.h broken)
- * NAME is FILE, or FILE@K for a cut.  "NAME: " is printed (and flushed)
+ * NAME is FILE, FILE@K for a cut, or FILE+FILE... together.  "NAME: " is printed (and flushed)
  * before the walk starts, so a crash shows which input it was.
  * Exit status: 0 when every walk was ok or refused cleanly, 2 when any broke
  * a contract, 3 on a hang, 64 on bad usage; a sanitizer report exits 1.
@@ -55,7 +58,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: hf_walk [--format NAME] [--cuts K,K,...] [--tmpdir DIR] "
                     "[--max-children N] [--max-file-bytes N] [--max-nodes N] [--cache BYTES] "
-                    "[--repeat] [--timeout SECS] [--list-formats] FILE...\n");
+                    "[--repeat] [--together] [--timeout SECS] [--list-formats] FILE...\n");
     return 64;
 }
 
@@ -66,31 +69,12 @@ typedef struct {
     unsigned timeout;
 } config;
 
-/* Opens and walks one file; returns 0 ok/refused, 2 violation. */
-static int walk_one(const config *c, const char *path, const char *name)
+/* Walks mount m (NULL: the files were refused with err) and prints the
+ * walk's line; frees m, ends the alarm.  Returns 0 ok/refused, 2 violation. */
+static int walk_report(const config *c, hf_dumps *m, const GError *err)
 {
-    current = name;
-    printf("%s: ", name);
-    fflush(stdout);
-    if (c->timeout)
-        alarm(c->timeout);
-    GError *err = NULL;
-    hf_dump *d;
-    if (c->dec) {
-        gchar *data = NULL;
-        gsize len = 0;
-        if (!g_file_get_contents(path, &data, &len, &err)) {
-            d = NULL;
-        } else {
-            const uint8_t *p = (const uint8_t *)data;
-            d = hf_walk_open_buffers(&p, &len, 1, c->dec, NULL, &err);
-        }
-        g_free(data);
-    } else {
-        d = hf_open(path, &err);
-    }
     int rc = 0;
-    if (!d) {
+    if (!m) {
         const char *msg = err ? err->message : "";
         if (!*msg || strchr(msg, '\n')) {
             printf("VIOLATION 1: refused without a one-line message: '%s'\n", msg);
@@ -98,15 +82,17 @@ static int walk_one(const config *c, const char *path, const char *name)
         } else {
             printf("refused: %s\n", msg);
         }
-        g_clear_error(&err);
     } else {
+        unsigned problems = 0;
+        for (uint32_t k = 0; k < hf_dumps_count(m); k++)
+            problems += hf_dumps_get(m, k)->problems->len;
         hf_walk_stats st;
-        hf_walk(d, &c->opts, &st);
+        hf_walk_mount(m, &c->opts, &st);
         if (!st.violations && c->repeat) {
             hf_walk_opts big = c->opts;
             big.cache_bytes = 256u << 20;
             hf_walk_stats st2;
-            hf_walk(d, &big, &st2);
+            hf_walk_mount(m, &big, &st2);
             if (st2.digest != st.digest) {
                 st.violations++;
                 snprintf(st.first, sizeof st.first,
@@ -122,15 +108,62 @@ static int walk_one(const config *c, const char *path, const char *name)
             printf("ok problems=%u dirs=%" G_GUINT64_FORMAT " files=%" G_GUINT64_FORMAT
                    " links=%" G_GUINT64_FORMAT " bytes=%" G_GUINT64_FORMAT
                    " digest=%016" G_GINT64_MODIFIER "x%s%s%s\n",
-                   d->problems->len, st.dirs, st.files, st.links, st.bytes, st.digest,
+                   problems, st.dirs, st.files, st.links, st.bytes, st.digest,
                    st.capped ? " capped" : "", st.notes ? " note: " : "",
                    st.notes ? st.first_note : "");
         }
-        hf_dump_close(d);
+        hf_dumps_free(m);
     }
     if (c->timeout)
         alarm(0);
     fflush(stdout);
+    return rc;
+}
+
+/* "NAME: " before a walk starts (a crash then shows which), and the alarm. */
+static void begin_walk(const config *c, const char *name)
+{
+    current = name;
+    printf("%s: ", name);
+    fflush(stdout);
+    if (c->timeout)
+        alarm(c->timeout);
+}
+
+/* Opens and walks one file; returns 0 ok/refused, 2 violation. */
+static int walk_one(const config *c, const char *path, const char *name)
+{
+    begin_walk(c, name);
+    GError *err = NULL;
+    hf_dump *d;
+    if (c->dec) {
+        gchar *data = NULL;
+        gsize len = 0;
+        if (!g_file_get_contents(path, &data, &len, &err)) {
+            d = NULL;
+        } else {
+            const uint8_t *p = (const uint8_t *)data;
+            d = hf_walk_open_buffers(&p, &len, 1, c->dec, NULL, &err);
+        }
+        g_free(data);
+    } else {
+        d = hf_open(path, &err);
+    }
+    int rc = walk_report(c, d ? hf_dumps_new(&d, 1, true) : NULL, err);
+    g_clear_error(&err);
+    return rc;
+}
+
+/* Opens FILE... as one mount (heapfs FILE... MNT) and walks it. */
+static int walk_together(const config *c, char **paths, int n)
+{
+    char *name = g_strjoinv("+", paths);
+    begin_walk(c, name);
+    GError *err = NULL;
+    hf_dumps *m = hf_dumps_open(paths, n, NULL, &err);
+    int rc = walk_report(c, m, err);
+    g_clear_error(&err);
+    g_free(name);
     return rc;
 }
 
@@ -210,6 +243,7 @@ int main(int argc, char **argv)
     config c = {0};
     hf_walk_opts_default(&c.opts);
     const char *cuts = NULL, *tmpdir = g_get_tmp_dir(), *format = NULL;
+    bool together = false;
     int i = 1;
     for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
         const char *a = argv[i];
@@ -224,6 +258,9 @@ int main(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--repeat") == 0) {
             c.repeat = true;
+            continue;
+        } else if (strcmp(a, "--together") == 0) {
+            together = true;
             continue;
         } else if (!v) {
             return usage();
@@ -260,6 +297,8 @@ int main(int argc, char **argv)
         }
     }
     signal(SIGALRM, on_alarm);
+    if (together)
+        return walk_together(&c, argv + i, argc - i);
     int worst = 0;
     for (; i < argc; i++) {
         int rc = cuts ? walk_cuts(&c, argv[i], cuts, tmpdir) : walk_one(&c, argv[i], argv[i]);

@@ -450,15 +450,27 @@ static void valid_iff(walker *w, const hf_node *n, bool there, const char *what)
         violation(w, "%s %u is not valid", what, i);
 }
 
+/* The dump and its snapshot index a node's parts come from (fs/dumps.h):
+ * traces and threads by their own rule, everything else by snapshot. */
+static hf_snapref node_ref(hf_tree *t, const hf_node *n)
+{
+    hf_dumps *m = hf_tree_dumps(t);
+    if (n->kind >= HF_N_TRACES && n->kind <= HF_N_THREAD_FILE)
+        return hf_dumps_tt(m, n->snap);
+    if (n->snap >= hf_dumps_n_snaps(m))
+        return (hf_snapref){NULL, 0};
+    return hf_dumps_at(m, n->snap);
+}
+
 /* Each file of table files is a valid node exactly when node `index` has
  * it (has() NULL or true); the one past the table is not. */
 static void probe_files(walker *w, const hf_file *files, hf_node_kind k, uint32_t s,
                         uint64_t index)
 {
-    hf_dump *d = hf_dumps_get(hf_tree_dumps(w->t), 0);
+    hf_snapref r = node_ref(w->t, &(hf_node){.kind = k, .snap = s});
     uint32_t nf = n_files(files);
     for (uint32_t f = 0; f <= nf; f++) {
-        bool there = f < nf && (!files[f].has || files[f].has(d, s, index));
+        bool there = f < nf && (!files[f].has || files[f].has(r.d, r.s, index));
         hf_node n = k == HF_N_SNAP_FILE ? hf_node_make(k, s, f, 0) : hf_node_make(k, s, index, f);
         valid_iff(w, &n, there,
                   f == nf ? "a file past the table"
@@ -471,7 +483,10 @@ static void probe_files(walker *w, const hf_file *files, hf_node_kind k, uint32_
  * be valid (nor crash); the parts the decoder says a node has must be. */
 static void probe_nodes(walker *w, const hf_node *dir, uint64_t listed, bool complete)
 {
-    hf_dump *d = hf_dumps_get(hf_tree_dumps(w->t), 0);
+    hf_snapref r = node_ref(w->t, dir);
+    hf_dump *d = r.d;
+    if (!d)
+        return;
     const hf_dump_ops *ops = d->ops;
     hf_target to;
     hf_node n;
@@ -480,7 +495,7 @@ static void probe_nodes(walker *w, const hf_node *dir, uint64_t listed, bool com
         probe_files(w, ops->snapshot.files, HF_N_SNAP_FILE, dir->snap, 0);
         break;
     case HF_N_THREAD:
-        probe_files(w, ops->thread.files, HF_N_THREAD_FILE, 0, dir->a);
+        probe_files(w, ops->thread.files, HF_N_THREAD_FILE, dir->snap, dir->a);
         break;
     case HF_N_OBJECT: {
         const hf_parts *p = &ops->object;
@@ -493,12 +508,12 @@ static void probe_nodes(walker *w, const hf_node *dir, uint64_t listed, bool com
             }
         probe_files(w, p->files, HF_N_OBJ_FILE, dir->snap, dir->a);
         for (uint32_t l = 0; l <= nl; l++) {
-            bool there = l < nl && p->links[l].target(d, dir->snap, dir->a, &to);
+            bool there = l < nl && p->links[l].target(d, r.s, dir->a, &to);
             n = hf_node_make(HF_N_OBJ_LINK, dir->snap, dir->a, l);
             valid_iff(w, &n, there, "object link");
         }
         for (uint32_t k = 0; k <= nd && k < HF_DIRS_MAX; k++) {
-            bool there = k < nd && (!p->dirs[k].has || p->dirs[k].has(d, dir->snap, dir->a));
+            bool there = k < nd && (!p->dirs[k].has || p->dirs[k].has(d, r.s, dir->a));
             n = hf_node_make(HF_N_OBJ_DIR, dir->snap, dir->a, k);
             valid_iff(w, &n, there, "link directory");
             if (!there) {
@@ -513,7 +528,7 @@ static void probe_nodes(walker *w, const hf_node *dir, uint64_t listed, bool com
         uint32_t nl = n_links(p->links);
         probe_files(w, p->files, HF_N_CLASS_FILE, dir->snap, dir->a);
         for (uint32_t l = 0; l <= nl; l++) {
-            bool there = l < nl && p->links[l].target(d, dir->snap, dir->a, &to);
+            bool there = l < nl && p->links[l].target(d, r.s, dir->a, &to);
             n = hf_node_make(HF_N_CLASS_LINK, dir->snap, dir->a, l);
             valid_iff(w, &n, there, "class link");
         }
@@ -547,15 +562,16 @@ static void visit(walker *w, const hf_node *dir_of_n, const hf_node *n);
 static bool same_kind_name(hf_tree *t, const hf_node *found, const hf_node *listed,
                            char name[HF_NAME_MAX])
 {
-    hf_dump *d = hf_dumps_get(hf_tree_dumps(t), 0);
-    if (found->kind != listed->kind || found->snap != listed->snap)
+    hf_snapref r = node_ref(t, found);
+    hf_dump *d = r.d;
+    if (!d || found->kind != listed->kind || found->snap != listed->snap)
         return false;
     switch (found->kind) {
     case HF_N_OBJECT:
-        d->ops->object_name(d, found->snap, found->a, name);
+        d->ops->object_name(d, r.s, found->a, name);
         return true;
     case HF_N_CLASS:
-        d->ops->class_name(d, found->snap, found->a, name);
+        d->ops->class_name(d, r.s, found->a, name);
         return true;
     case HF_N_THREAD:
         d->ops->thread_name(d, found->a, name);
@@ -672,10 +688,17 @@ static void visit(walker *w, const hf_node *dir_of_n, const hf_node *n)
 
 uint64_t hf_walk(hf_dump *d, const hf_walk_opts *o, hf_walk_stats *st)
 {
+    hf_dumps *m = hf_dumps_new(&d, 1, false);
+    uint64_t v = hf_walk_mount(m, o, st);
+    hf_dumps_free(m);
+    return v;
+}
+
+uint64_t hf_walk_mount(hf_dumps *m, const hf_walk_opts *o, hf_walk_stats *st)
+{
     memset(st, 0, sizeof *st);
     st->digest = 0xcbf29ce484222325ull;
     hf_cache *cache = hf_cache_new(o->cache_bytes);
-    hf_dumps *m = hf_dumps_new(&d, 1, false);
     walker w = {hf_tree_new(m, cache), o, st, g_string_new(NULL), 0, g_malloc(READ_CHUNK)};
     hf_node root = hf_node_make(HF_N_ROOT, 0, 0, 0);
     visit(&w, &root, &root);
@@ -685,7 +708,6 @@ uint64_t hf_walk(hf_dump *d, const hf_walk_opts *o, hf_walk_stats *st)
         hf_tree_read(w.t, &stats, w.buf, READ_CHUNK, 0) == 0)
         violation(&w, ".stats cannot be read");
     hf_tree_free(w.t);
-    hf_dumps_free(m);
     hf_cache_free(cache);
     g_string_free(w.path, TRUE);
     g_free(w.buf);

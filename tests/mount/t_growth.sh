@@ -9,7 +9,10 @@
 # Then: an HPROF and the BMD the cruncher made of it in one mount (mixed
 # formats), a file that is no dump among the arguments (refused, naming it,
 # nothing mounted), and growth of a gperftools series and of an OEMP
-# recording, checked against their own sites and histogram files.
+# recording, checked against their own sites and histogram files.  Last,
+# tests/fuzz/hf_walk --together walks every node of such mounts (corpus
+# files of every heap format together, series, several recordings) and
+# checks the tree's contracts (walk.h): lookups, listings, links, sizes.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/jvm.sh"
 
@@ -164,4 +167,28 @@ if hf_mount "$ROOT/tests/fixtures/small-v2.oemp"; then
   hf_umount
 else
   echo "not ok - oemp: mount a recording"
+fi
+
+# ---- every node of mounts of several files (walk.h's contracts) ---------
+B=${B:-build/rel}
+case "$B" in *san*) SAN=1 ;; *) SAN=0 ;; esac
+if make -s -C "$ROOT" -f tests/fuzz/fuzz.mk hf_walk SANITIZE=$SAN >"$TESTTMP/build.log" 2>&1; then
+  WALK=$ROOT/$B/tests/fuzz/hf_walk
+  walk_together() { # LABEL FILE...
+    local label=$1 out; shift
+    out=$("$WALK" --repeat --together --timeout 300 "$@" 2>&1)
+    local rc=$?
+    echo "# $label: $(sed 's/^[^ ]*: //' <<<"$out")" | cut -c1-160
+    check_eq "walk of $label together: every contract holds" "0 ok" "$rc $(sed 's/^.*: \(ok\).*$/\1/' <<<"$out")"
+  }
+  walk_together "every corpus heap dump (HPROF, BMD)" "$CORPUS"/hprof/*.bin "$CORPUS"/hprof/*.hprof "$CORPUS"/bmd/*.bmd
+  walk_together "the HPROF text files (some without a heap dump)" "$CORPUS"/hprof-txt/*
+  walk_together "a gperftools series" "$CORPUS"/pprof-heap/local_tcmalloc_hp.000[12].heap
+  walk_together "two OEMP recordings" "$ROOT"/tests/fixtures/small-v1.oemp "$ROOT"/tests/fixtures/small-v2.oemp
+  if [ "$java_ok" = 1 ]; then
+    walk_together "the two JVM dumps" "$TESTTMP/before.hprof" "$TESTTMP/after.hprof"
+  fi
+else
+  sed 's/^/# /' "$TESTTMP/build.log" | tail -20
+  echo "not ok - build tests/fuzz/hf_walk"
 fi
