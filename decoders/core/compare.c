@@ -137,7 +137,8 @@ hf_textset *hf_textset_new(hf_snapref a)
         g_array_append_val(h, x);
     }
     g_string_free(t, TRUE);
-    qsort(h->data, h->len, sizeof(uint64_t), cmp_u64);
+    if (h->len) /* qsort's array may not be NULL, even empty */
+        qsort(h->data, h->len, sizeof(uint64_t), cmp_u64);
     size_t k = 0;
     uint64_t *v = (uint64_t *)h->data;
     for (size_t i = 0; i < h->len; i++)
