@@ -865,7 +865,8 @@ static void make_text(gen *g, uint32_t *cp, uint32_t n, bool wide)
     uint32_t i = 0;
     while (i < n) {
         uint64_t r = splitmix64(&g->rs_content);
-        const char *w = wide && r % 3 == 0 ? wide_words[(r >> 8) % 8]
+        /* UTF-16 only when needed, as Java: a wide String starts with a wide word */
+        const char *w = wide && (i == 0 || r % 3 == 0) ? wide_words[(r >> 8) % 8]
                                             : text_words[(r >> 8) % (sizeof text_words / sizeof *text_words)];
         if (i)
             cp[i++] = r & 0x100000 ? '-' : ' ';
