@@ -7,6 +7,9 @@
 #   check_cut_mounts DUMP LABEL ERRWHAT ERRRE
 #                                       DUMP cut at 2/3 mounts, its errors match
 #                                       ERRRE, its objects still list
+#   hf_java_ready OUT JAVA-ARGS...      starts java in the background (output to
+#                                       OUT; sets JPID, killed on exit) and waits
+#                                       up to 60 s for its line READY
 #
 # Every mount made here is unmounted when the script exits, pass or fail.
 set -u
@@ -49,6 +52,19 @@ hf_mount() {
 
 hf_umount() {
   fusermount3 -u "$MNT"
+}
+
+hf_java_ready() {
+  local out=$1; shift
+  java "$@" >"$out" 2>&1 &
+  JPID=$!
+  HF_PIDS+=("$JPID")
+  for _ in $(seq 1 600); do
+    grep -q '^READY' "$out" && return 0
+    kill -0 "$JPID" 2>/dev/null || break
+    sleep 0.1
+  done
+  grep -q '^READY' "$out"
 }
 
 check() {

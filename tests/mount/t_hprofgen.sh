@@ -158,20 +158,12 @@ if command -v javac >/dev/null && command -v java >/dev/null && command -v jcmd 
   JDIR=$TESTTMP/java
   mkdir -p "$JDIR"
   if timeout 120 javac -d "$JDIR" "$ROOT/tests/programs/java/HeapShape.java" 2>"$TESTTMP/javac.err"; then
-    java -XX:+UseSerialGC -Xmx256m -cp "$JDIR" HeapShape >"$TESTTMP/jvm.out" 2>&1 &
-    jpid=$!
-    HF_PIDS+=("$jpid")
-    for _ in $(seq 1 600); do
-      grep -q '^READY' "$TESTTMP/jvm.out" && break
-      kill -0 "$jpid" 2>/dev/null || break
-      sleep 0.1
-    done
-    if grep -q '^READY' "$TESTTMP/jvm.out" &&
-       timeout 120 jcmd "$jpid" GC.heap_dump -all=false "$TESTTMP/jvm.hprof" >"$TESTTMP/jcmd.out" 2>&1; then
+    if hf_java_ready "$TESTTMP/jvm.out" -XX:+UseSerialGC -Xmx256m -cp "$JDIR" HeapShape &&
+       timeout 120 jcmd "$JPID" GC.heap_dump -all=false "$TESTTMP/jvm.hprof" >"$TESTTMP/jcmd.out" 2>&1; then
       JVM_DUMP=$TESTTMP/jvm.hprof
     fi
-    kill "$jpid" 2>/dev/null
-    wait "$jpid" 2>/dev/null
+    kill "$JPID" 2>/dev/null
+    wait "$JPID" 2>/dev/null
   fi
 fi
 if [ -z "$JVM_DUMP" ]; then

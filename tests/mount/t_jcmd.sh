@@ -99,19 +99,12 @@ TAB=$(printf '\t')
 jvm_dump() {
   local l=$1 jpid attempt ok=0; shift
   local out=$TESTTMP/$l.jvm dump=$TESTTMP/$l.hprof
-  java -XX:+UseSerialGC -Xmx256m "$@" -cp "$JDIR" HeapShape >"$out" 2>&1 &
-  jpid=$!
-  HF_PIDS+=("$jpid")
-  for _ in $(seq 1 600); do
-    grep -q '^READY' "$out" && break
-    kill -0 "$jpid" 2>/dev/null || break
-    sleep 0.1
-  done
-  if ! grep -q '^READY' "$out"; then
+  if ! hf_java_ready "$out" -XX:+UseSerialGC -Xmx256m "$@" -cp "$JDIR" HeapShape; then
     sed 's/^/# jvm: /' "$out"
     echo "not ok - $l: HeapShape printed READY"
     return 1
   fi
+  jpid=$JPID
   timeout 60 jcmd "$jpid" VM.version >/dev/null 2>&1   # first attach: starts the Attach Listener
   for attempt in 1 2 3 4; do
     rm -f "$dump"
