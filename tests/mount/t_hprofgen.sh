@@ -5,8 +5,8 @@
 # figures, sample objects with their fields as heapfs renders them, Strings
 # and their text, a linked list and the bytes its head retains).
 #
-# Three dumps of different seeds, class counts, segment sizes and queue
-# lengths (the last makes Object[]s take waiting objects, as big collections
+# Four dumps of different seeds, class counts (up to 20000), segment sizes
+# and queue lengths (the last makes Object[]s take waiting objects, as big collections
 # do): each must pass `heapfs --check` with no problems, have its layout
 # inferred from the addresses, mount with an empty errors file and nothing
 # unreachable, and show exactly the generator's histogram and info figures.
@@ -14,7 +14,8 @@
 # Strings read back, the chain walked through refs/next and by path,
 # retained sizes of the chain's head and of its class, big arrays, the main
 # thread and its stack, roots.  Generating with the same arguments twice
-# gives the same bytes; another seed does not.
+# gives the same bytes (also on stdout); another seed does not; --size
+# stops near the size asked.
 #
 # Then the generated dump is compared with one the JVM wrote (jcmd
 # GC.heap_dump of tests/programs/java/HeapShape.java; without a JDK, the
@@ -41,6 +42,7 @@ info_keys() { sed -n 's/^\([^:]*\): .*/\1/p' "$1"; }
 # (a last: it stays mounted)
 DUMPS=("b|-n 60000 -c 500 -s 2 --segment 256K --queue 2048"
        "c|-n 20000 -c 3 -s 3"
+       "d|-n 30000 -c 20000 -s 4"
        "a|-n 50000 -c 40 -s 1 --segment 1M")
 for spec in "${DUMPS[@]}"; do
   IFS='|' read -r l args <<<"$spec"
@@ -88,7 +90,14 @@ check "the same arguments give the same bytes (cmp)" cmp "$G/a.hprof" "$G/a2.hpr
 check "... and the same histogram and facts" bash -c "cmp '$G/a.hist' '$G/a2.hist' && cmp '$G/a.facts' '$G/a2.facts'"
 "$GEN" -n 50000 -c 40 -s 9 --segment 1M -q -o "$G/a9.hprof"
 check "another seed gives other bytes" bash -c "! cmp -s '$G/a.hprof' '$G/a9.hprof'"
-rm -f "$G/a2.hprof" "$G/a9.hprof"
+check "-o - writes the same bytes to stdout" \
+  bash -c "'$GEN' -n 50000 -c 40 -s 1 --segment 1M -q -o - | cmp - '$G/a.hprof'"
+"$GEN" --size 20M -q -o "$G/s.hprof"
+s_size=$(stat -c %s "$G/s.hprof")
+check "--size 20M: at least 20 MiB, less than one big array more ($s_size bytes)" \
+  test "$s_size" -ge 20971520 -a "$s_size" -lt $((20971520 + 9 * 1048576))
+check "--size 20M: heapfs --check finds no problem" bash -c "'$HEAPFS' --check '$G/s.hprof' | grep -qx 'problems: 0'"
+rm -f "$G/a2.hprof" "$G/a9.hprof" "$G/s.hprof"
 
 # ---- objects -------------------------------------------------------------------------------
 n=0
