@@ -77,8 +77,14 @@ $(B)/tests/unit/%: tests/unit/%.c $(B)/tests/unit/helpers.o $(B)/libhftree.a $(B
 
 unit: $(TESTS)
 
-check: heapfs $(TESTS)
+check: heapfs $(TESTS) build/hprofgen
 	@B=$(B) bash tests/run.sh $(TESTS)
+
+# The HPROF dump generator (tests/mount/t_hprofgen.sh, bench/bench_big.sh):
+# libc only, not part of `all`.
+build/hprofgen: tests/programs/hprofgen/hprofgen.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
 # demo installs what it needs first, so it works on a fresh machine.
 demo:

@@ -3,6 +3,8 @@
 #
 #   jcmd_hist <RAW             jcmd's GC.class_histogram as NAME<TAB>COUNT<TAB>BYTES
 #   heapfs_hist <HISTOGRAM     a heapfs histogram in the same form
+#   jvm_start OUT JAVA-ARGS... starts java in the background (output to OUT;
+#                              sets JPID, killed on exit) and waits for READY
 #   jvm_wait_line OUT LINE PID waits (60 s) for a line starting LINE in OUT
 #   jvm_stable_dump L PID DUMP histogram, GC.heap_dump, histogram until both
 #                              histograms agree; leaves $TESTTMP/L.h1
@@ -65,6 +67,14 @@ jvm_wait_line() {
     sleep 0.1
   done
   grep -q "^$line" "$out" 2>/dev/null
+}
+
+jvm_start() {
+  local out=$1; shift
+  java "$@" >"$out" 2>&1 &
+  JPID=$!
+  HF_PIDS+=("$JPID")
+  jvm_wait_line "$out" READY "$JPID"
 }
 
 # The histogram is taken just before and just after the dump and the pair is

@@ -52,20 +52,17 @@ fi
 # java.lang.Class left out).  The JVM is gone on return (hf_cleanup, lib.sh,
 # kills whatever is in HF_PIDS should the script die first).
 jvm_dump() {
-  local l=$1 jpid ok; shift
+  local l=$1 ok; shift
   local out=$TESTTMP/$l.jvm dump=$TESTTMP/$l.hprof
-  java -XX:+UseSerialGC -Xmx256m "$@" -cp "$JDIR" HeapShape >"$out" 2>&1 &
-  jpid=$!
-  HF_PIDS+=("$jpid")
-  if ! jvm_wait_line "$out" READY "$jpid"; then
+  if ! jvm_start "$out" -XX:+UseSerialGC -Xmx256m "$@" -cp "$JDIR" HeapShape; then
     sed 's/^/# jvm: /' "$out"
     echo "not ok - $l: HeapShape printed READY"
     return 1
   fi
-  jvm_stable_dump "$l" "$jpid" "$dump"
+  jvm_stable_dump "$l" "$JPID" "$dump"
   ok=$?
-  kill "$jpid" 2>/dev/null
-  wait "$jpid" 2>/dev/null
+  kill "$JPID" 2>/dev/null
+  wait "$JPID" 2>/dev/null
   return "$ok"
 }
 
