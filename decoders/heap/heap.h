@@ -395,6 +395,14 @@ static inline uint64_t hf_heap_loc(const hf_hsnap *sn, uint64_t o)
     return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
            (uint64_t)p[4] << 32;
 }
+/* The class index of object o.  The array may come from an index file
+ * (persist.h) that a damaged byte was not caught in: an index out of range
+ * reads as class 0, so a wrong answer, never a read outside the classes. */
+static inline uint32_t hf_heap_cls(const hf_hsnap *sn, uint64_t o)
+{
+    uint32_t c = sn->cls[o];
+    return G_LIKELY(c < sn->classes->len) ? c : 0;
+}
 const hf_hsnap *hf_heap_snap(const hf_heap *h, uint32_t s);
 const hf_hclass *hf_heap_class(const hf_hsnap *sn, uint64_t c);
 int64_t hf_heap_class_by_id(const hf_hsnap *sn, uint64_t id);

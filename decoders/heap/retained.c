@@ -342,7 +342,7 @@ static void class_retained(const gctx *c, hf_hgraph *g)
         uint32_t v = stack[top - 1];
         if (next[v] < g->kids.off[v + 1]) {
             uint32_t w = g->kids.dst[next[v]++];
-            uint32_t k = c->sn->cls[w];
+            uint32_t k = hf_heap_cls(c->sn, w);
             if (!above[k]++)
                 g->class_retained[k] += g->retained[w];
             next[w] = g->kids.off[w];
@@ -350,7 +350,7 @@ static void class_retained(const gctx *c, hf_hgraph *g)
         } else {
             top--;
             if (v != c->n)
-                above[c->sn->cls[v]]--;
+                above[hf_heap_cls(c->sn, v)]--;
         }
     }
     g_free(above);
