@@ -9,11 +9,18 @@
 #                                       ERRRE, its objects still list
 #
 # Every mount made here is unmounted when the script exits, pass or fail.
+#
+# Index files (heapfs -o index=): hf_mount of a file under tests/ (the
+# corpus, the fixtures) adds -o index=none unless the test gives -o index=
+# itself, so no test writes into the repository; dumps copied to TESTTMP get
+# theirs beside them, as users do.  XDG_CACHE_HOME is TESTTMP's, so the
+# fallback place is never the real ~/.cache.
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HEAPFS=${HEAPFS:-$ROOT/heapfs}
 CORPUS=${CORPUS:-$ROOT/tests/corpus}
 TESTTMP=$(mktemp -d "${TMPDIR:-/tmp}/heapfs-test.XXXXXX")
+export XDG_CACHE_HOME=$TESTTMP/cache
 HF_MOUNTS=()
 HF_PIDS=()
 
@@ -33,6 +40,9 @@ trap hf_cleanup EXIT
 # wait until the mount is live.  Returns non-zero when it never came up.
 hf_mount() {
   local dump=$1; shift
+  case "$(realpath -m "$dump")" in
+    "$ROOT"/tests/*) [[ " $* " == *" index="* || " $* " == *",index="* ]] || set -- -o index=none "$@" ;;
+  esac
   MNT=$(mktemp -d "$TESTTMP/mnt.XXXXXX")
   "$HEAPFS" -f "$@" "$dump" "$MNT" 2>"$MNT.log" &
   local pid=$!
