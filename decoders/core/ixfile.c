@@ -28,7 +28,7 @@ typedef struct {
 } header;
 
 typedef struct {
-    uint32_t id, reserved;
+    uint32_t id, sampled; /* sampled: checksummed by samples (hf_ixw_add_big) */
     uint64_t off, len;
 } entry;
 
@@ -37,10 +37,11 @@ G_STATIC_ASSERT(sizeof(entry) == 24);
 
 /* ---- hashing ---- */
 
-/* The first and last block of [data, data+len) and SAMPLES spread between. */
-static void hash_sampled(GChecksum *cs, const uint8_t *data, uint64_t len)
+/* The first and last block of [data, data+len) and SAMPLES spread between
+ * (all of it when whole). */
+static void hash_sampled(GChecksum *cs, const uint8_t *data, uint64_t len, bool whole)
 {
-    if (len <= (uint64_t)(SAMPLES + 2) * BLOCK) {
+    if (whole || len <= (uint64_t)(SAMPLES + 2) * BLOCK) {
         g_checksum_update(cs, data, (gssize)len);
         return;
     }
@@ -70,7 +71,7 @@ bool hf_ix_key(hf_ixkey *k, const char *path, const uint8_t *data, size_t size,
     g_strlcpy(k->format, format, sizeof k->format);
     k->variant = variant;
     GChecksum *cs = g_checksum_new(G_CHECKSUM_SHA256);
-    hash_sampled(cs, data, size);
+    hash_sampled(cs, data, size, false);
     digest(cs, k->sample);
     g_checksum_free(cs);
     return true;
@@ -94,7 +95,7 @@ static void file_checksum(const header *hd, const entry *tab, const uint8_t *con
     g_checksum_update(cs, (const guchar *)&h, sizeof h);
     g_checksum_update(cs, (const guchar *)tab, (gssize)(hd->n_sections * sizeof *tab));
     for (uint32_t i = 0; i < hd->n_sections; i++)
-        hash_sampled(cs, sec[i], tab[i].len);
+        hash_sampled(cs, sec[i], tab[i].len, !tab[i].sampled);
     digest(cs, out);
     g_checksum_free(cs);
 }
@@ -358,6 +359,12 @@ void hf_ixw_add(hf_ixw *w, uint32_t id, const void *data, uint64_t len)
     entry e = {.id = id, .len = len};
     g_array_append_val(w->tab, e);
     g_ptr_array_add(w->data, (gpointer)(len ? data : ""));
+}
+
+void hf_ixw_add_big(hf_ixw *w, uint32_t id, const void *data, uint64_t len)
+{
+    hf_ixw_add(w, id, data, len);
+    g_array_index(w->tab, entry, w->tab->len - 1).sampled = 1;
 }
 
 void hf_ixw_add_bytes(hf_ixw *w, uint32_t id, GByteArray *b)

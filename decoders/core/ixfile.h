@@ -10,12 +10,13 @@
  * A file is a header (magic, format version, byte order, the key, a
  * SHA-256 checksum), a table of sections {id, offset, length}, then the
  * sections, each at an offset that is a multiple of 64, so arrays of
- * integers are used in place from the mapping.  The checksum covers the
- * header, the table, every section up to HF_IX_FULL bytes whole, and of a
- * larger section its first and last 4 KiB and 64 blocks of 4 KiB spread
- * over it: checking it costs the same for any dump size.  So a damaged
- * byte inside a big array may go unnoticed: the readers of those arrays
- * (locators, class indices) check every value they use.
+ * integers are used in place from the mapping.  The checksum (SHA-256)
+ * covers the header, the table, every section whole, except the big
+ * arrays used in place (hf_ixw_add_big): of those, the first and last
+ * 4 KiB and 64 blocks of 4 KiB spread over them, so that checking costs
+ * the same for any dump size.  A damaged byte inside a big array may go
+ * unnoticed: the readers of those arrays (locators, class indices) check
+ * every value they use.
  *
  * Keyed by the dump's size, mtime (ns), inode and device, a SHA-256 of its
  * first and last 4 KiB and of 64 blocks of 4 KiB spread over it, the
@@ -38,9 +39,6 @@
 #include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
-
-/* Sections up to this size are checksummed whole. */
-#define HF_IX_FULL (1u << 20)
 
 typedef struct {
     uint64_t size, mtime_ns, ino, dev;
@@ -103,7 +101,9 @@ typedef struct hf_ixw hf_ixw;
 hf_ixw *hf_ixw_new(void);
 /* Section id with len bytes at data (borrowed until hf_ixw_write). */
 void hf_ixw_add(hf_ixw *w, uint32_t id, const void *data, uint64_t len);
-/* The same, taking b (freed with the writer). */
+/* A big array the reader uses in place: checksummed by samples only. */
+void hf_ixw_add_big(hf_ixw *w, uint32_t id, const void *data, uint64_t len);
+/* hf_ixw_add, taking b (freed with the writer). */
 void hf_ixw_add_bytes(hf_ixw *w, uint32_t id, GByteArray *b);
 /* Writes the file to the first of paths whose directory takes it (the
  * cache directory is made, mode 0700), with permissions `mode`, under a

@@ -146,9 +146,9 @@ void hf_heap_save(const hf_heap *h, hf_ixw *w)
     for (guint s = 0; s < h->snaps->len; s++) {
         const hf_hsnap *sn = &g_array_index(h->snaps, hf_hsnap, s);
         save_snap(b, sn);
-        hf_ixw_add(w, HF_IX_SNAP + 4 * s, sn->locs, 5 * sn->n_objects);
-        hf_ixw_add(w, HF_IX_SNAP + 4 * s + 1, sn->cls, 4 * sn->n_objects);
-        hf_ixw_add(w, HF_IX_SNAP + 4 * s + 2, sn->samples, 8 * sn->n_samples);
+        hf_ixw_add_big(w, HF_IX_SNAP + 4 * s, sn->locs, 5 * sn->n_objects);
+        hf_ixw_add_big(w, HF_IX_SNAP + 4 * s + 1, sn->cls, 4 * sn->n_objects);
+        hf_ixw_add_big(w, HF_IX_SNAP + 4 * s + 2, sn->samples, 8 * sn->n_samples);
     }
     hf_ixw_add_bytes(w, HF_IX_HEAP, b);
 }
