@@ -5,7 +5,8 @@
 # the same size and mtime) is indexed anew, never served a stale index; a
 # damaged or truncated index file is rebuilt; an unwritable dump directory
 # falls back to $XDG_CACHE_HOME/heapfs; -o index=none writes nothing; two
-# mounts of one dump at once both work and leave one sane file.
+# mounts of one dump at once both work and leave one sane file; dominator
+# results are kept in a second file and loaded, not computed, by a remount.
 source "$(dirname "$0")/lib.sh"
 # the read-only bind mount made below (as root) goes before lib.sh's cleanup
 trap 'umount "$TESTTMP/robind" 2>/dev/null; hf_cleanup' EXIT
@@ -150,10 +151,42 @@ check "two mounts at once: both are live" bash -c "mountpoint -q '$MNT1' && moun
 check "two mounts at once: both write" bash -c "$(declare -f wait_written); wait_written '$MNT1' && wait_written '$MNT2'"
 check "two mounts at once: both show the dump" bash -c "$(declare -f same_views); same_views '$LOADED' '$MNT1' && same_views '$LOADED' '$MNT2'"
 fusermount3 -u "$MNT1"; fusermount3 -u "$MNT2"
-check "two mounts at once: no temporary file left" test "$(ls "$D" | grep -c 'c.hprof')" = 2
+check "two mounts at once: no temporary file left" \
+  test -z "$(ls "$D" | grep -vE '^[a-e]\.hprof(\.heapfs-index(\.retained-strong\.1)?)?$')"
 hf_mount "$D/c.hprof"
 check "two mounts at once: the file they left loads" grep -q '^index: loaded from' "$MNT/.stats"
 check "...and shows the dump" same_views "$LOADED" "$MNT"
+hf_umount
+
+# ---- dominator results: kept beside the index, loaded by a remount ----
+cp "$SRC" "$D/d.hprof"
+hf_mount "$D/d.hprof" -o index=none; REFD=$MNT
+hf_mount "$D/d.hprof"; wait_written "$MNT"
+o=$(awk 'NR == 3 { print $1 }' "$MNT/latest/dominators")
+cat "$MNT/latest/objects/$o/retained" >/dev/null
+check ".stats says the retained sizes were computed" grep -q 'retained sizes, snapshot 1: computed' "$MNT/.stats"
+for i in $(seq 1 50); do grep -q 'retained sizes, snapshot 1: kept in' "$MNT/.stats" && break; sleep 0.1; done
+check "...and kept in DUMP.heapfs-index.retained-strong.1" \
+  grep -q "retained sizes, snapshot 1: kept in $D/d.hprof.heapfs-index.retained-strong.1" "$MNT/.stats"
+hf_umount
+hf_mount "$D/d.hprof"
+check_eq "remount: retained of $o as computed" "$(cat "$REFD/latest/objects/$o/retained")" "$(cat "$MNT/latest/objects/$o/retained")"
+check "remount: .stats says the retained sizes were loaded, not computed" \
+  bash -c "grep -q 'retained sizes, snapshot 1: loaded from $D/d.hprof.heapfs-index.retained-strong.1' '$MNT/.stats' && ! grep -q 'snapshot 1: computed' '$MNT/.stats'"
+for f in dominators histogram-retained suspects unreachable; do
+  check "remount: $f as computed" cmp -s "$REFD/latest/$f" "$MNT/latest/$f"
+done
+check "remount: dominated/ and referrers/ as computed" \
+  bash -c "cmp -s <(ls '$REFD/latest/objects/$o/dominated') <(ls '$MNT/latest/objects/$o/dominated') && cmp -s <(ls '$REFD/latest/objects/$o/referrers') <(ls '$MNT/latest/objects/$o/referrers') && cmp -s '$REFD/latest/objects/$o/path' '$MNT/latest/objects/$o/path'"
+hf_umount
+hf_mount "$D/d.hprof" -o retained=weak
+cat "$MNT/latest/dominators" >/dev/null
+check "-o retained=weak: its own results, computed" grep -q 'retained sizes, snapshot 1: computed' "$MNT/.stats"
+hf_umount
+printf '\377' | dd of="$D/d.hprof.heapfs-index.retained-strong.1" bs=1 seek=5000 conv=notrunc 2>/dev/null
+hf_mount "$D/d.hprof"
+check_eq "a damaged results file: retained computed again, the same" "$(cat "$REFD/latest/objects/$o/retained")" "$(cat "$MNT/latest/objects/$o/retained")"
+check "...and .stats says computed" grep -q 'retained sizes, snapshot 1: computed' "$MNT/.stats"
 hf_umount
 
 # ---- --check never reads or writes one ----
