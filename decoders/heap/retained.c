@@ -505,8 +505,8 @@ static hf_hgraph *load(hf_heap *h, uint32_t s)
 }
 
 typedef struct {
-    hf_heap *h;
-    uint32_t s;
+    hf_heap *h; /* only its dump mapping and graphs: snapshots may be freed */
+    uint32_t s, n_classes;
     const hf_hgraph *g;
 } writer;
 
@@ -535,7 +535,7 @@ static gpointer write_graph(gpointer ud)
     }
     double t0 = g_get_monotonic_time() / 1e6;
     hf_ixw *w = hf_ixw_new();
-    hf_graphfile_save(wr->g, hf_heap_snap(wr->h, wr->s)->classes->len, w);
+    hf_graphfile_save(wr->g, wr->n_classes, w);
     GPtrArray *paths = graph_paths(gs, wr->s);
     char *why = NULL;
     char *to = hf_ixw_write(w, &gs->key, paths, st.st_mode & 0644, &why);
@@ -562,7 +562,7 @@ const hf_hgraph *hf_heap_graph(hf_heap *h, uint32_t s)
         g_once_init_leave(&gs->once[s], (gsize)g);
         if (computed && !g->error && gs->dump_path) {
             writer *wr = g_new(writer, 1);
-            *wr = (writer){h, s, g};
+            *wr = (writer){h, s, hf_heap_snap(h, s)->classes->len, g};
             gs->writers[s] = g_thread_new("heapfs-graph", write_graph, wr);
         }
     }
