@@ -193,3 +193,9 @@ hf_umount
 cp "$SRC" "$D/e.hprof"
 "$HEAPFS" --check "$D/e.hprof" >/dev/null 2>&1
 check "--check writes no index file" test ! -e "$D/e.hprof.heapfs-index"
+
+# ---- every daemon ended cleanly (under SANITIZE=1: no report in its log) ----
+for m in "${HF_MOUNTS[@]}"; do mountpoint -q "$m" && fusermount3 -u "$m"; done
+for p in "${HF_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+check "no daemon reported a sanitizer error or a leak" \
+  bash -c "! cat '$TESTTMP'/mnt.*.log | grep -q 'AddressSanitizer\|LeakSanitizer\|runtime error'"
