@@ -162,13 +162,14 @@ void hf_ixr_free(hf_ixr *r)
     g_free(r);
 }
 
-static hf_ixr *try_open(const hf_ixkey *key, const char *path, char **why, bool *exists)
+/* The file at path when it is a valid index file for key; else NULL, and
+ * *why (when still NULL) says what is wrong with it.  A missing file says
+ * nothing. */
+static hf_ixr *try_open(const hf_ixkey *key, const char *path, char **why)
 {
-    *exists = false;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return NULL;
-    *exists = true;
     struct stat st;
     const char *bad = NULL;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
@@ -190,6 +191,7 @@ static hf_ixr *try_open(const hf_ixkey *key, const char *path, char **why, bool 
     }
     const header *hd = r->hd;
     if (bad) {
+        /* said why already */
     } else if (memcmp(hd->magic, MAGIC, sizeof MAGIC) != 0 || hd->endian != ENDIAN) {
         bad = "not a heapfs index file of this machine's byte order";
     } else if (hd->version != VERSION) {
@@ -229,8 +231,7 @@ static hf_ixr *try_open(const hf_ixkey *key, const char *path, char **why, bool 
 hf_ixr *hf_ixr_open(const hf_ixkey *key, GPtrArray *paths, char **why)
 {
     for (guint i = 0; i < paths->len; i++) {
-        bool exists;
-        hf_ixr *r = try_open(key, g_ptr_array_index(paths, i), why, &exists);
+        hf_ixr *r = try_open(key, g_ptr_array_index(paths, i), why);
         if (r)
             return r;
     }
