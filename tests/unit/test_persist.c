@@ -8,7 +8,9 @@
  * are indexed, written, opened again from the file, and every view the
  * tests render (info, errors, traces, threads, snapshot files, classes,
  * one object in five) is byte-identical to the freshly built one; a
- * damaged, truncated or stale file is not used (the dump is indexed anew).
+ * damaged, truncated or stale file is not used (the dump is indexed anew);
+ * a file with a right checksum but damaged contents never crashes a load.
+ * Dominator results are kept and loaded the same way.
  *
  * Run from the project root (the corpus is tests/corpus).
  */
@@ -402,6 +404,54 @@ static void test_hprof_hostile(void **state)
     rm_rf(dir);
 }
 
+/* Dominator results: computed and written beside the index file by the
+ * first open that needs them; mapped, not computed, by the next; the same
+ * bytes; a damaged results file is computed again. */
+static void test_retained_kept(void **state)
+{
+    char *dir = tmpdir();
+    char *src = th_corpus("hprof", "mat_oracle_jdk8_05_x64.hprof");
+    char *dump = g_build_filename(dir, "dump.hprof", NULL);
+    char *ix = g_build_filename(dir, "dump.ix", NULL);
+    char *gfile = g_build_filename(dir, "dump.ix.retained-strong.1", NULL);
+    gchar *data;
+    gsize len;
+    assert_true(g_file_get_contents(src, &data, &len, NULL));
+    assert_true(g_file_set_contents(dump, data, (gssize)len, NULL));
+    const char *views[] = {"dominators", "histogram-retained", "suspects", "unreachable"};
+    char *want[G_N_ELEMENTS(views)];
+    const char *expect[] = {"computed in", "loaded from", "computed in"};
+    for (int round = 0; round < 3; round++) {
+        hf_dump *d = open_ix(dump, ix);
+        d->ops->after_mount(d);
+        for (size_t i = 0; i < G_N_ELEMENTS(views); i++) {
+            char *v = th_snap_file(d, 0, views[i]);
+            if (round == 0)
+                want[i] = v;
+            else {
+                assert_string_equal(want[i], v);
+                g_free(v);
+            }
+        }
+        char *st = status_of(d);
+        if (!strstr(st, expect[round]))
+            fail_msg("round %d: '%s' not in .stats:\n%s", round, expect[round], st);
+        g_free(st);
+        hf_dump_close(d); /* waits for the results file */
+        assert_true(g_file_test(gfile, G_FILE_TEST_IS_REGULAR));
+        if (round == 1)
+            damage(gfile, file_size(gfile) / 2);
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(views); i++)
+        g_free(want[i]);
+    g_free(data);
+    g_free(src);
+    g_free(dump);
+    g_free(ix);
+    g_free(gfile);
+    rm_rf(dir);
+}
+
 /* Where: beside the dump, else the cache; none gives nothing. */
 static void test_candidates(void **state)
 {
@@ -429,6 +479,7 @@ int main(void)
         cmocka_unit_test(test_candidates),
         cmocka_unit_test(test_hprof_round_trip),
         cmocka_unit_test(test_hprof_hostile),
+        cmocka_unit_test(test_retained_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
