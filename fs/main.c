@@ -31,6 +31,7 @@ typedef struct {
     char *cache_size;
     char *names; /* -o names=FILE: candidate names for hashed ones (BMD) */
     char *retained; /* -o retained=LEVEL: what keeps objects alive (heaps) */
+    char *index;    /* -o index=PATH|none: the index file */
     int check;
     int help;
     int version;
@@ -60,6 +61,7 @@ static const struct fuse_opt option_spec[] = {
     {"cache_size=%s", offsetof(options, cache_size), 0},
     {"names=%s", offsetof(options, names), 0},
     {"retained=%s", offsetof(options, retained), 0},
+    {"index=%s", offsetof(options, index), 0},
     {"--check", offsetof(options, check), 1},
     FUSE_OPT_KEY("-h", KEY_HELP),
     FUSE_OPT_KEY("--help", KEY_HELP),
@@ -114,6 +116,11 @@ static void usage(const char *prog)
            "                           alive in retained sizes, dominators and paths: strong\n"
            "                           (default: soft, weak, phantom and finalizer referents do\n"
            "                           not), soft, finalizer, weak or phantom (all count, as MAT)\n"
+           "    -o index=PATH          HPROF: the index file, kept so that the next mount of\n"
+           "                           the same dump maps it instead of indexing again\n"
+           "                           (default: DUMP.heapfs-index beside the dump, else under\n"
+           "                           $XDG_CACHE_HOME/heapfs); -o index=none keeps none.\n"
+           "                           --check never reads or writes one\n"
            "    -o ro                  read-only, as every heapfs mount is (-o rw is refused)\n"
            "\n",
            prog, prog);
@@ -182,6 +189,19 @@ static void add_mount_options(struct fuse_args *args, const char *dump)
     free(fsname);
 }
 
+/* What dumps do once the mount is live (HPROF: write the index file), one
+ * dump after another, on one thread. */
+static gpointer after_mount(gpointer data)
+{
+    hf_dumps *m = data;
+    for (uint32_t k = 0; k < hf_dumps_count(m); k++) {
+        hf_dump *d = hf_dumps_get(m, k);
+        if (d->ops->after_mount)
+            d->ops->after_mount(d);
+    }
+    return NULL;
+}
+
 static int run_mount(hf_dumps *m, char *const *paths, int n, struct fuse_args *args,
                      uint64_t cache_size)
 {
@@ -207,9 +227,13 @@ static int run_mount(hf_dumps *m, char *const *paths, int n, struct fuse_args *a
     fs.dump_st = fs.file_st[0];
     for (int i = 1; i < n; i++)
         fs.dump_st.st_mode &= fs.file_st[i].st_mode | ~(mode_t)0777;
-    for (uint32_t k = 0; k < hf_dumps_count(m); k++)
-        if (hf_dumps_get(m, k)->data)
-            hf_guard_add(hf_dumps_get(m, k)->data, hf_dumps_get(m, k)->size);
+    for (uint32_t k = 0; k < hf_dumps_count(m); k++) {
+        hf_dump *d = hf_dumps_get(m, k);
+        if (d->data)
+            hf_guard_add(d->data, d->size);
+        if (d->index_data) /* a mapped index file can shrink too */
+            hf_guard_add(d->index_data, d->index_size);
+    }
 
     struct fuse_session *se = fuse_session_new(args, &hf_fuse_ops, sizeof hf_fuse_ops, &fs);
     if (!se) {
@@ -221,6 +245,8 @@ static int run_mount(hf_dumps *m, char *const *paths, int n, struct fuse_args *a
     if (fuse_session_mount(se, cl.mountpoint) != 0)
         goto out_signals;
     fuse_daemonize(cl.foreground);
+    /* after daemonizing: a thread started before the fork would be lost */
+    GThread *after = g_thread_new("heapfs-index", after_mount, m);
     if (cl.singlethread) {
         rc = fuse_session_loop(se);
     } else {
@@ -239,6 +265,8 @@ static int run_mount(hf_dumps *m, char *const *paths, int n, struct fuse_args *a
      * SIGHUP are how users stop a mount, so they are a clean exit. */
     rc = (rc == 0 || rc == SIGINT || rc == SIGTERM || rc == SIGHUP) ? 0 : 1;
     fuse_session_unmount(se);
+    if (after)
+        g_thread_join(after); /* the dump must outlive it */
 out_signals:
     fuse_remove_signal_handlers(se);
 out_session:
@@ -289,7 +317,18 @@ int main(int argc, char **argv)
                 o.check ? "no dump file given" : "need a dump file and a mount point");
         goto out;
     }
-    hf_open_opts opts = {.names_file = o.names};
+    /* --check decodes the dump itself: it neither uses nor writes an index file */
+    hf_open_opts opts = {.names_file = o.names, .index = o.check ? "none" : o.index};
+    if (o.index && !*o.index) {
+        fprintf(stderr, "heapfs: bad index '' (a file name, or none)\n");
+        goto out;
+    }
+    if (o.index && strcmp(o.index, "none") != 0 && ndumps > 1) {
+        fprintf(stderr, "heapfs: -o index=%s names one file, and %d dumps are given "
+                        "(leave it out: each dump then has its own, or -o index=none)\n",
+                o.index, ndumps);
+        goto out;
+    }
     if (o.retained && !parse_reach(o.retained, &opts.reach)) {
         fprintf(stderr, "heapfs: bad retained '%s' (strong, soft, finalizer, weak or phantom)\n",
                 o.retained);
@@ -316,5 +355,6 @@ out:
     g_free(o.cache_size);
     g_free(o.names);
     g_free(o.retained);
+    g_free(o.index);
     return rc;
 }

@@ -133,6 +133,7 @@ static const hf_dump_ops bmd_ops = {
     .destroy = bmd_destroy,
     .describe = bmd_describe,
     .render_info = bmd_render_info,
+    .status = hf_heap_graph_status,
     HF_HEAP_MODEL_OPS,
     HF_HEAP_GRAPH_OPS,
     .snapshot = {.files = snap_files},

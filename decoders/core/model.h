@@ -144,6 +144,12 @@ typedef struct hf_dump_ops {
      * every other file stays the same while mounted).  NULL: none. */
     void (*status)(hf_dump *d, GString *out);
     hf_render_fn render_trace; /* traces/N: v->index = trace index */
+    /* Work for after the mount is live (writing the index file), run once
+     * on a thread of its own while requests are served: it only reads the
+     * dump, and it keeps what it shows in status() behind its own lock.
+     * fs/main.c starts it after daemonizing and joins it before closing the
+     * dump; --check never runs it.  NULL: nothing to do. */
+    void (*after_mount)(hf_dump *d);
 
     uint32_t (*n_snapshots)(hf_dump *d);
     /* Directory name of snapshot s (1-based file order for HPROF, the
@@ -196,6 +202,10 @@ struct hf_dump {
     /* Heap formats: how strong a reference must be to keep an object alive
      * (-o retained=..., an hf_reach; 0 = strong). */
     unsigned reach;
+    /* The index file mapped in place of indexing (core/ixfile.h), for
+     * fs/'s SIGBUS guard; NULL when the index was built. */
+    const void *index_data;
+    size_t index_size;
 };
 
 /* How strong a reference must be to keep an object alive, for the formats
@@ -222,6 +232,11 @@ typedef struct hf_open_opts {
     /* Heap formats: the weakest reference that keeps an object alive
      * (an hf_reach; 0 = strong). */
     unsigned reach;
+    /* The index file (-o index=): NULL for the default place (beside the
+     * dump, else under $XDG_CACHE_HOME/heapfs), "none" for no index file,
+     * else its path.  Formats without an index file ignore it; so does
+     * every format when opts itself is NULL (no index file). */
+    const char *index;
 } hf_open_opts;
 
 /* Decoder registry (registry.c). */

@@ -89,7 +89,7 @@ uint64_t hf_heap_view_dominators(hf_dump *d, const hf_view *v, uint64_t first, G
         append_pct(out, g->retained[w], g->retained[n]);
         g_string_append_c(out, ' ');
         const hf_hclass *self = hf_heap_described(sn, &ob);
-        g_string_append(out, self ? "java.lang.Class" : hf_heap_class(sn, sn->cls[w])->dir);
+        g_string_append(out, self ? "java.lang.Class" : hf_heap_class(sn, hf_heap_cls(sn, w))->dir);
         g_string_append_c(out, '\n');
     }
     return HF_DONE;
@@ -157,7 +157,7 @@ uint64_t hf_heap_view_unreachable(hf_dump *d, const hf_view *v, uint64_t first, 
         if (g->idom[o] != HF_NONE)
             continue;
         hf_hobj ob;
-        class_row *r = &by[sn->cls[o]];
+        class_row *r = &by[hf_heap_cls(sn, o)];
         r->count++;
         if (hf_heap_decode(H(d), sn, o, &ob))
             r->bytes += hf_heap_shallow(H(d), sn, &ob);
@@ -296,7 +296,7 @@ uint64_t hf_heap_view_suspects(hf_dump *d, const hf_view *v, uint64_t first, GSt
         uint32_t biggest = HF_NONE;
         for (uint32_t i = g->kids.off[g->n]; i < g->kids.off[g->n + 1]; i++) {
             uint32_t w = g->kids.dst[i];
-            if (sn->cls[w] != c)
+            if (hf_heap_cls(sn, w) != c)
                 continue;
             sum += g->retained[w];
             count++;
@@ -557,7 +557,7 @@ uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, G
     GString *t = g_string_new(NULL), *u = g_string_new(NULL);
     for (uint64_t o = 0; o < sn->n_objects; o++) {
         hf_hobj ob;
-        if (sn->cls[o] != sn->string_class || !hf_heap_decode(h, sn, o, &ob))
+        if (hf_heap_cls(sn, o) != sn->string_class || !hf_heap_decode(h, sn, o, &ob))
             continue;
         g_string_truncate(t, 0);
         if (!hf_heap_text(h, sn, &ob, t))

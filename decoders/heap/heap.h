@@ -395,6 +395,14 @@ static inline uint64_t hf_heap_loc(const hf_hsnap *sn, uint64_t o)
     return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
            (uint64_t)p[4] << 32;
 }
+/* The class index of object o.  The array may come from an index file
+ * (persist.h) that a damaged byte was not caught in: an index out of range
+ * reads as class 0, so a wrong answer, never a read outside the classes. */
+static inline uint32_t hf_heap_cls(const hf_hsnap *sn, uint64_t o)
+{
+    uint32_t c = sn->cls[o];
+    return G_LIKELY(c < sn->classes->len) ? c : 0;
+}
 const hf_hsnap *hf_heap_snap(const hf_heap *h, uint32_t s);
 const hf_hclass *hf_heap_class(const hf_hsnap *sn, uint64_t c);
 int64_t hf_heap_class_by_id(const hf_hsnap *sn, uint64_t id);
@@ -449,14 +457,14 @@ void hf_heap_id_name(uint64_t id, char name[HF_NAME_MAX]);
 int64_t hf_heap_object_find(hf_dump *d, uint32_t s, const char *name);
 
 /* hf_dump_ops members, as designated initializers, that every heap format
- * (HPROF, BMD, HPROF text) takes from the layer: the README's .stats lines
- * of the retained-size graphs (hf_heap_graph_status: include
- * decoders/heap/retained.h where this is used), the names of classes and
- * objects, their tally for growth, and the files and links of a class. */
+ * (HPROF, BMD, HPROF text) takes from the layer: the names of classes and
+ * objects, their tally for growth, and the files and links of a class.
+ * .status is each format's: hf_heap_graph_status (the .stats lines of the
+ * retained-size graphs; include decoders/heap/retained.h), or a function
+ * that adds its own lines to it (HPROF: the index file). */
 #define HF_HEAP_MODEL_OPS                                                                  \
-    .status = hf_heap_graph_status, .class_name = hf_heap_class_name,                      \
-    .object_name = hf_heap_object_name, .tally = hf_heap_tally,                            \
-    .class_ = {hf_heap_class_files, hf_heap_class_links, NULL}
+    .class_name = hf_heap_class_name, .object_name = hf_heap_object_name,                  \
+    .tally = hf_heap_tally, .class_ = {hf_heap_class_files, hf_heap_class_links, NULL}
 
 /* The further members a format takes whose snapshots, traces, threads,
  * classes and objects are all the layer's (HPROF, BMD; not HPROF text,

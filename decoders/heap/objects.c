@@ -121,7 +121,7 @@ uint64_t hf_heap_view_class_instances(hf_dump *d, const hf_view *v, uint64_t fir
         return HF_DONE;
     size_t start = out->len;
     for (uint64_t o = first; o < sn->n_objects; o++) {
-        if (sn->cls[o] != v->index)
+        if (hf_heap_cls(sn, o) != v->index)
             continue;
         if (hf_budget_spent(out, start, budget))
             return o;

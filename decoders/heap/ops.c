@@ -89,7 +89,7 @@ bool hf_heap_link_class(hf_dump *d, uint32_t s, uint64_t o, hf_target *to)
     if (!sn || o >= sn->n_objects)
         return false;
     to->kind = HF_TO_CLASS;
-    g_strlcpy(to->name, hf_heap_class(sn, sn->cls[o])->dir, HF_NAME_MAX);
+    g_strlcpy(to->name, hf_heap_class(sn, hf_heap_cls(sn, o))->dir, HF_NAME_MAX);
     return true;
 }
 

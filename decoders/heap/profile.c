@@ -55,7 +55,7 @@ void hf_heap_pprof_add_objects(hf_heap_pprof_out *o, uint32_t s)
         hf_hobj ob;
         if (!hf_heap_decode(h, sn, i, &ob))
             continue;
-        ob.cls = sn->cls[i];
+        ob.cls = hf_heap_cls(sn, i);
         uint64_t key = (uint64_t)ob.trace << 32 | ob.cls;
         gpointer g = g_hash_table_lookup(idx, &key);
         if (!g) {

@@ -98,7 +98,7 @@ bool hf_heap_decode(const hf_heap *h, const hf_hsnap *sn, uint64_t o, hf_hobj *o
     memset(ob, 0, sizeof *ob);
     if (!h->codec->object(h, hf_heap_loc(sn, o), ob))
         return false;
-    ob->cls = sn->cls[o];
+    ob->cls = hf_heap_cls(sn, o);
     return true;
 }
 

@@ -25,8 +25,8 @@ static void append_what(const hf_heap *h, const hf_hsnap *sn, uint64_t id, GStri
         g_string_append_c(out, '?');
         return;
     }
-    const hf_hclass *c = hf_heap_class(sn, sn->cls[o]);
-    if (sn->cls[o] == sn->class_class) {
+    const hf_hclass *c = hf_heap_class(sn, hf_heap_cls(sn, o));
+    if (hf_heap_cls(sn, o) == sn->class_class) {
         int64_t self = hf_heap_class_by_id(sn, id);
         if (self >= 0) {
             g_string_append(out, "class ");
@@ -125,7 +125,7 @@ uint64_t hf_heap_view_strings(hf_dump *d, const hf_view *v, uint64_t first, GStr
     size_t start = out->len;
     GString *t = g_string_new(NULL);
     for (uint64_t o = first; o < sn->n_objects; o++) {
-        if (sn->cls[o] != sn->string_class)
+        if (hf_heap_cls(sn, o) != sn->string_class)
             continue;
         if (hf_budget_spent(out, start, budget)) {
             g_string_free(t, TRUE);

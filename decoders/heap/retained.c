@@ -6,33 +6,64 @@
 #include "decoders/heap/retained.h"
 
 #include "decoders/core/names.h"
+#include "decoders/heap/graphfile.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct hf_hgraphs {
     uint32_t n;
     gsize *once;     /* per snapshot: the hf_hgraph *, set once */
+    /* index files (hf_heap_graphs_keep): none when dump_path is NULL */
+    char *dump_path, *index_opt;
+    hf_ixkey key;
+    unsigned reach;
+    hf_ixr **files;     /* per snapshot: the file its graph was loaded from */
+    double *load_secs;  /* per snapshot: how long loading took */
+    GThread **writers;  /* per snapshot: the thread writing its file */
+    GMutex lock;        /* guards kept */
+    char **kept;        /* per snapshot: where its file was written, or why not */
 };
 
 hf_hgraphs *hf_heap_graphs_new(uint32_t n_snaps)
 {
     hf_hgraphs *g = g_new0(hf_hgraphs, 1);
+    uint32_t n = n_snaps ? n_snaps : 1;
     g->n = n_snaps;
-    g->once = g_new0(gsize, n_snaps ? n_snaps : 1);
+    g->once = g_new0(gsize, n);
+    g->files = g_new0(hf_ixr *, n);
+    g->load_secs = g_new0(double, n);
+    g->writers = g_new0(GThread *, n);
+    g->kept = g_new0(char *, n);
+    g_mutex_init(&g->lock);
     return g;
 }
 
-static void graph_free(hf_hgraph *g)
+void hf_heap_graphs_keep(hf_hgraphs *g, const char *dump_path, const char *index_opt,
+                         const hf_ixkey *key, unsigned reach)
 {
+    g->dump_path = g_strdup(dump_path);
+    g->index_opt = g_strdup(index_opt);
+    g->key = *key;
+    g->key.variant = 1 + reach; /* never the index's own key */
+    g->reach = reach;
+}
+
+static void graph_free(hf_hgraph *g, bool mapped)
+{
+    g_free(g->error);
+    if (mapped) { /* the arrays are the index file's */
+        g_free(g);
+        return;
+    }
     hf_csr_free(&g->pred);
     hf_csr_free(&g->kids);
     g_free(g->idom);
     g_free(g->parent);
     g_free(g->retained);
     g_free(g->class_retained);
-    g_free(g->error);
     g_free(g);
 }
 
@@ -40,10 +71,22 @@ void hf_heap_graphs_free(hf_hgraphs *g)
 {
     if (!g)
         return;
-    for (uint32_t s = 0; s < g->n; s++)
+    for (uint32_t s = 0; s < g->n; s++) {
+        if (g->writers[s])
+            g_thread_join(g->writers[s]); /* it reads the graph */
         if (g->once[s])
-            graph_free((hf_hgraph *)g->once[s]);
+            graph_free((hf_hgraph *)g->once[s], g->files[s] != NULL);
+        hf_ixr_free(g->files[s]);
+        g_free(g->kept[s]);
+    }
     g_free(g->once);
+    g_free(g->files);
+    g_free(g->load_secs);
+    g_free(g->writers);
+    g_free(g->kept);
+    g_mutex_clear(&g->lock);
+    g_free(g->dump_path);
+    g_free(g->index_opt);
     g_free(g);
 }
 
@@ -342,7 +385,7 @@ static void class_retained(const gctx *c, hf_hgraph *g)
         uint32_t v = stack[top - 1];
         if (next[v] < g->kids.off[v + 1]) {
             uint32_t w = g->kids.dst[next[v]++];
-            uint32_t k = c->sn->cls[w];
+            uint32_t k = hf_heap_cls(c->sn, w);
             if (!above[k]++)
                 g->class_retained[k] += g->retained[w];
             next[w] = g->kids.off[w];
@@ -350,7 +393,7 @@ static void class_retained(const gctx *c, hf_hgraph *g)
         } else {
             top--;
             if (v != c->n)
-                above[c->sn->cls[v]]--;
+                above[hf_heap_cls(c->sn, v)]--;
         }
     }
     g_free(above);
@@ -430,12 +473,99 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
     return g;
 }
 
+/* ---- the index file of a snapshot's graph (graphfile.h) ---- */
+
+static GPtrArray *graph_paths(const hf_hgraphs *gs, uint32_t s)
+{
+    char *suffix = g_strdup_printf(".retained-%s.%u", hf_reach_names[gs->reach], s + 1);
+    GPtrArray *p = hf_ix_candidates(gs->dump_path, gs->index_opt, suffix);
+    g_free(suffix);
+    return p;
+}
+
+static hf_hgraph *load(hf_heap *h, uint32_t s)
+{
+    hf_hgraphs *gs = h->graphs;
+    const hf_hsnap *sn = hf_heap_snap(h, s);
+    if (!gs->dump_path || !sn || sn->n_objects >= UINT32_MAX - 2)
+        return NULL;
+    double t0 = g_get_monotonic_time() / 1e6;
+    GPtrArray *paths = graph_paths(gs, s);
+    hf_ixr *r = hf_ixr_open(&gs->key, paths, NULL);
+    g_ptr_array_free(paths, TRUE);
+    hf_hgraph *g = g_new0(hf_hgraph, 1);
+    if (!r || !hf_graphfile_load(g, r, (uint32_t)sn->n_objects, sn->classes->len)) {
+        g_free(g);
+        hf_ixr_free(r);
+        return NULL;
+    }
+    gs->files[s] = r;
+    gs->load_secs[s] = g_get_monotonic_time() / 1e6 - t0;
+    return g;
+}
+
+typedef struct {
+    hf_heap *h; /* only its dump mapping and graphs: snapshots may be freed */
+    uint32_t s, n_classes;
+    const hf_hgraph *g;
+} writer;
+
+static void set_kept(hf_hgraphs *gs, uint32_t s, char *what)
+{
+    g_mutex_lock(&gs->lock);
+    g_free(gs->kept[s]);
+    gs->kept[s] = what;
+    g_mutex_unlock(&gs->lock);
+}
+
+/* Writes snapshot s's graph to its file, if the dump is still the one
+ * indexed (a thread of its own: the graph is read-only by now). */
+static gpointer write_graph(gpointer ud)
+{
+    writer *wr = ud;
+    hf_hgraphs *gs = wr->h->graphs;
+    const hf_dump *d = &wr->h->base;
+    hf_ixkey again;
+    struct stat st;
+    if (!hf_ix_key(&again, gs->dump_path, d->data, d->size, gs->key.format, gs->key.variant) ||
+        memcmp(&again, &gs->key, sizeof again) != 0 || stat(gs->dump_path, &st) != 0) {
+        set_kept(gs, wr->s, g_strdup("not kept: the dump changed"));
+        g_free(wr);
+        return NULL;
+    }
+    double t0 = g_get_monotonic_time() / 1e6;
+    hf_ixw *w = hf_ixw_new();
+    hf_graphfile_save(wr->g, wr->n_classes, w);
+    GPtrArray *paths = graph_paths(gs, wr->s);
+    char *why = NULL;
+    char *to = hf_ixw_write(w, &gs->key, paths, st.st_mode & 0644, &why);
+    set_kept(gs, wr->s, to ? g_strdup_printf("kept in %s (%.2f s)", to,
+                                             g_get_monotonic_time() / 1e6 - t0)
+                           : g_strdup_printf("not kept (%s)", why ? why : "no place"));
+    g_free(to);
+    g_free(why);
+    g_ptr_array_free(paths, TRUE);
+    hf_ixw_free(w);
+    g_free(wr);
+    return NULL;
+}
+
 const hf_hgraph *hf_heap_graph(hf_heap *h, uint32_t s)
 {
     hf_hgraphs *gs = h->graphs;
     g_assert(gs && s < gs->n);
-    if (g_once_init_enter(&gs->once[s]))
-        g_once_init_leave(&gs->once[s], (gsize)compute(h, s));
+    if (g_once_init_enter(&gs->once[s])) {
+        hf_hgraph *g = load(h, s);
+        bool computed = !g;
+        if (computed)
+            g = compute(h, s);
+        g_once_init_leave(&gs->once[s], (gsize)g);
+        if (computed && !g->error && gs->dump_path) {
+            writer *wr = g_new(writer, 1);
+            *wr = (writer){h, s, hf_heap_snap(h, s)->classes->len, g};
+            gs->writers[s] = g_thread_new("heapfs-graph", write_graph, wr);
+        }
+    }
     return (const hf_hgraph *)gs->once[s];
 }
 
@@ -455,11 +585,23 @@ void hf_heap_graph_status(hf_dump *d, GString *out)
             g_string_append_printf(out, "retained sizes, snapshot %u: none (%s)\n",
                                    hf_heap_snap(h, s)->number ? (unsigned)hf_heap_snap(h, s)->number : s + 1,
                                    g->error);
+        else if (h->graphs->files[s])
+            g_string_append_printf(out, "retained sizes, snapshot %u: loaded from %s in "
+                                   "%.2f s, not computed (computing took %.2f s), "
+                                   "%" G_GUINT64_FORMAT " references\n",
+                                   (unsigned)hf_heap_snap(h, s)->number,
+                                   hf_ixr_path(h->graphs->files[s]), h->graphs->load_secs[s],
+                                   g->seconds, (guint64)g->edges);
         else
             g_string_append_printf(out, "retained sizes, snapshot %u: computed in %.2f s, "
                                    "%" G_GUINT64_FORMAT " bytes kept, %" G_GUINT64_FORMAT
                                    " references\n", (unsigned)hf_heap_snap(h, s)->number,
                                    g->seconds, (guint64)g->bytes, (guint64)g->edges);
+        g_mutex_lock(&h->graphs->lock);
+        if (h->graphs->kept[s])
+            g_string_append_printf(out, "retained sizes, snapshot %u: %s\n",
+                                   (unsigned)hf_heap_snap(h, s)->number, h->graphs->kept[s]);
+        g_mutex_unlock(&h->graphs->lock);
     }
 }
 

@@ -27,12 +27,16 @@
  * 16 for the dominator algorithm and 10 for resolving ids.
  *
  * Thread safety: hf_heap_graph may be called from any thread; the first
- * caller for a snapshot computes it while the others wait (g_once); the
- * result is read-only afterwards and lives until hf_heap_clear.
+ * caller for a snapshot computes it (or maps it from its index file,
+ * hf_heap_graphs_keep) while the others wait (g_once); the result is
+ * read-only afterwards and lives until hf_heap_clear.  A computed graph
+ * is written to its file by a thread of its own, joined by
+ * hf_heap_graphs_free.
  */
 #ifndef HF_HEAP_RETAINED_H
 #define HF_HEAP_RETAINED_H
 
+#include "decoders/core/ixfile.h"
 #include "decoders/heap/graph.h"
 #include "decoders/heap/heap.h"
 
@@ -70,9 +74,21 @@ void hf_heap_graph_status(hf_dump *d, GString *out);
 bool hf_heap_ref_name(hf_heap *h, const hf_hsnap *sn, uint64_t from, uint64_t to, uint32_t slot,
                       char name[HF_NAME_MAX]);
 
-/* Per-snapshot state; made by hf_heap_finish, freed by hf_heap_clear. */
+/* Per-snapshot state; made by hf_heap_finish, freed by hf_heap_clear
+ * (which waits for a graph file being written). */
 typedef struct hf_hgraphs hf_hgraphs;
 hf_hgraphs *hf_heap_graphs_new(uint32_t n_snaps);
 void hf_heap_graphs_free(hf_hgraphs *g);
+
+/* Keep computed graphs in index files (graphfile.h), one per snapshot:
+ * hf_ix_candidates(dump_path, index_opt, ".retained-LEVEL.N") with
+ * LEVEL the reach's name and N the snapshot's position from 1 (so
+ * DUMP.heapfs-index.retained-strong.1 by default), keyed by the dump's
+ * key (its variant replaced by 1 + reach).  hf_heap_graph then maps a
+ * snapshot's graph from its file when there is a valid one, and otherwise
+ * computes it and writes the file on a thread of its own.  Call once,
+ * inside open, before any hf_heap_graph. */
+void hf_heap_graphs_keep(hf_hgraphs *g, const char *dump_path, const char *index_opt,
+                         const hf_ixkey *key, unsigned reach);
 
 #endif

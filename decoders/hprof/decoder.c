@@ -9,6 +9,7 @@
  * thread-safe.
  */
 #include "decoders/hprof/hprof.h"
+#include "decoders/heap/persist.h"
 #include "decoders/heap/retained.h"
 
 #include <string.h>
@@ -51,13 +52,28 @@ static void hprof_destroy(hf_dump *base)
         g_array_free(d->sites, TRUE);
     if (d->sites_snap)
         g_array_free(d->sites_snap, TRUE);
+    if (d->ix.r)
+        hf_heap_unmap(&d->heap); /* its arrays are the index file's */
     hf_heap_clear(&d->heap);
+    hprof_ix_clear(&d->ix);
     g_free(d);
 }
 
 static const hf_dump_ops hprof_ops;
 
-static hf_dump *hprof_open(const char *path, GMappedFile *map, GError **err)
+static hprof_dump *hprof_new(const char *path, GMappedFile *map, size_t hl, unsigned idsz)
+{
+    const uint8_t *data = (const uint8_t *)g_mapped_file_get_contents(map);
+    hprof_dump *d = g_new0(hprof_dump, 1);
+    hf_heap_init(&d->heap, &hprof_ops, &hprof_codec, path, map, idsz);
+    g_strlcpy(d->version, (const char *)data, sizeof d->version);
+    d->header_len = hl;
+    d->time_ms = (uint64_t)hprof_u4(data + hl - 8) << 32 | hprof_u4(data + hl - 4);
+    return d;
+}
+
+static hf_dump *hprof_open_opts(const char *path, GMappedFile *map, const hf_open_opts *opts,
+                                GError **err)
 {
     const uint8_t *data = (const uint8_t *)g_mapped_file_get_contents(map);
     size_t size = g_mapped_file_get_length(map);
@@ -68,6 +84,17 @@ static hf_dump *hprof_open(const char *path, GMappedFile *map, GError **err)
                     "%s: HPROF header cut off (%zu bytes)", path, size);
         return NULL;
     }
+    /* An index file made from this very dump: mapped, nothing read. */
+    hprof_dump *d = hprof_new(path, map, hl, idsz);
+    hprof_ix_begin(&d->ix, path, data, size, opts);
+    if (hprof_ix_load(d))
+        goto done;
+    hprof_ix ix = d->ix; /* what the attempt found goes on to the new one */
+    d->ix = (hprof_ix){0};
+    hprof_destroy(&d->heap.base);
+    d = hprof_new(path, map, hl, idsz);
+    d->ix = ix;
+    double t0 = g_get_monotonic_time() / 1e6;
     /* One sequential pass: map the whole file in one go where the kernel
      * can (Linux 5.14+), which beats a page fault per 64 KiB; else ask for
      * read-ahead.  Purely advice: failures change nothing. */
@@ -78,22 +105,27 @@ static hf_dump *hprof_open(const char *path, GMappedFile *map, GError **err)
 #endif
     if (madvise(mstart, mlen, MADV_POPULATE_READ) != 0)
         madvise(mstart, mlen, MADV_SEQUENTIAL);
-    hprof_dump *d = g_new0(hprof_dump, 1);
-    hf_heap_init(&d->heap, &hprof_ops, &hprof_codec, path, map, idsz);
-    g_strlcpy(d->version, (const char *)data, sizeof d->version);
-    d->header_len = hl;
-    d->time_ms = (uint64_t)hprof_u4(data + hl - 8) << 32 | hprof_u4(data + hl - 4);
     hprof_index(d);
-    d->heap.pprof = hf_heap_pprof_new(&d->heap, d->heap.snaps->len, "java", hprof_build_pprof, d,
-                                 NULL, NULL);
     madvise(mstart, mlen, MADV_RANDOM); /* views read a record here and there */
+    hprof_ix_built(d, g_get_monotonic_time() / 1e6 - t0);
+done:
+    if (d->ix.keyed) /* dominator results go to files beside the index */
+        hf_heap_graphs_keep(d->heap.graphs, path, opts->index, &d->ix.key, opts->reach);
+    d->heap.pprof = hf_heap_pprof_new(&d->heap, d->heap.snaps->len, "java", hprof_build_pprof, d,
+                                      NULL, NULL);
     return &d->heap.base;
+}
+
+static hf_dump *hprof_open(const char *path, GMappedFile *map, GError **err)
+{
+    return hprof_open_opts(path, map, NULL, err);
 }
 
 const hf_decoder hf_decoder_hprof = {
     .format = "hprof",
     .detect = hprof_detect,
     .open = hprof_open,
+    .open_opts = hprof_open_opts,
 };
 
 static const hf_file snap_files[] = {
@@ -115,6 +147,8 @@ static const hf_dump_ops hprof_ops = {
     .destroy = hprof_destroy,
     .describe = hprof_describe,
     .render_info = hprof_render_info,
+    .status = hprof_status, /* the graphs' lines and the index file's */
+    .after_mount = hprof_ix_save,
     HF_HEAP_MODEL_OPS,
     HF_HEAP_GRAPH_OPS,
     .text = hf_heap_text_of,

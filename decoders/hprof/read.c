@@ -303,8 +303,18 @@ size_t hprof_subrecord_len(const uint8_t *p, const uint8_t *end, unsigned idsz)
 
 /* ---- the codec: objects back from their sub-records ---- */
 
+/* Whether n bytes at loc lie in the file.  Locators come from the index,
+ * which may have been read from an index file (heap/persist.h): checked at
+ * every use, so a damaged one is a miss, never a read outside the map. */
+static inline bool in_file(const hf_heap *h, uint64_t loc, uint64_t n)
+{
+    return loc < h->base.size && n <= h->base.size - loc;
+}
+
 static uint64_t codec_object_id(const hf_heap *h, uint64_t loc)
 {
+    if (G_UNLIKELY(!in_file(h, loc, 1 + h->id_size)))
+        return 0;
     return hprof_id(h->base.data + loc + 1, h->id_size);
 }
 
@@ -312,6 +322,10 @@ static bool codec_shape(const hf_heap *h, uint64_t loc, hf_hshape *out)
 {
     const uint8_t *p = h->base.data + loc;
     const unsigned idsz = h->id_size;
+    if (G_UNLIKELY(!in_file(h, loc, 1 + (uint64_t)idsz + 9)) ||
+        ((p[0] == HPROF_GC_INSTANCE_DUMP || p[0] == HPROF_GC_OBJ_ARRAY_DUMP) &&
+         G_UNLIKELY(!in_file(h, loc, 1 + 2 * (uint64_t)idsz + 8))))
+        return false;
     const uint8_t *q = p + 1 + idsz + 4; /* past tag, id, stack serial */
     switch (p[0]) {
     case HPROF_GC_INSTANCE_DUMP:
@@ -341,6 +355,8 @@ static bool codec_object(const hf_heap *h, uint64_t loc, hf_hobj *ob)
     const uint8_t *p = h->base.data + loc;
     const uint8_t *fend = h->base.data + h->base.size;
     const unsigned idsz = h->id_size;
+    if (G_UNLIKELY(loc >= h->base.size))
+        return false;
     size_t n = hprof_subrecord_len(p, fend, idsz);
     if (!n)
         return false;

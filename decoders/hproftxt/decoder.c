@@ -156,6 +156,7 @@ static const hf_dump_ops hproftxt_ops = {
     .describe = txt_describe,
     .render_info = txt_render_info,
     .render_trace = txt_view_trace,
+    .status = hf_heap_graph_status,
     HF_HEAP_MODEL_OPS,
     .n_snapshots = hproftxt_n_snapshots,
     .snapshot_number = hproftxt_snapshot_number,

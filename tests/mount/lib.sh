@@ -10,11 +10,18 @@
 #                                       ERRRE, its objects still list
 #
 # Every mount made here is unmounted when the script exits, pass or fail.
+#
+# Index files (heapfs -o index=): hf_mount of a file under tests/ (the
+# corpus, the fixtures) adds -o index=none unless the test gives -o index=
+# itself, so no test writes into the repository; dumps copied to TESTTMP get
+# theirs beside them, as users do.  XDG_CACHE_HOME is TESTTMP's, so the
+# fallback place is never the real ~/.cache.
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HEAPFS=${HEAPFS:-$ROOT/heapfs}
 CORPUS=${CORPUS:-$ROOT/tests/corpus}
 TESTTMP=$(mktemp -d "${TMPDIR:-/tmp}/heapfs-test.XXXXXX")
+export XDG_CACHE_HOME=$TESTTMP/cache
 HF_MOUNTS=()
 HF_PIDS=()
 
@@ -32,8 +39,16 @@ trap hf_cleanup EXIT
 
 # hf_mount_series ARG...: heapfs -f ARG... MNT (dumps and options, in that
 # order) in the foreground (backgrounded here); waits until the mount is
-# live.  Returns non-zero when it never came up.
+# live.  Returns non-zero when it never came up.  A dump under tests/ gets
+# -o index=none (unless an index= is given): no index file in the tree.
 hf_mount_series() {
+  local a in_tree=0
+  for a in "$@"; do
+    [ -f "$a" ] && case "$(realpath -m "$a")" in "$ROOT"/tests/*) in_tree=1 ;; esac
+  done
+  if [ "$in_tree" = 1 ] && [[ " $* " != *" index="* && " $* " != *",index="* ]]; then
+    set -- -o index=none "$@"
+  fi
   MNT=$(mktemp -d "$TESTTMP/mnt.XXXXXX")
   "$HEAPFS" -f "$@" "$MNT" 2>"$MNT.log" &
   local pid=$!

@@ -386,7 +386,7 @@ inodes() { while IFS=$'\t' read -r kind t p rest; do stat -c %i "$MNT/$p"; done 
 ino_before=$(inodes | tr '\n' ' ')
 kill -TERM "$HFPID"
 wait "$HFPID" 2>/dev/null
-"$HEAPFS" -f "$DUMP" "$MNT" 2>>"$MNT.log" &
+"$HEAPFS" -f -o index=none "$DUMP" "$MNT" 2>>"$MNT.log" &
 HFPID=$!
 HF_PIDS+=("$HFPID")
 for i in $(seq 600); do mountpoint -q "$MNT" && break; kill -0 "$HFPID" 2>/dev/null || break; sleep 0.1; done

@@ -24,7 +24,7 @@ heapfs_mounts() { awk -v d="$TESTTMP/" '$3 ~ /^fuse\.heapfs/ && index($2, d) == 
 # with SIGINT at its default, as a terminal does.
 sigint_mount() {
   MNT=$(mktemp -d "$TESTTMP/mnt.XXXXXX")
-  env --default-signal=INT "$HEAPFS" -f "$@" "$MNT" 2>"$MNT.log" &
+  env --default-signal=INT "$HEAPFS" -f -o index=none "$@" "$MNT" 2>"$MNT.log" &
   HF_MOUNTS+=("$MNT"); HF_PIDS+=($!)
   local i
   for i in $(seq 1 300); do mountpoint -q "$MNT" && return 0; sleep 0.1; done

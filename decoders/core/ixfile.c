@@ -1,0 +1,474 @@
+/*
+ * ixfile.c - see ixfile.h: the index file's container, key and checksum.
+ */
+#include "decoders/core/ixfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define MAGIC "HFINDEX"
+#define VERSION 1u
+#define ENDIAN 0x01020304u
+#define ALIGN 64
+#define BLOCK 4096
+#define SAMPLES 64
+#define MAX_SECTIONS 65536u
+
+typedef struct {
+    char magic[8];
+    uint32_t version, endian;
+    uint32_t n_sections, reserved;
+    uint64_t file_size;
+    hf_ixkey key;
+    uint8_t checksum[32];
+} header;
+
+/* How a section is checksummed. */
+enum { WHOLE, SAMPLED /* hf_ixw_add_big */, CRC /* hf_ixw_add_crc */ };
+
+typedef struct {
+    uint32_t id, kind;
+    uint64_t off, len;
+} entry;
+
+G_STATIC_ASSERT(sizeof(header) % 8 == 0);
+G_STATIC_ASSERT(sizeof(entry) == 24);
+
+/* ---- hashing ---- */
+
+/* The first and last block of [data, data+len) and SAMPLES spread between
+ * (all of it when whole). */
+static void hash_sampled(GChecksum *cs, const uint8_t *data, uint64_t len, bool whole)
+{
+    if (whole || len <= (uint64_t)(SAMPLES + 2) * BLOCK) {
+        g_checksum_update(cs, data, (gssize)len);
+        return;
+    }
+    g_checksum_update(cs, data, BLOCK);
+    for (uint64_t i = 0; i < SAMPLES; i++)
+        g_checksum_update(cs, data + i * ((len - BLOCK) / (SAMPLES - 1)), BLOCK);
+    g_checksum_update(cs, data + len - BLOCK, BLOCK);
+}
+
+/* A section as its kind says: whole, sampled, or its CRC-32 (zlib's, some
+ * ten times faster than GChecksum's SHA-256: for big arrays read whole). */
+static void hash_section(GChecksum *cs, const uint8_t *data, uint64_t len, uint32_t kind)
+{
+    if (kind != CRC) {
+        hash_sampled(cs, data, len, kind == WHOLE);
+        return;
+    }
+    uLong crc = crc32_z(0, data, len);
+    uint32_t c = (uint32_t)crc;
+    g_checksum_update(cs, (const guchar *)&c, 4);
+}
+
+static void digest(GChecksum *cs, uint8_t out[32])
+{
+    gsize n = 32;
+    g_checksum_get_digest(cs, out, &n);
+}
+
+bool hf_ix_key(hf_ixkey *k, const char *path, const uint8_t *data, size_t size,
+               const char *format, uint64_t variant)
+{
+    struct stat st;
+    memset(k, 0, sizeof *k);
+    if (stat(path, &st) != 0)
+        return false;
+    k->size = (uint64_t)st.st_size;
+    k->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+    k->ino = st.st_ino;
+    k->dev = st.st_dev;
+    g_strlcpy(k->format, format, sizeof k->format);
+    k->variant = variant;
+    GChecksum *cs = g_checksum_new(G_CHECKSUM_SHA256);
+    hash_sampled(cs, data, size, false);
+    digest(cs, k->sample);
+    g_checksum_free(cs);
+    return true;
+}
+
+static bool key_equal(const hf_ixkey *a, const hf_ixkey *b)
+{
+    return a->size == b->size && a->mtime_ns == b->mtime_ns && a->ino == b->ino &&
+           a->dev == b->dev && memcmp(a->sample, b->sample, 32) == 0 &&
+           strncmp(a->format, b->format, sizeof a->format) == 0 && a->variant == b->variant;
+}
+
+/* The checksum of a file whose header (checksum zeroed), table and
+ * sections are given. */
+static void file_checksum(const header *hd, const entry *tab, const uint8_t *const *sec,
+                          uint8_t out[32])
+{
+    header h = *hd;
+    memset(h.checksum, 0, sizeof h.checksum);
+    GChecksum *cs = g_checksum_new(G_CHECKSUM_SHA256);
+    g_checksum_update(cs, (const guchar *)&h, sizeof h);
+    g_checksum_update(cs, (const guchar *)tab, (gssize)(hd->n_sections * sizeof *tab));
+    for (uint32_t i = 0; i < hd->n_sections; i++)
+        hash_section(cs, sec[i], tab[i].len, tab[i].kind);
+    digest(cs, out);
+    g_checksum_free(cs);
+}
+
+/* ---- where ---- */
+
+GPtrArray *hf_ix_candidates(const char *dump_path, const char *opt, const char *suffix)
+{
+    GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
+    if (opt && strcmp(opt, "none") == 0)
+        return a;
+    if (opt) {
+        g_ptr_array_add(a, g_strconcat(opt, suffix, NULL));
+        return a;
+    }
+    char *abs = g_canonicalize_filename(dump_path, NULL);
+    g_ptr_array_add(a, g_strconcat(abs, ".heapfs-index", suffix, NULL));
+    char *hash = g_compute_checksum_for_string(G_CHECKSUM_SHA256, abs, -1);
+    char *base = g_path_get_basename(abs);
+    char *name = g_strdup_printf("%s-%.16s.heapfs-index%s", base, hash, suffix);
+    g_ptr_array_add(a, g_build_filename(g_get_user_cache_dir(), "heapfs", name, NULL));
+    g_free(name);
+    g_free(base);
+    g_free(hash);
+    g_free(abs);
+    return a;
+}
+
+/* ---- reading ---- */
+
+struct hf_ixr {
+    GMappedFile *map;
+    const uint8_t *data;
+    size_t size;
+    const header *hd;
+    const entry *tab;
+    char *path;
+};
+
+void hf_ixr_free(hf_ixr *r)
+{
+    if (!r)
+        return;
+    if (r->map)
+        g_mapped_file_unref(r->map);
+    g_free(r->path);
+    g_free(r);
+}
+
+/* The file at path when it is a valid index file for key; else NULL, and
+ * *why (when still NULL) says what is wrong with it.  A missing file says
+ * nothing. */
+static hf_ixr *try_open(const hf_ixkey *key, const char *path, char **why)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    const char *bad = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        bad = "not a regular file";
+    else if (st.st_uid != geteuid() || (st.st_mode & 022))
+        bad = "owned by another user, or writable by others";
+    else if ((uint64_t)st.st_size < sizeof(header))
+        bad = "truncated";
+    GMappedFile *map = bad ? NULL : g_mapped_file_new_from_fd(fd, FALSE, NULL);
+    close(fd);
+    if (!bad && !map)
+        bad = "cannot be mapped";
+    hf_ixr *r = g_new0(hf_ixr, 1);
+    r->map = map;
+    if (!bad) {
+        r->data = (const uint8_t *)g_mapped_file_get_contents(map);
+        r->size = g_mapped_file_get_length(map);
+        r->hd = (const header *)(const void *)r->data;
+    }
+    const header *hd = r->hd;
+    if (bad) {
+        /* said why already */
+    } else if (memcmp(hd->magic, MAGIC, sizeof MAGIC) != 0 || hd->endian != ENDIAN) {
+        bad = "not a heapfs index file of this machine's byte order";
+    } else if (hd->version != VERSION) {
+        bad = "another format version";
+    } else if (hd->file_size != r->size || hd->n_sections > MAX_SECTIONS ||
+               sizeof(header) + (uint64_t)hd->n_sections * sizeof(entry) > r->size) {
+        bad = "truncated or damaged";
+    } else if (!key_equal(&hd->key, key)) {
+        bad = "made for another dump, or the dump changed";
+    } else {
+        r->tab = (const entry *)(const void *)(r->data + sizeof(header));
+        const uint8_t **sec = g_new(const uint8_t *, hd->n_sections + 1);
+        for (uint32_t i = 0; i < hd->n_sections && !bad; i++) {
+            const entry *e = &r->tab[i];
+            if (e->off % ALIGN || e->off > r->size || e->len > r->size - e->off || e->kind > CRC)
+                bad = "a section lies outside the file";
+            sec[i] = r->data + (bad ? 0 : e->off);
+        }
+        uint8_t sum[32];
+        if (!bad) {
+            file_checksum(hd, r->tab, sec, sum);
+            if (memcmp(sum, hd->checksum, 32) != 0)
+                bad = "damaged (checksum)";
+        }
+        g_free(sec);
+    }
+    if (bad) {
+        if (why && !*why)
+            *why = g_strdup_printf("%s: %s", path, bad);
+        hf_ixr_free(r);
+        return NULL;
+    }
+    r->path = g_strdup(path);
+    return r;
+}
+
+hf_ixr *hf_ixr_open(const hf_ixkey *key, GPtrArray *paths, char **why)
+{
+    for (guint i = 0; i < paths->len; i++) {
+        hf_ixr *r = try_open(key, g_ptr_array_index(paths, i), why);
+        if (r)
+            return r;
+    }
+    return NULL;
+}
+
+const char *hf_ixr_path(const hf_ixr *r)
+{
+    return r->path;
+}
+
+const uint8_t *hf_ixr_data(const hf_ixr *r, size_t *len)
+{
+    *len = r->size;
+    return r->data;
+}
+
+const uint8_t *hf_ixr_section(const hf_ixr *r, uint32_t id, uint64_t *len)
+{
+    for (uint32_t i = 0; i < r->hd->n_sections; i++)
+        if (r->tab[i].id == id) {
+            *len = r->tab[i].len;
+            return r->data + r->tab[i].off;
+        }
+    *len = 0;
+    return NULL;
+}
+
+hf_ixcur hf_ixcur_of(const hf_ixr *r, uint32_t id)
+{
+    uint64_t len;
+    const uint8_t *p = hf_ixr_section(r, id, &len);
+    return (hf_ixcur){p, p ? p + len : NULL, p != NULL};
+}
+
+const void *hf_ixcur_bytes(hf_ixcur *c, uint64_t n)
+{
+    if (!c->ok || (uint64_t)(c->end - c->p) < n) {
+        c->ok = false;
+        return NULL;
+    }
+    const void *r = c->p;
+    c->p += n;
+    return r;
+}
+
+uint8_t hf_ixcur_u8(hf_ixcur *c)
+{
+    const uint8_t *p = hf_ixcur_bytes(c, 1);
+    return p ? *p : 0;
+}
+
+uint32_t hf_ixcur_u32(hf_ixcur *c)
+{
+    const void *p = hf_ixcur_bytes(c, 4);
+    uint32_t v = 0;
+    if (p)
+        memcpy(&v, p, 4);
+    return v;
+}
+
+uint64_t hf_ixcur_u64(hf_ixcur *c)
+{
+    const void *p = hf_ixcur_bytes(c, 8);
+    uint64_t v = 0;
+    if (p)
+        memcpy(&v, p, 8);
+    return v;
+}
+
+const char *hf_ixcur_str(hf_ixcur *c, uint32_t *len)
+{
+    uint32_t n = hf_ixcur_u32(c);
+    *len = 0;
+    if (n == UINT32_MAX || !c->ok)
+        return NULL;
+    const char *s = hf_ixcur_bytes(c, n);
+    if (s)
+        *len = n;
+    return s;
+}
+
+/* ---- writing ---- */
+
+void hf_ixb_bytes(GByteArray *b, const void *p, size_t n)
+{
+    g_byte_array_append(b, p, (guint)n);
+}
+
+void hf_ixb_u8(GByteArray *b, uint8_t v)
+{
+    hf_ixb_bytes(b, &v, 1);
+}
+
+void hf_ixb_u32(GByteArray *b, uint32_t v)
+{
+    hf_ixb_bytes(b, &v, 4);
+}
+
+void hf_ixb_u64(GByteArray *b, uint64_t v)
+{
+    hf_ixb_bytes(b, &v, 8);
+}
+
+void hf_ixb_str(GByteArray *b, const char *s)
+{
+    if (!s) {
+        hf_ixb_u32(b, UINT32_MAX);
+        return;
+    }
+    size_t n = strlen(s);
+    hf_ixb_u32(b, (uint32_t)n);
+    hf_ixb_bytes(b, s, n);
+}
+
+struct hf_ixw {
+    GArray *tab;     /* entry (off filled when written) */
+    GPtrArray *data; /* const uint8_t * per section */
+    GPtrArray *owned; /* GByteArray */
+};
+
+hf_ixw *hf_ixw_new(void)
+{
+    hf_ixw *w = g_new0(hf_ixw, 1);
+    w->tab = g_array_new(FALSE, TRUE, sizeof(entry));
+    w->data = g_ptr_array_new();
+    w->owned = g_ptr_array_new_with_free_func((GDestroyNotify)g_byte_array_unref);
+    return w;
+}
+
+void hf_ixw_free(hf_ixw *w)
+{
+    if (!w)
+        return;
+    g_array_free(w->tab, TRUE);
+    g_ptr_array_free(w->data, TRUE);
+    g_ptr_array_free(w->owned, TRUE);
+    g_free(w);
+}
+
+void hf_ixw_add(hf_ixw *w, uint32_t id, const void *data, uint64_t len)
+{
+    entry e = {.id = id, .len = len};
+    g_array_append_val(w->tab, e);
+    g_ptr_array_add(w->data, (gpointer)(len ? data : ""));
+}
+
+void hf_ixw_add_big(hf_ixw *w, uint32_t id, const void *data, uint64_t len)
+{
+    hf_ixw_add(w, id, data, len);
+    g_array_index(w->tab, entry, w->tab->len - 1).kind = SAMPLED;
+}
+
+void hf_ixw_add_crc(hf_ixw *w, uint32_t id, const void *data, uint64_t len)
+{
+    hf_ixw_add(w, id, data, len);
+    g_array_index(w->tab, entry, w->tab->len - 1).kind = CRC;
+}
+
+void hf_ixw_add_bytes(hf_ixw *w, uint32_t id, GByteArray *b)
+{
+    g_ptr_array_add(w->owned, b);
+    hf_ixw_add(w, id, b->data, b->len);
+}
+
+static bool write_all(int fd, const void *p, uint64_t n, uint64_t off)
+{
+    const uint8_t *q = p;
+    while (n) {
+        ssize_t k = pwrite(fd, q, n > (1u << 30) ? (1u << 30) : n, (off_t)off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        q += k, n -= (uint64_t)k, off += (uint64_t)k;
+    }
+    return true;
+}
+
+/* Writes the whole file to fd. */
+static bool write_file(hf_ixw *w, const hf_ixkey *key, int fd)
+{
+    header hd = {.version = VERSION, .endian = ENDIAN, .key = *key};
+    memcpy(hd.magic, MAGIC, sizeof MAGIC);
+    hd.n_sections = w->tab->len;
+    entry *tab = (entry *)(void *)w->tab->data;
+    uint64_t off = sizeof hd + (uint64_t)w->tab->len * sizeof(entry);
+    for (guint i = 0; i < w->tab->len; i++) {
+        off = (off + ALIGN - 1) / ALIGN * ALIGN;
+        tab[i].off = off;
+        off += tab[i].len;
+    }
+    hd.file_size = off;
+    file_checksum(&hd, tab, (const uint8_t *const *)w->data->pdata, hd.checksum);
+    if (ftruncate(fd, (off_t)off) != 0 || !write_all(fd, &hd, sizeof hd, 0) ||
+        !write_all(fd, tab, (uint64_t)w->tab->len * sizeof(entry), sizeof hd))
+        return false;
+    for (guint i = 0; i < w->tab->len; i++)
+        if (!write_all(fd, w->data->pdata[i], tab[i].len, tab[i].off))
+            return false;
+    return true;
+}
+
+char *hf_ixw_write(hf_ixw *w, const hf_ixkey *key, GPtrArray *paths, unsigned mode, char **why)
+{
+    for (guint i = 0; i < paths->len; i++) {
+        const char *path = g_ptr_array_index(paths, i);
+        if (i > 0) { /* the cache directory: made private */
+            char *dir = g_path_get_dirname(path);
+            g_mkdir_with_parents(dir, 0700);
+            g_free(dir);
+        }
+        char *tmp = g_strconcat(path, ".XXXXXX", NULL);
+        int fd = g_mkstemp_full(tmp, O_RDWR | O_CLOEXEC, (int)(mode & 0644));
+        if (fd < 0) {
+            if (why) {
+                g_free(*why);
+                *why = g_strdup_printf("%s: %s", path, g_strerror(errno));
+            }
+            g_free(tmp);
+            continue;
+        }
+        fchmod(fd, mode & 0644); /* mkstemp's mode is cut by the umask */
+        bool ok = write_file(w, key, fd);
+        int err = errno;
+        ok = close(fd) == 0 && ok;
+        if (ok && rename(tmp, path) == 0) {
+            g_free(tmp);
+            return g_strdup(path);
+        }
+        err = errno ? errno : err;
+        unlink(tmp);
+        g_free(tmp);
+        if (why) {
+            g_free(*why);
+            *why = g_strdup_printf("%s: %s", path, g_strerror(err));
+        }
+    }
+    return NULL;
+}

@@ -1,0 +1,77 @@
+/*
+ * graphfile.c - see graphfile.h.
+ */
+#include "decoders/heap/graphfile.h"
+
+#include <string.h>
+
+enum { S_META = 1, S_PRED_OFF, S_PRED_DST, S_KIDS_OFF, S_KIDS_DST, S_IDOM, S_PARENT, S_RETAINED,
+       S_CLASS_RETAINED };
+
+void hf_graphfile_save(const hf_hgraph *g, uint32_t n_classes, hf_ixw *w)
+{
+    GByteArray *b = g_byte_array_new();
+    uint64_t secs;
+    memcpy(&secs, &g->seconds, 8);
+    hf_ixb_u32(b, g->n);
+    hf_ixb_u32(b, n_classes);
+    hf_ixb_u64(b, g->reachable);
+    hf_ixb_u64(b, g->unreachable);
+    hf_ixb_u64(b, g->unreachable_bytes);
+    hf_ixb_u64(b, g->edges);
+    hf_ixb_u64(b, secs);
+    hf_ixb_u64(b, g->bytes);
+    hf_ixw_add_bytes(w, S_META, b);
+    size_t n1 = (size_t)g->n + 1;
+    hf_ixw_add_crc(w, S_PRED_OFF, g->pred.off, 4 * (n1 + 1));
+    hf_ixw_add_crc(w, S_PRED_DST, g->pred.dst, 4ull * hf_csr_edges(&g->pred));
+    hf_ixw_add_crc(w, S_KIDS_OFF, g->kids.off, 4 * (n1 + 1));
+    hf_ixw_add_crc(w, S_KIDS_DST, g->kids.dst, 4ull * hf_csr_edges(&g->kids));
+    hf_ixw_add_crc(w, S_IDOM, g->idom, 4 * n1);
+    hf_ixw_add_crc(w, S_PARENT, g->parent, 4 * n1);
+    hf_ixw_add_crc(w, S_RETAINED, g->retained, 8 * n1);
+    hf_ixw_add_crc(w, S_CLASS_RETAINED, g->class_retained, 8ull * (n_classes ? n_classes : 1));
+}
+
+/* Section id of exactly `want` bytes, in place; NULL otherwise. */
+static void *array(const hf_ixr *r, uint32_t id, uint64_t want)
+{
+    uint64_t len;
+    const uint8_t *p = hf_ixr_section(r, id, &len);
+    return p && len == want ? (void *)p : NULL;
+}
+
+/* A CSR over n+1 nodes: offsets, then targets of the length they say. */
+static bool csr(const hf_ixr *r, uint32_t off_id, uint32_t dst_id, uint32_t n, hf_csr *out)
+{
+    out->n = n;
+    out->off = array(r, off_id, 4 * ((uint64_t)n + 2));
+    if (!out->off || out->off[0] != 0)
+        return false;
+    out->dst = array(r, dst_id, 4ull * out->off[n + 1]);
+    return out->dst != NULL;
+}
+
+bool hf_graphfile_load(hf_hgraph *g, const hf_ixr *r, uint32_t n, uint32_t n_classes)
+{
+    hf_ixcur c = hf_ixcur_of(r, S_META);
+    if (hf_ixcur_u32(&c) != n || hf_ixcur_u32(&c) != n_classes)
+        return false;
+    g->n = n;
+    g->reachable = hf_ixcur_u64(&c);
+    g->unreachable = hf_ixcur_u64(&c);
+    g->unreachable_bytes = hf_ixcur_u64(&c);
+    g->edges = hf_ixcur_u64(&c);
+    uint64_t secs = hf_ixcur_u64(&c);
+    memcpy(&g->seconds, &secs, 8);
+    g->bytes = hf_ixcur_u64(&c);
+    uint64_t n1 = (uint64_t)n + 1;
+    g->idom = array(r, S_IDOM, 4 * n1);
+    g->parent = array(r, S_PARENT, 4 * n1);
+    g->retained = array(r, S_RETAINED, 8 * n1);
+    g->class_retained = array(r, S_CLASS_RETAINED, 8ull * (n_classes ? n_classes : 1));
+    return c.ok && c.p == c.end && csr(r, S_PRED_OFF, S_PRED_DST, n, &g->pred) &&
+           csr(r, S_KIDS_OFF, S_KIDS_DST, n, &g->kids) && g->idom && g->parent &&
+           g->retained && g->class_retained && g->edges == hf_csr_edges(&g->pred) &&
+           g->reachable <= n;
+}

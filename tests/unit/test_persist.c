@@ -1,0 +1,492 @@
+/*
+ * test_persist.c - the index file (decoders/core/ixfile.h) and HPROF's
+ * index saved in it (decoders/heap/persist.h, decoders/hprof/index.c).
+ *
+ * The container: sections round trip, a cursor never reads past its
+ * section, a damaged byte, a truncated file, a changed dump or another
+ * key are refused.  HPROF: corpus dumps copied to a temporary directory
+ * are indexed, written, opened again from the file, and every view the
+ * tests render (info, errors, traces, threads, snapshot files, classes,
+ * one object in five) is byte-identical to the freshly built one; a
+ * damaged, truncated or stale file is not used (the dump is indexed anew);
+ * a file with a right checksum but damaged contents never crashes a load.
+ * Dominator results are kept and loaded the same way.
+ *
+ * Run from the project root (the corpus is tests/corpus).
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/unit/helpers.h"
+
+#include "decoders/core/ixfile.h"
+
+static char *tmpdir(void)
+{
+    char *d = g_dir_make_tmp("heapfs-persist.XXXXXX", NULL);
+    assert_non_null(d);
+    return d;
+}
+
+static void rm_rf(char *dir)
+{
+    GDir *g = g_dir_open(dir, 0, NULL);
+    const char *n;
+    while (g && (n = g_dir_read_name(g))) {
+        char *p = g_build_filename(dir, n, NULL);
+        unlink(p);
+        g_free(p);
+    }
+    if (g)
+        g_dir_close(g);
+    rmdir(dir);
+    g_free(dir);
+}
+
+static GPtrArray *one_path(const char *p)
+{
+    GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
+    g_ptr_array_add(a, g_strdup(p));
+    return a;
+}
+
+/* Flip one byte of a file at off. */
+static void damage(const char *path, off_t off)
+{
+    int fd = open(path, O_RDWR);
+    assert_true(fd >= 0);
+    uint8_t b;
+    assert_int_equal(pread(fd, &b, 1, off), 1);
+    b ^= 0x40;
+    assert_int_equal(pwrite(fd, &b, 1, off), 1);
+    close(fd);
+}
+
+static off_t file_size(const char *path)
+{
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    return st.st_size;
+}
+
+/* ---- the container ---- */
+
+static void test_container(void **state)
+{
+    char *dir = tmpdir();
+    char *dump = g_build_filename(dir, "d.bin", NULL);
+    char *ix = g_build_filename(dir, "d.ix", NULL);
+    GByteArray *content = g_byte_array_new();
+    for (int i = 0; i < 3 << 20; i++)
+        g_byte_array_append(content, (const uint8_t *)&i, 1);
+    assert_true(g_file_set_contents(dump, (const char *)content->data, content->len, NULL));
+    hf_ixkey key;
+    assert_true(hf_ix_key(&key, dump, content->data, content->len, "test", 7));
+
+    uint32_t *big = g_new(uint32_t, 1 << 20); /* 4 MiB: checksummed by samples */
+    for (uint32_t i = 0; i < 1u << 20; i++)
+        big[i] = i * 2654435761u;
+    hf_ixw *w = hf_ixw_new();
+    GByteArray *small = g_byte_array_new();
+    hf_ixb_u8(small, 9);
+    hf_ixb_u32(small, 123456);
+    hf_ixb_u64(small, UINT64_C(1) << 40);
+    hf_ixb_str(small, "name");
+    hf_ixb_str(small, NULL);
+    hf_ixw_add_bytes(w, 1, small);
+    hf_ixw_add_big(w, 2, big, 4u << 20);
+    hf_ixw_add(w, 3, "", 0);
+    GPtrArray *paths = one_path(ix);
+    char *why = NULL;
+    char *to = hf_ixw_write(w, &key, paths, 0600, &why);
+    hf_ixw_free(w);
+    assert_string_equal(to, ix);
+    g_free(to);
+
+    hf_ixr *r = hf_ixr_open(&key, paths, NULL);
+    assert_non_null(r);
+    hf_ixcur c = hf_ixcur_of(r, 1);
+    assert_int_equal(hf_ixcur_u8(&c), 9);
+    assert_int_equal(hf_ixcur_u32(&c), 123456);
+    assert_true(hf_ixcur_u64(&c) == UINT64_C(1) << 40);
+    uint32_t len;
+    const char *s = hf_ixcur_str(&c, &len);
+    assert_true(s && len == 4 && memcmp(s, "name", 4) == 0);
+    assert_null(hf_ixcur_str(&c, &len));
+    assert_true(c.ok && c.p == c.end);
+    assert_int_equal(hf_ixcur_u32(&c), 0); /* past the end: zeros, not ok */
+    assert_false(c.ok);
+    uint64_t n;
+    const uint8_t *p = hf_ixr_section(r, 2, &n);
+    assert_true(p && n == 4u << 20 && ((uintptr_t)p & 7) == 0);
+    assert_memory_equal(p, big, 4u << 20);
+    assert_non_null(hf_ixr_section(r, 3, &n));
+    assert_int_equal(n, 0);
+    assert_null(hf_ixr_section(r, 4, &n));
+    hf_ixr_free(r);
+
+    /* another key, another variant, a changed dump */
+    hf_ixkey other = key;
+    other.variant = 8;
+    assert_null(hf_ixr_open(&other, paths, NULL));
+    other = key;
+    other.mtime_ns++;
+    assert_null(hf_ixr_open(&other, paths, NULL));
+    content->data[content->len - 100] ^= 1; /* in the last block, one of those hashed */
+    hf_ix_key(&other, dump, content->data, content->len, "test", 7);
+    assert_memory_not_equal(other.sample, key.sample, 32);
+
+    /* damaged: the header, the small section, a sampled block of the big one */
+    off_t size = file_size(ix);
+    off_t where[] = {20, 200, size - 8};
+    for (size_t i = 0; i < G_N_ELEMENTS(where); i++) {
+        damage(ix, where[i]);
+        why = NULL;
+        assert_null(hf_ixr_open(&key, paths, &why));
+        assert_non_null(why);
+        g_free(why);
+        damage(ix, where[i]);
+        r = hf_ixr_open(&key, paths, NULL);
+        assert_non_null(r);
+        hf_ixr_free(r);
+    }
+    /* truncated */
+    assert_int_equal(truncate(ix, size - 100), 0);
+    assert_null(hf_ixr_open(&key, paths, NULL));
+    assert_int_equal(truncate(ix, 10), 0);
+    assert_null(hf_ixr_open(&key, paths, NULL));
+    /* not a file of ours: writable by others */
+    unlink(ix);
+    w = hf_ixw_new();
+    hf_ixw_add(w, 1, "x", 1);
+    g_free(hf_ixw_write(w, &key, paths, 0600, NULL));
+    hf_ixw_free(w);
+    chmod(ix, 0666);
+    assert_null(hf_ixr_open(&key, paths, NULL));
+
+    g_ptr_array_free(paths, TRUE);
+    g_byte_array_free(content, TRUE);
+    g_free(big);
+    g_free(dump);
+    g_free(ix);
+    rm_rf(dir);
+}
+
+/* ---- HPROF ---- */
+
+static char *status_of(hf_dump *d)
+{
+    GString *s = g_string_new(NULL);
+    d->ops->status(d, s);
+    return g_string_free(s, FALSE);
+}
+
+/* Everything the test compares, as one text. */
+static char *all_views(hf_dump *d, bool retained)
+{
+    GString *out = g_string_new(NULL);
+    char *t = th_info(d);
+    g_string_append(out, t);
+    g_free(t);
+    t = th_problems(d);
+    g_string_append(out, t);
+    g_free(t);
+    for (uint64_t i = 0; i < d->ops->n_traces(d); i++) {
+        t = th_trace(d, i);
+        g_string_append(out, t);
+        g_free(t);
+    }
+    for (uint64_t i = 0; i < d->ops->n_threads(d); i++) {
+        char name[HF_NAME_MAX];
+        d->ops->thread_name(d, i, name);
+        g_string_append_printf(out, "thread %s\n", name);
+        t = th_thread_file(d, i, "stack");
+        g_string_append(out, t ? t : "");
+        g_free(t);
+    }
+    for (uint32_t s = 0; s < d->ops->n_snapshots(d); s++) {
+        char *files = th_snap_files(d, s);
+        g_string_append(out, files);
+        char **names = g_strsplit(files, " ", -1);
+        for (char **n = names; *n && **n; n++) {
+            if (!retained && (strcmp(*n, "info") != 0 && strcmp(*n, "histogram") != 0 &&
+                              strcmp(*n, "roots") != 0 && strcmp(*n, "strings") != 0 &&
+                              strcmp(*n, "sites") != 0 && strcmp(*n, "heap.pprof") != 0 &&
+                              strcmp(*n, "stacks.folded") != 0))
+                continue;
+            t = th_snap_file(d, s, *n);
+            g_string_append_printf(out, "== %s\n%s", *n, t ? t : "");
+            g_free(t);
+        }
+        g_strfreev(names);
+        g_free(files);
+        for (uint64_t c = 0; c < d->ops->n_classes(d, s); c++) {
+            char name[HF_NAME_MAX];
+            d->ops->class_name(d, s, c, name);
+            const char *cf[] = {"info", "fields", "statics"};
+            for (size_t k = 0; k < G_N_ELEMENTS(cf); k++) {
+                t = th_class_file(d, s, name, cf[k]);
+                g_string_append_printf(out, "== %s/%s\n%s", name, cf[k], t ? t : "");
+                g_free(t);
+            }
+        }
+        for (uint64_t o = 0; o < d->ops->n_objects(d, s); o += 5) {
+            char name[HF_NAME_MAX];
+            d->ops->object_name(d, s, o, name);
+            const char *of[] = {"info", "fields", "value"};
+            for (size_t k = 0; k < G_N_ELEMENTS(of); k++) {
+                t = th_object_file(d, s, name, of[k]);
+                g_string_append_printf(out, "== %s/%s\n%s", name, of[k], t ? t : "");
+                g_free(t);
+            }
+        }
+    }
+    return g_string_free(out, FALSE);
+}
+
+static hf_dump *open_ix(const char *dump, const char *ix)
+{
+    hf_open_opts o = {.index = ix};
+    GError *e = NULL;
+    hf_dump *d = hf_open_with(dump, &o, &e);
+    if (!d)
+        fail_msg("%s", e->message);
+    return d;
+}
+
+/* Opens dump (copied from the corpus) with index file ix: built (and
+ * written when write) or loaded, as `want` says; returns all_views. */
+static char *reopen(const char *dump, const char *ix, const char *want, bool write, bool retained)
+{
+    hf_dump *d = open_ix(dump, ix);
+    if (write)
+        d->ops->after_mount(d);
+    char *st = status_of(d);
+    if (!strstr(st, want))
+        fail_msg("%s: '%s' not in .stats:\n%s", dump, want, st);
+    g_free(st);
+    char *v = all_views(d, retained);
+    hf_dump_close(d);
+    return v;
+}
+
+static void test_hprof_round_trip(void **state)
+{
+    const char *files[] = {"mat_oracle_jdk8_05_x64.hprof", "slurp_hprof-32.bin",
+                           "leakcanary_leak_service_binder.hprof"};
+    for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+        char *dir = tmpdir();
+        char *src = th_corpus("hprof", files[i]);
+        char *dump = g_build_filename(dir, "dump.hprof", NULL);
+        char *ix = g_build_filename(dir, "dump.ix", NULL);
+        gchar *data;
+        gsize len;
+        assert_true(g_file_get_contents(src, &data, &len, NULL));
+        assert_true(g_file_set_contents(dump, data, (gssize)len, NULL));
+        bool ret = i == 0; /* the retained views once: they take a while */
+        char *fresh = reopen(dump, "none", "no index file", false, ret);
+        char *built = reopen(dump, ix, "written to", true, ret);
+        assert_string_equal(fresh, built);
+        char *loaded = reopen(dump, ix, "index: loaded from", false, ret);
+        assert_string_equal(fresh, loaded);
+        g_free(loaded);
+
+        /* a damaged byte in the small sections: not used, built again */
+        off_t size = file_size(ix);
+        hf_ixkey key;
+        assert_true(hf_ix_key(&key, dump, (const uint8_t *)data, len, "hprof", 0));
+        GPtrArray *paths = one_path(ix);
+        hf_ixr *r = hf_ixr_open(&key, paths, NULL);
+        assert_non_null(r);
+        uint64_t n;
+        size_t flen;
+        off_t heap = hf_ixr_section(r, 1, &n) - hf_ixr_data(r, &flen);
+        hf_ixr_free(r);
+        g_ptr_array_free(paths, TRUE);
+        damage(ix, heap + (off_t)n / 2);
+        loaded = reopen(dump, ix, "damaged", true, false);
+        g_free(loaded);
+        loaded = reopen(dump, ix, "index: loaded from", false, false);
+        g_free(loaded);
+        /* truncated */
+        assert_int_equal(truncate(ix, size / 2), 0);
+        loaded = reopen(dump, ix, "truncated or damaged", true, false);
+        g_free(loaded);
+        /* the dump rewritten with the same size and mtime */
+        struct stat st;
+        assert_int_equal(stat(dump, &st), 0);
+        data[len - 1] ^= 1;
+        assert_true(g_file_set_contents(dump, data, (gssize)len, NULL));
+        struct timespec ts[2] = {st.st_atim, st.st_mtim};
+        assert_int_equal(utimensat(AT_FDCWD, dump, ts, 0), 0);
+        loaded = reopen(dump, ix, "made for another dump", false, false);
+        g_free(loaded);
+
+        g_free(fresh);
+        g_free(built);
+        g_free(data);
+        g_free(src);
+        g_free(dump);
+        g_free(ix);
+        rm_rf(dir);
+    }
+}
+
+/* An index file whose checksum is right but whose small sections were
+ * damaged (what only a bug or its owner could make): every load either
+ * refuses it or gives a heap whose views render, never a crash (run under
+ * ASan by `make check SANITIZE=1`). */
+static void test_hprof_hostile(void **state)
+{
+    char *dir = tmpdir();
+    char *src = th_corpus("hprof", "mat_oracle_jdk8_05_x64.hprof");
+    char *dump = g_build_filename(dir, "dump.hprof", NULL);
+    char *ix = g_build_filename(dir, "dump.ix", NULL);
+    char *bad = g_build_filename(dir, "bad.ix", NULL);
+    gchar *data;
+    gsize len;
+    assert_true(g_file_get_contents(src, &data, &len, NULL));
+    assert_true(g_file_set_contents(dump, data, (gssize)len, NULL));
+    hf_dump *d = open_ix(dump, ix);
+    d->ops->after_mount(d);
+    hf_dump_close(d);
+    hf_ixkey key;
+    assert_true(hf_ix_key(&key, dump, (const uint8_t *)data, len, "hprof", 0));
+    GPtrArray *paths = one_path(ix), *bpaths = one_path(bad);
+    hf_ixr *r = hf_ixr_open(&key, paths, NULL);
+    assert_non_null(r);
+    const uint32_t small[] = {1, 8}, big[] = {64, 65, 66};
+    GRand *rnd = g_rand_new_with_seed(13);
+    int loaded = 0;
+    for (int round = 0; round < 60; round++) {
+        hf_ixw *w = hf_ixw_new();
+        /* rounds 0, 3, 6...: a small section; the others: a big array,
+         * whose damage the sampled checksum need not see */
+        uint32_t victim = round % 3 == 0 ? small[round / 3 % 2] : big[round % 3];
+        for (size_t i = 0; i < G_N_ELEMENTS(small); i++) {
+            uint64_t n;
+            const uint8_t *p = hf_ixr_section(r, small[i], &n);
+            GByteArray *b = g_byte_array_new();
+            g_byte_array_append(b, p, (guint)n);
+            if (small[i] == victim)
+                for (int k = 0; k < 1 + round % 3; k++)
+                    b->data[g_rand_int_range(rnd, 0, (gint32)n)] = (uint8_t)g_rand_int(rnd);
+            hf_ixw_add_bytes(w, small[i], b);
+        }
+        for (size_t i = 0; i < G_N_ELEMENTS(big); i++) {
+            uint64_t n;
+            const uint8_t *p = hf_ixr_section(r, big[i], &n);
+            GByteArray *b = g_byte_array_new();
+            g_byte_array_append(b, p, (guint)n);
+            if (big[i] == victim)
+                for (int k = 0; k < 8; k++)
+                    b->data[g_rand_int_range(rnd, 0, (gint32)n)] = (uint8_t)g_rand_int(rnd);
+            hf_ixw_add_bytes(w, big[i], b);
+        }
+        char *to = hf_ixw_write(w, &key, bpaths, 0600, NULL);
+        assert_non_null(to);
+        g_free(to);
+        hf_ixw_free(w);
+        d = open_ix(dump, bad);
+        char *st = status_of(d);
+        loaded += strstr(st, "loaded") != NULL;
+        g_free(st);
+        th_render_everything(d, 65536);
+        hf_dump_close(d);
+    }
+    print_message("hostile index files: %d of 60 loaded, the rest refused\n", loaded);
+    g_rand_free(rnd);
+    hf_ixr_free(r);
+    g_ptr_array_free(paths, TRUE);
+    g_ptr_array_free(bpaths, TRUE);
+    g_free(data);
+    g_free(src);
+    g_free(dump);
+    g_free(ix);
+    g_free(bad);
+    rm_rf(dir);
+}
+
+/* Dominator results: computed and written beside the index file by the
+ * first open that needs them; mapped, not computed, by the next; the same
+ * bytes; a damaged results file is computed again. */
+static void test_retained_kept(void **state)
+{
+    char *dir = tmpdir();
+    char *src = th_corpus("hprof", "mat_oracle_jdk8_05_x64.hprof");
+    char *dump = g_build_filename(dir, "dump.hprof", NULL);
+    char *ix = g_build_filename(dir, "dump.ix", NULL);
+    char *gfile = g_build_filename(dir, "dump.ix.retained-strong.1", NULL);
+    gchar *data;
+    gsize len;
+    assert_true(g_file_get_contents(src, &data, &len, NULL));
+    assert_true(g_file_set_contents(dump, data, (gssize)len, NULL));
+    const char *views[] = {"dominators", "histogram-retained", "suspects", "unreachable"};
+    char *want[G_N_ELEMENTS(views)];
+    const char *expect[] = {"computed in", "loaded from", "computed in"};
+    for (int round = 0; round < 3; round++) {
+        hf_dump *d = open_ix(dump, ix);
+        d->ops->after_mount(d);
+        for (size_t i = 0; i < G_N_ELEMENTS(views); i++) {
+            char *v = th_snap_file(d, 0, views[i]);
+            if (round == 0)
+                want[i] = v;
+            else {
+                assert_string_equal(want[i], v);
+                g_free(v);
+            }
+        }
+        char *st = status_of(d);
+        if (!strstr(st, expect[round]))
+            fail_msg("round %d: '%s' not in .stats:\n%s", round, expect[round], st);
+        g_free(st);
+        hf_dump_close(d); /* waits for the results file */
+        assert_true(g_file_test(gfile, G_FILE_TEST_IS_REGULAR));
+        if (round == 1)
+            damage(gfile, file_size(gfile) / 2);
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(views); i++)
+        g_free(want[i]);
+    g_free(data);
+    g_free(src);
+    g_free(dump);
+    g_free(ix);
+    g_free(gfile);
+    rm_rf(dir);
+}
+
+/* Where: beside the dump, else the cache; none gives nothing. */
+static void test_candidates(void **state)
+{
+    GPtrArray *a = hf_ix_candidates("/x/y/app.hprof", NULL, "");
+    assert_int_equal(a->len, 2);
+    assert_string_equal(g_ptr_array_index(a, 0), "/x/y/app.hprof.heapfs-index");
+    char *cache = g_build_filename(g_get_user_cache_dir(), "heapfs", "app.hprof-", NULL);
+    assert_true(g_str_has_prefix(g_ptr_array_index(a, 1), cache));
+    assert_true(g_str_has_suffix(g_ptr_array_index(a, 1), ".heapfs-index"));
+    g_free(cache);
+    g_ptr_array_free(a, TRUE);
+    a = hf_ix_candidates("/x/y/app.hprof", "none", "");
+    assert_int_equal(a->len, 0);
+    g_ptr_array_free(a, TRUE);
+    a = hf_ix_candidates("/x/y/app.hprof", "/tmp/i", ".r");
+    assert_int_equal(a->len, 1);
+    assert_string_equal(g_ptr_array_index(a, 0), "/tmp/i.r");
+    g_ptr_array_free(a, TRUE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_container),
+        cmocka_unit_test(test_candidates),
+        cmocka_unit_test(test_hprof_round_trip),
+        cmocka_unit_test(test_hprof_hostile),
+        cmocka_unit_test(test_retained_kept),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
