@@ -52,6 +52,7 @@ else
   hist_equal before "$MNT/snapshots/1/histogram"
   hist_equal after "$MNT/snapshots/2/histogram"
   G=$MNT/snapshots/2/growth
+  cp "$G" "$TESTTMP/growth.first"
   sed 's/^/# growth: /' "$G" | head -12
   # +objects +bytes objects bytes state name
   check_eq "growth: Grower +1000 objects, +16000 bytes, 1200 and 19200 now" \
@@ -90,7 +91,24 @@ else
   check "stat size = bytes read: growth" test "$(stat -c %s "$G")" = "$(wc -c <"$G")"
   check "stat size = bytes read: strings-new" \
     test "$(stat -c %s "$MNT/snapshots/2/strings-new")" = "$(wc -c <"$MNT/snapshots/2/strings-new")"
+  # Each dump writes its own index file once the mount is live; a remount
+  # of the two maps both.
+  for _ in $(seq 1 100); do
+    [ "$(grep -c '^index: .*written to' "$MNT/.stats")" = 2 ] && break
+    sleep 0.1
+  done
+  check "each dump's index file is written beside it" \
+    test -s "$TESTTMP/before.hprof.heapfs-index" -a -s "$TESTTMP/after.hprof.heapfs-index"
   hf_umount
+  if hf_mount_series "$TESTTMP/before.hprof" "$TESTTMP/after.hprof"; then
+    check_eq "a remount of the two loads both index files" "2" "$(grep -c '^index: loaded from' "$MNT/.stats")"
+    check "growth is the same from the index files" cmp -s "$MNT/snapshots/2/growth" "$TESTTMP/growth.first"
+    hf_umount
+  else
+    echo "not ok - remount two dumps"
+  fi
+  check "-o index=PATH with two dumps is refused" \
+    bash -c "! '$HEAPFS' -o index='$TESTTMP/one.ix' '$TESTTMP/before.hprof' '$TESTTMP/after.hprof' '$TESTTMP' 2>/dev/null"
   # Same dump twice: nothing grew.
   if hf_mount_series "$TESTTMP/after.hprof" "$TESTTMP/after.hprof"; then
     check_eq "a dump against itself: growth has only its header" "2" "$(wc -l <"$MNT/snapshots/2/growth")"
