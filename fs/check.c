@@ -22,6 +22,7 @@ int hf_check_report(hf_dump *d, FILE *out)
     hf_view v = {0};
     for (uint64_t item = 0; item != HF_DONE;)
         item = d->ops->render_info(d, &v, item, s, 1 << 20);
+    hf_dump_index_figures(d, s); /* after info: the one line that differs between runs */
     fputs(s->str, out);
     g_string_free(s, TRUE);
     if (d->problems->len) {

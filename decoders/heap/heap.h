@@ -21,9 +21,10 @@
  * by hf_heap_clear().  Names (const char *) live in h->chunk.
  *
  * Thread safety: building (hf_heap_init .. hf_heap_finish) is single
- * threaded, inside the decoder's open().  After that the structure is never
- * written again, and every query and renderer here may run on several
- * threads at once.
+ * threaded, inside the decoder's open(), except that key tables and runs
+ * (hf_hkeys, hf_hrun) may be filled on scanning threads, each by one.
+ * After that the structure is never written again, and every query and
+ * renderer here may run on several threads at once.
  */
 #ifndef HF_HEAP_H
 #define HF_HEAP_H

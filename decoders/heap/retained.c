@@ -436,6 +436,7 @@ bool hf_heap_graph_ready(const hf_heap *h, uint32_t s)
 
 void hf_heap_graph_status(hf_dump *d, GString *out)
 {
+    hf_dump_index_figures(d, out);
     const hf_heap *h = (const hf_heap *)d;
     for (uint32_t s = 0; h->graphs && s < h->graphs->n; s++) {
         if (!hf_heap_graph_ready(h, s))
