@@ -558,8 +558,6 @@ static void finish_objects(hf_heap *h, hf_hsnap *sn)
     sn->locs = g_malloc(5 * total + 8);
     sn->cls = g_new(uint32_t, total + 1); /* first the key number of each object */
     sn->samples = g_new(uint64_t, (total + HF_SAMPLE - 1) / HF_SAMPLE + 1);
-    hf_heap_huge(sn->locs, 5 * total + 8);
-    hf_heap_huge(sn->cls, 4 * total + 4);
     /* An id that repeats (a damaged or hostile dump) keeps its first record
      * only: a directory must not list one name twice (find, NFS readdir). */
     uint64_t n = 0, dups = 0, dup_loc = 0, prev = 0;

@@ -341,9 +341,6 @@ hf_hsnap *hf_heap_add_snap(hf_heap *h);
 const char *hf_heap_intern(hf_heap *h, const char *s, size_t len);
 
 void hf_hpairs_grow(hf_hpairs *p);
-/* Advice for a big array just allocated: huge pages where the kernel has
- * them (far fewer page faults while it is filled). */
-void hf_heap_huge(void *p, size_t bytes);
 /* Sort n {id, loc} pairs by id, stably (LSD radix on the id bits that vary). */
 void hf_hpairs_sort(uint64_t *v, size_t n);
 /* Add an object at a locator (< 2^40) while scanning: no call, no malloc

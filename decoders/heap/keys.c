@@ -11,7 +11,6 @@
 #include "decoders/heap/heap.h"
 
 #include <string.h>
-#include <sys/mman.h>
 
 /* Keys per table, and keys of arrays (each holds 2 KiB of counts): beyond
  * them objects are left unkeyed, for hf_heap_finish to read back.  With at
@@ -19,20 +18,10 @@
 #define KEYS_MAX 65536
 #define ARRAY_KEYS_MAX 4096
 
-void hf_heap_huge(void *p, size_t bytes)
-{
-    enum { HUGE = 2 << 20 };
-    uintptr_t a = ((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1);
-    uintptr_t e = ((uintptr_t)p + bytes) & ~(uintptr_t)(HUGE - 1);
-    if (e > a)
-        madvise((void *)a, e - a, MADV_HUGEPAGE);
-}
-
 void hf_hpairs_grow(hf_hpairs *p)
 {
     p->cap = p->cap ? 2 * p->cap : 4096;
     p->v = g_renew(uint64_t, p->v, 2 * p->cap);
-    hf_heap_huge(p->v, 2 * p->cap * sizeof *p->v);
 }
 
 /* LSD radix sort of {id, loc} pairs on the id bits that vary: ids are
