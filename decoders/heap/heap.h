@@ -369,7 +369,8 @@ static inline void hf_heap_add_object(hf_hsnap *sn, uint64_t id, uint64_t loc, b
  * key to its class at the key's first object in id order, so classes the
  * dump lacks are made up, and reported, in the order they always were.
  * A table and its runs are written by one thread; hf_heap_add_run is
- * single-threaded.
+ * single-threaded.  A snapshot's runs may refer to at most 255 tables (so
+ * that every key number of the snapshot fits below HF_HKEY_NONE).
  */
 #define HF_LOC_BITS 40
 #define HF_HKEY_NONE 0xFFFFFFu /* not keyed: finish reads the record back */

@@ -363,15 +363,20 @@ unsigned hprof_heapscan_run(hprof_heapscan *hs, GPtrArray *class_dumps, unsigned
     hs->progress = progress;
     for (unsigned w = 0; w < hs->n_workers; w++) {
         hs->workers[w] = (worker){.hs = hs, .keys = g_ptr_array_new()};
+        /* a thread that cannot start leaves its share to the others */
         if (w > 0)
-            th[w] = g_thread_new("heapfs-scan", worker_main, &hs->workers[w]);
+            th[w] = g_thread_try_new("heapfs-scan", worker_main, &hs->workers[w], NULL);
     }
     worker_main(&hs->workers[0]);
+    unsigned used = 1;
     for (unsigned w = 1; w < hs->n_workers; w++)
-        g_thread_join(th[w]);
+        if (th[w]) {
+            g_thread_join(th[w]);
+            used++;
+        }
     g_free(th);
     hand_over(hs, class_dumps);
-    return hs->n_workers;
+    return used;
 }
 
 uint64_t hprof_heapscan_bytes(const hprof_heapscan *hs)
