@@ -10,7 +10,9 @@
 #     MOUNT/.stats has the same line; info has none;
 #   - HEAPFS_THREADS=1, 2 and 3 give the same --check output (but for that
 #     line) and the same histogram, on every HPROF corpus file and on one
-#     re-cut into many heap dump segments.
+#     re-cut into many heap dump segments;
+#   - 1517 problems from 1500 bodies and the records between them: listed in
+#     file order, capped at 1000 and counted, the same with 1 and 3 threads.
 source "$(dirname "$0")/lib.sh"
 
 f=$CORPUS/hprof/leakcanary_leak_service_binder.hprof   # 647 heap dump segments
@@ -104,3 +106,26 @@ for g in "$CORPUS"/hprof/*.hprof "$CORPUS"/hprof/*.bin "$TESTTMP/resegmented.hpr
   done
   check "$b: histogram and roots the same with 1 and 3 threads" cmp "$TESTTMP/$b.h1" "$TESTTMP/$b.h3"
 done
+
+# problems of many bodies and of the records between them: in file order,
+# the first 1000 listed, the rest counted, the same with 1 and 3 threads
+python3 - "$TESTTMP/many.hprof" <<'PY'
+import struct, sys
+out = bytearray(b"JAVA PROFILE 1.0.2\0" + struct.pack(">IQ", 8, 0))
+for i in range(1500):   # a root, then a sub-record tag nobody knows
+    body = bytes([0xFF]) + struct.pack(">Q", 0x1000 + 8 * i) + bytes([0x77, 1, 2, 3])
+    out += bytes([0x1C]) + struct.pack(">II", 0, len(body)) + body
+    if i % 100 == 50:   # a record tag nobody knows
+        out += bytes([0x99]) + struct.pack(">II", 0, 2) + b"xx"
+out += bytes([0x2C]) + struct.pack(">II", 0, 0)
+out += bytes([0x1C]) + struct.pack(">II", 0, 100) + b"\xff"   # cut off
+open(sys.argv[1], "wb").write(out)
+PY
+for t in 1 3; do
+  HEAPFS_THREADS=$t "$HEAPFS" --check "$TESTTMP/many.hprof" | grep -v '^indexing' >"$TESTTMP/many.$t"
+done
+check "1517 problems: the same list with 1 and 3 threads" cmp "$TESTTMP/many.1" "$TESTTMP/many.3"
+check "1517 problems: 1000 listed, in file order" bash -c "
+  sed -n 's/^  offset 0x\([0-9a-f]*\):.*/\1/p' '$TESTTMP/many.3' >'$TESTTMP/offs'
+  [ \$(wc -l <'$TESTTMP/offs') = 1000 ] && python3 -c 'import sys; o=[int(l,16) for l in open(sys.argv[1])]; sys.exit(o != sorted(o))' '$TESTTMP/offs'"
+check "1517 problems: the rest counted" grep -qx '  517 more problems, not listed' "$TESTTMP/many.3"
