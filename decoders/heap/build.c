@@ -35,18 +35,6 @@ static void free_class(hf_hclass *c)
     g_free(c->statics);
 }
 
-static void free_runs(hf_hsnap *sn)
-{
-    for (guint r = 0; sn->runs && r < sn->runs->len; r++) {
-        hf_hrun *run = g_ptr_array_index(sn->runs, r);
-        g_free(run->p.v);
-        g_free(run);
-    }
-    if (sn->runs)
-        g_ptr_array_free(sn->runs, TRUE);
-    sn->runs = NULL;
-}
-
 static void free_snap(hf_hsnap *sn)
 {
     if (sn->classes) {
@@ -70,7 +58,7 @@ static void free_snap(hf_hsnap *sn)
         g_array_free(sn->heap_switch, TRUE);
     g_free(sn->tmp[0].v);
     g_free(sn->tmp[1].v);
-    free_runs(sn);
+    hf_heap_free_runs(sn);
 }
 
 void hf_heap_clear(hf_heap *h)
@@ -456,173 +444,28 @@ static void classify_read(hf_heap *h, hf_hsnap *sn, class_cache *cc, uint64_t o,
     sn->total_bytes += size;
 }
 
-/* The keys of a snapshot's runs, numbered across their tables (a run's key
- * k is base + k), and the class each resolves to. */
-typedef struct {
-    GPtrArray *tables; /* hf_hkeys *, in order met */
-    GArray *base;      /* uint32 per table */
-    hf_hkey **key;     /* by number */
-    uint32_t *cls;     /* by number: class index, UINT32_MAX until met */
-    uint32_t n;
-} keyset;
-
-static uint32_t keyset_base(keyset *ks, hf_hkeys *k)
-{
-    for (guint t = 0; t < ks->tables->len; t++)
-        if (g_ptr_array_index(ks->tables, t) == k)
-            return g_array_index(ks->base, uint32_t, t);
-    g_ptr_array_add(ks->tables, k);
-    g_array_append_val(ks->base, ks->n);
-    ks->key = g_renew(hf_hkey *, ks->key, ks->n + k->keys->len + 1);
-    for (guint i = 0; i < k->keys->len; i++)
-        ks->key[ks->n + i] = &g_array_index(k->keys, hf_hkey, i);
-    ks->n += k->keys->len;
-    return ks->n - k->keys->len;
-}
-
-/* A part of the objects in id order: pairs whose keys are base + key
- * (keyed), or plain {id, loc} pairs. */
-typedef struct {
-    const uint64_t *v;
-    size_t len;
-    uint32_t base;
-    bool keyed;
-} part;
-
-/* The object parts of sn: its runs as they are when they follow each other
- * in ascending id order (HotSpot's heap walk), else all of them in one
- * array sorted by id (stable: duplicates keep file order), in *all. */
-static GArray *object_parts(hf_hsnap *sn, keyset *ks, hf_hpairs *all)
-{
-    GArray *parts = g_array_new(FALSE, FALSE, sizeof(part));
-    bool in_order = true;
-    uint64_t prev_max = 0, total = 0;
-    for (guint r = 0; sn->runs && r < sn->runs->len; r++) {
-        hf_hrun *run = g_ptr_array_index(sn->runs, r);
-        part pt = {run->p.v, run->p.len, keyset_base(ks, run->keys), true};
-        if (!run->p.len)
-            continue;
-        if (run->unsorted || (total && run->p.v[0] <= prev_max))
-            in_order = false;
-        prev_max = run->max_id;
-        total += run->p.len;
-        g_array_append_val(parts, pt);
-    }
-    if (!sn->runs) {
-        hf_hpairs_sort(sn->tmp[0].v, sn->tmp[0].len);
-        part pt = {sn->tmp[0].v, sn->tmp[0].len, 0, false};
-        g_array_append_val(parts, pt);
-    } else if (!in_order) {
-        *all = (hf_hpairs){g_new(uint64_t, 2 * total + 2), total, total};
-        size_t n = 0;
-        for (guint i = 0; i < parts->len; i++) {
-            const part *pt = &g_array_index(parts, part, i);
-            for (size_t j = 0; j < pt->len; j++, n++) {
-                uint64_t w = pt->v[2 * j + 1], k = w >> HF_LOC_BITS;
-                all->v[2 * n] = pt->v[2 * j];
-                all->v[2 * n + 1] = (w & ((UINT64_C(1) << HF_LOC_BITS) - 1)) |
-                                    (k == HF_HKEY_NONE ? k : pt->base + k) << HF_LOC_BITS;
-            }
-        }
-        hf_hpairs_sort(all->v, n);
-        g_array_set_size(parts, 0);
-        part pt = {all->v, n, 0, true};
-        g_array_append_val(parts, pt);
-    }
-    return parts;
-}
-
-/* A dropped duplicate: its key no longer counts it. */
-static void unkey(hf_heap *h, hf_hkey *k, uint64_t loc)
-{
-    hf_hshape sh = {0};
-    k->count--;
-    if (k->by_len && h->codec->shape(h, loc, &sh)) {
-        k->sum_len -= sh.length;
-        k->by_len[sh.length & 255]--;
-    }
-}
-
-/* The object index of sn: every object once, by id (locs, samples), each
- * classified (cls) and counted in its class; from sn->tmp or sn->runs,
- * which are freed. */
+/* The object index of sn: every object once, by id (locs, samples, from
+ * index.c), each classified (cls) and counted in its class. */
 static void finish_objects(hf_heap *h, hf_hsnap *sn)
 {
-    keyset ks = {g_ptr_array_new(), g_array_new(FALSE, FALSE, sizeof(uint32_t)), NULL, NULL, 0};
-    hf_hpairs all = {0}, *b = &sn->tmp[1];
-    GArray *parts = object_parts(sn, &ks, &all);
-    hf_hpairs_sort(b->v, b->len);
-    uint64_t total = b->len;
-    for (guint i = 0; i < parts->len; i++)
-        total += g_array_index(parts, part, i).len;
-    sn->locs = g_malloc(5 * total + 8);
-    sn->cls = g_new(uint32_t, total + 1); /* first the key number of each object */
-    sn->samples = g_new(uint64_t, (total + HF_SAMPLE - 1) / HF_SAMPLE + 1);
-    /* An id that repeats (a damaged or hostile dump) keeps its first record
-     * only: a directory must not list one name twice (find, NFS readdir). */
-    uint64_t n = 0, dups = 0, dup_loc = 0, prev = 0;
-    size_t ib = 0;
-    for (guint pi = 0; pi <= parts->len; pi++) {
-        const part *pt = pi < parts->len ? &g_array_index(parts, part, pi) : NULL;
-        for (size_t ia = 0; pt ? ia < pt->len : ib < b->len;) {
-            /* merge with the class objects; on equal ids the other one first */
-            uint64_t id, w;
-            uint32_t key = HF_HKEY_NONE;
-            if (!pt || (ib < b->len && b->v[2 * ib] < pt->v[2 * ia])) {
-                id = b->v[2 * ib], w = b->v[2 * ib + 1];
-                ib++;
-            } else {
-                id = pt->v[2 * ia], w = pt->v[2 * ia + 1];
-                ia++;
-                if (pt->keyed && (w >> HF_LOC_BITS) != HF_HKEY_NONE)
-                    key = pt->base + (uint32_t)(w >> HF_LOC_BITS);
-            }
-            uint64_t loc = w & ((UINT64_C(1) << HF_LOC_BITS) - 1);
-            if (n && id == prev) {
-                if (dups++ == 0)
-                    dup_loc = loc;
-                if (key != HF_HKEY_NONE)
-                    unkey(h, ks.key[key], loc);
-                continue;
-            }
-            uint8_t *p = sn->locs + 5 * n;
-            p[0] = (uint8_t)loc, p[1] = (uint8_t)(loc >> 8), p[2] = (uint8_t)(loc >> 16);
-            p[3] = (uint8_t)(loc >> 24), p[4] = (uint8_t)(loc >> 32);
-            if (n % HF_SAMPLE == 0)
-                sn->samples[n / HF_SAMPLE] = id;
-            sn->cls[n] = key;
-            prev = id;
-            n++;
-        }
-    }
-    sn->n_objects = n;
-    sn->n_samples = (n + HF_SAMPLE - 1) / HF_SAMPLE;
-    if (dups)
-        hf_problem(&h->base, dup_loc, "%" G_GUINT64_FORMAT " objects repeat an id seen before "
-                   "(the first record of each id is kept)", (guint64)dups);
-    g_array_free(parts, TRUE);
-    g_free(all.v);
-    for (int k = 0; k < 2; k++) {
-        g_free(sn->tmp[k].v);
-        sn->tmp[k] = (hf_hpairs){0};
-    }
-    free_runs(sn);
+    hf_hkeyset ks;
+    uint64_t n = hf_heap_index_objects(h, sn, &ks);
 
     /* Keys resolve to their class at their first object, in id order, as
      * the objects read back do: classes made up come in the same order. */
     class_cache *cc = g_new(class_cache, 1);
     memset(cc->idx, 0xff, sizeof cc->idx);
-    ks.cls = g_new(uint32_t, ks.n + 1);
-    memset(ks.cls, 0xff, (ks.n + 1) * sizeof *ks.cls);
+    uint32_t *cls_of = g_new(uint32_t, ks.n + 1); /* by key: class, UINT32_MAX until met */
+    memset(cls_of, 0xff, (ks.n + 1) * sizeof *cls_of);
     for (uint64_t i = 0; i < n; i++) {
         uint32_t key = sn->cls[i];
         if (key == HF_HKEY_NONE) {
             classify_read(h, sn, cc, i, hf_heap_loc(sn, i));
-        } else if (ks.cls[key] != UINT32_MAX) {
-            sn->cls[i] = ks.cls[key];
+        } else if (cls_of[key] != UINT32_MAX) {
+            sn->cls[i] = cls_of[key];
         } else {
             const hf_hkey *k = ks.key[key];
-            sn->cls[i] = ks.cls[key] =
+            sn->cls[i] = cls_of[key] =
                 k->kind == HF_K_PRIMARRAY
                     ? prim_class(h, sn, k->elem)
                     : (uint32_t)cached_class(h, sn, cc, k->class_id, hf_heap_loc(sn, i));
@@ -630,9 +473,9 @@ static void finish_objects(hf_heap *h, hf_hsnap *sn)
     }
     for (uint32_t key = 0; key < ks.n; key++) {
         const hf_hkey *k = ks.key[key];
-        if (ks.cls[key] == UINT32_MAX)
+        if (cls_of[key] == UINT32_MAX)
             continue; /* only duplicates had it */
-        hf_hclass *c = &g_array_index(sn->classes, hf_hclass, ks.cls[key]);
+        hf_hclass *c = &g_array_index(sn->classes, hf_hclass, cls_of[key]);
         uint64_t bytes = k->kind == HF_K_INSTANCE ? k->count * c->shallow
                                                   : hf_heap_array_bytes(h, k);
         sn->n_kind[k->kind & 3] += k->count;
@@ -641,10 +484,8 @@ static void finish_objects(hf_heap *h, hf_hsnap *sn)
         sn->total_bytes += bytes;
     }
     g_free(cc);
-    g_free(ks.cls);
+    g_free(cls_of);
     g_free(ks.key);
-    g_ptr_array_free(ks.tables, TRUE);
-    g_array_free(ks.base, TRUE);
 }
 
 static void finish_snap(hf_heap *h, hf_hsnap *sn)

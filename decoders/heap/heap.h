@@ -314,6 +314,7 @@ struct hf_heap {
     bool compressed;     /* the default's guess (64-bit: all ids below 32 GiB) */
     uint8_t rule_basis;  /* hf_rule_basis */
     hf_hlayout layout;   /* address evidence, noted by the decoder (HPROF) */
+    unsigned build_threads; /* threads hf_heap_finish may use (0, 1: one) */
     /* Sizes the dump states itself (HPROF agent text: sz=), NULL where it
      * states none: sets *size for the object at loc and returns true, or
      * returns false to leave it to the rule. */
@@ -422,6 +423,19 @@ static inline void hf_hrun_add(hf_hrun *r, uint64_t id, uint64_t loc, uint32_t k
     p->v[2 * p->len + 1] = loc | (uint64_t)key << HF_LOC_BITS;
     p->len++;
 }
+
+/* The keys of a snapshot's runs, numbered across their tables. */
+typedef struct {
+    hf_hkey **key; /* by number (g_free it) */
+    uint32_t n;
+} hf_hkeyset;
+/* For hf_heap_finish (index.c): sn's object index, every object once in id
+ * order (the first record of an id that repeats: the others reported):
+ * locs, samples, n_objects, and in cls each object's key number in *ks, or
+ * HF_HKEY_NONE where its record must be read back.  Frees sn's pairs and
+ * runs.  Returns the number of objects. */
+uint64_t hf_heap_index_objects(hf_heap *h, hf_hsnap *sn, hf_hkeyset *ks);
+void hf_heap_free_runs(hf_hsnap *sn);
 
 /* Hand a run of snapshot sn's objects over, in file order (takes r and its
  * pairs; r->keys must live until hf_heap_finish returns).  A snapshot's

@@ -389,6 +389,7 @@ void hprof_index(hprof_dump *d)
     h->base.index_threads =
         hprof_heapscan_run(sc.hs, sc.class_dumps, hprof_heapscan_threads(), pr);
     hf_progress_phase(pr, "sorting");
+    h->build_threads = h->base.index_threads;
     finish(&sc);
 
     hprof_heapscan_free(sc.hs);
