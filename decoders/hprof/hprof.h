@@ -10,7 +10,8 @@
  * Files: decoder.c (detect, open, destroy, the tables of views and the ops
  * table), read.c (record and sub-record parsers, values, the codec),
  * scan.c (the one streaming pass, and lookups of strings, LOAD CLASS and
- * ALLOC SITES records), render.c (HPROF's own views: info, sites),
+ * ALLOC SITES records), heapscan.c (the heap dump bodies of that pass, on
+ * several threads), render.c (HPROF's own views: info, sites),
  * profile.c (heap.pprof).  The heap graph itself (classes, object index,
  * views) is heap.h's.
  *
