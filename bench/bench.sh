@@ -6,8 +6,10 @@
 # through the JVM's own HPROF writer, and cached as
 # bench/out/bench-<hash of MakeHeap.java>.hprof, so reruns reuse it.
 # Printed, in one table (medians of 3 runs where a run is cheap):
-#   cat DUMP > /dev/null (page cache warm: one cat first), heapfs --check
-#   (indexing, no mount), their ratio, indexing MB/s; index bytes per object
+#   cat DUMP > /dev/null (page cache warm: one cat first), a plain read()
+#   of it (dd, 1 MiB blocks), heapfs --check (indexing, no mount) with the
+#   default threads (one per processor) and with HEAPFS_THREADS=1 and 2,
+#   each one's ratio to the read, indexing MB/s; index bytes per object
 #   from --check's "index bytes:" and "objects:" lines, and the mounted
 #   daemon's RssAnon (/proc/PID/status) per object; `ls latest/objects |
 #   wc -l` (and `ls -f`, which does not sort, so it times heapfs rather than
@@ -18,8 +20,8 @@
 #   then the index file: the first mount that writes it (and how long the
 #   writing after the mount took), its size per object, the remount that
 #   maps it (median of RUNS) and the daemon's RssAnon after a remount.
-# Targets, shown beside the figures: indexing <= 5x cat; index <= 16 bytes
-# per object (goal 10).
+# Targets, shown beside the figures: indexing <= 5x cat and <= 0.5 s; index
+# <= 16 bytes per object (goal 10).
 #
 # Environment: HEAPFS (default ./heapfs), BENCH_DUMP (use this dump instead),
 # BENCH_SCALE (MakeHeap scale, default 1), BENCH_RUNS (default 3).
@@ -34,12 +36,17 @@ source "$ROOT/bench/lib.sh"
 [ -x "$HEAPFS" ] || die "$HEAPFS not found; run make first"
 bench_dump
 catfile() { cat "$1"; }
+readfile() { dd if="$1" of=/dev/null bs=1M status=none; }
+threads() { HEAPFS_THREADS=$1 "${@:2}"; }
 
 # ---- cat vs --check ------------------------------------------------------------
 cat "$DUMP" >/dev/null
 T_CAT=$(runs $((RUNS < 5 ? 5 : RUNS)) catfile "$DUMP") || die "cat failed"
 "$HEAPFS" --check "$DUMP" >"$OUT/check.out" 2>&1 || { cat "$OUT/check.out" >&2; die "heapfs --check failed"; }
+T_READ=$(runs $((RUNS < 5 ? 5 : RUNS)) readfile "$DUMP") || die "dd failed"
 T_CHECK=$(runs "$RUNS" "$HEAPFS" --check "$DUMP") || die "heapfs --check failed"
+T_CHECK1=$(runs "$RUNS" threads 1 "$HEAPFS" --check "$DUMP") || die "heapfs --check failed"
+T_CHECK2=$(runs "$RUNS" threads 2 "$HEAPFS" --check "$DUMP") || die "heapfs --check failed"
 PEAK=""
 if [ -x /usr/bin/time ]; then
   /usr/bin/time -f '%M' -o "$OUT/check.time" "$HEAPFS" --check "$DUMP" >/dev/null 2>&1 && PEAK=$(tail -1 "$OUT/check.time")
@@ -104,9 +111,13 @@ row() { printf '%-40s %22s   %s\n' "$1" "$2" "${3:-}"; }
 echo "heapfs bench: $(basename "$DUMP"), $(f2 "$(echo "$SIZE / 1000000000" | bc -l)") GB, $OBJECTS objects; $(nproc) cpus; medians of $RUNS"
 row "figure" "value" "target"
 row "cat dump > /dev/null (warm)" "$(f2 "$T_CAT") s"
-row "heapfs --check (indexing)" "$(f2 "$T_CHECK") s"
+row "read() of the dump (dd bs=1M, warm)" "$(f2 "$T_READ") s"
+row "heapfs --check (indexing), $(grep -o '[0-9]* threads*$' "$OUT/check.out")" "$(f2 "$T_CHECK") s" "<= 0.5 s: $(verdict "$T_CHECK <= 0.5")"
 row "  indexing / cat" "$(f1 "$RATIO")x" "<= 5x: $(verdict "$RATIO <= 5")"
+row "  indexing / read()" "$(f1 "$(echo "$T_CHECK / $T_READ" | bc -l)")x"
 row "  indexing throughput" "$(f1 "$MBS") MB/s"
+row "  HEAPFS_THREADS=1: indexing, / read()" "$(f2 "$T_CHECK1") s, $(f1 "$(echo "$T_CHECK1 / $T_READ" | bc -l)")x"
+row "  HEAPFS_THREADS=2: indexing, / read()" "$(f2 "$T_CHECK2") s, $(f1 "$(echo "$T_CHECK2 / $T_READ" | bc -l)")x"
 if [ -n "$INDEX_BYTES" ]; then
   row "index bytes / object (info)" "$(f1 "$BPO") B" "<= 16 (goal 10): $(verdict "$BPO <= 16")"
 else

@@ -21,6 +21,9 @@ int hf_check_report(hf_dumps *m, FILE *out)
     GString *s = g_string_new(NULL);
     for (uint64_t item = 0; item != HF_DONE;)
         item = hf_dumps_info(m, item, s, 1 << 20);
+    /* after info: the one line that differs between runs */
+    for (uint32_t k = 0; k < hf_dumps_count(m); k++)
+        hf_dump_index_figures(hf_dumps_get(m, k), s);
     fputs(s->str, out);
     g_string_truncate(s, 0);
     for (uint64_t item = 0; item != HF_DONE;)

@@ -59,6 +59,46 @@ void hf_problem_nooff(hf_dump *d, const char *fmt, ...)
     va_end(ap);
 }
 
+void hf_dump_index_figures(const hf_dump *d, GString *out)
+{
+    if (d->index_seconds <= 0)
+        return;
+    g_string_append_printf(out, "indexing: %.2f s, %.0f MB/s, %u thread%s\n", d->index_seconds,
+                           d->size / 1e6 / d->index_seconds, d->index_threads,
+                           d->index_threads == 1 ? "" : "s");
+}
+
+void hf_problem_list_addv(hf_problem_list *l, uint64_t offset, const char *fmt, va_list ap)
+{
+    if (l->n++ >= HF_PROBLEMS_MAX)
+        return;
+    if (!l->lines)
+        l->lines = g_ptr_array_new_with_free_func(g_free);
+    char *what = g_strdup_vprintf(fmt, ap);
+    g_ptr_array_add(l->lines,
+                    g_strdup_printf("offset 0x%" G_GINT64_MODIFIER "x: %s", (guint64)offset, what));
+    g_free(what);
+}
+
+void hf_problem_list_add(hf_problem_list *l, uint64_t offset, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    hf_problem_list_addv(l, offset, fmt, ap);
+    va_end(ap);
+}
+
+void hf_problems_append(hf_dump *d, hf_problem_list *l)
+{
+    for (guint i = 0; l->lines && i < l->lines->len; i++)
+        if (d->problems->len < HF_PROBLEMS_MAX)
+            g_ptr_array_add(d->problems, g_strdup(g_ptr_array_index(l->lines, i)));
+    d->n_problems += l->n;
+    if (l->lines)
+        g_ptr_array_free(l->lines, TRUE);
+    *l = (hf_problem_list){0};
+}
+
 void hf_problems_truncate(hf_dump *d, uint64_t n)
 {
     if (d->problems->len > n)

@@ -24,6 +24,7 @@
 #define HF_MODEL_H
 
 #include <glib.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -206,6 +207,10 @@ struct hf_dump {
      * fs/'s SIGBUS guard; NULL when the index was built. */
     const void *index_data;
     size_t index_size;
+    /* How the index was built, for MOUNT/.stats and --check (never info:
+     * it differs between runs).  0 when the decoder does not say. */
+    double index_seconds;
+    unsigned index_threads;
 };
 
 /* How strong a reference must be to keep an object alive, for the formats
@@ -290,6 +295,23 @@ void hf_dump_clear(hf_dump *d); /* frees the common part */
 void hf_problem(hf_dump *d, uint64_t offset, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 /* Problems that have no file offset (e.g. a dangling reference). */
 void hf_problem_nooff(hf_dump *d, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+/* "indexing: 0.25 s, 4016 MB/s, 2 threads" and a newline, appended to out
+ * when the decoder gave the figures (hf_dump.index_seconds). */
+void hf_dump_index_figures(const hf_dump *d, GString *out);
+
+/* Problems found apart from the dump (on a scanning thread), kept in order
+ * and appended to the dump's later with hf_problems_append, as if reported
+ * then: the same lines, the same cap, the same count.  Zero-initialize. */
+typedef struct {
+    GPtrArray *lines; /* char *, "offset 0x1a2b: what", the first HF_PROBLEMS_MAX */
+    uint64_t n;       /* all of them */
+} hf_problem_list;
+void hf_problem_list_add(hf_problem_list *l, uint64_t offset, const char *fmt, ...)
+    G_GNUC_PRINTF(3, 4);
+void hf_problem_list_addv(hf_problem_list *l, uint64_t offset, const char *fmt, va_list ap)
+    G_GNUC_PRINTF(3, 0);
+/* Appends l's problems to d's and empties l. */
+void hf_problems_append(hf_dump *d, hf_problem_list *l);
 /* Forget the problems after the first n (a decoder that restarts a pass). */
 void hf_problems_truncate(hf_dump *d, uint64_t n);
 

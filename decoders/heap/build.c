@@ -58,6 +58,7 @@ static void free_snap(hf_hsnap *sn)
         g_array_free(sn->heap_switch, TRUE);
     g_free(sn->tmp[0].v);
     g_free(sn->tmp[1].v);
+    hf_heap_free_runs(sn);
 }
 
 void hf_heap_clear(hf_heap *h)
@@ -371,52 +372,6 @@ static void name_dirs(hf_heap *h, hf_hsnap *sn)
 
 /* ---- the object index ---- */
 
-/* LSD radix sort of {id, loc} pairs on the id bits that vary: ids are
- * aligned addresses within a range, so two or three 11-bit passes usually
- * do.  Stable, so duplicate ids keep file order. */
-static void sort_pairs(uint64_t *a, size_t n)
-{
-    if (n < 2)
-        return;
-    bool sorted = true;
-    uint64_t diff = 0;
-    for (size_t i = 1; i < n; i++) {
-        if (a[2 * i] < a[2 * i - 2])
-            sorted = false;
-        diff |= a[2 * i] ^ a[0];
-    }
-    if (sorted)
-        return;
-    int lo = __builtin_ctzll(diff), hi = 63 - __builtin_clzll(diff);
-    enum { BITS = 11, NB = 1 << BITS };
-    uint64_t *scratch = g_new(uint64_t, 2 * n);
-    size_t *count = g_new(size_t, NB);
-    uint64_t *src = a, *dst = scratch;
-    for (int shift = lo; shift <= hi; shift += BITS) {
-        memset(count, 0, NB * sizeof *count);
-        for (size_t i = 0; i < n; i++)
-            count[(src[2 * i] >> shift) & (NB - 1)]++;
-        size_t sum = 0;
-        for (size_t k = 0; k < NB; k++) {
-            size_t c = count[k];
-            count[k] = sum;
-            sum += c;
-        }
-        for (size_t i = 0; i < n; i++) {
-            size_t k = count[(src[2 * i] >> shift) & (NB - 1)]++;
-            dst[2 * k] = src[2 * i];
-            dst[2 * k + 1] = src[2 * i + 1];
-        }
-        uint64_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != a)
-        memcpy(a, src, 2 * n * sizeof *a);
-    g_free(scratch);
-    g_free(count);
-}
-
 /* Small direct-mapped cache in front of class_by_id: the fill loop asks
  * once per object, and GHashTable's lookup is the slowest step there. */
 typedef struct {
@@ -450,96 +405,87 @@ static int64_t cached_class(hf_heap *h, hf_hsnap *sn, class_cache *cc, uint64_t 
     return c;
 }
 
-void hf_hpairs_grow(hf_hpairs *p)
+/* Object o (at loc) classified by reading its record: its class, and its
+ * size added to the counts. */
+static void classify_read(hf_heap *h, hf_hsnap *sn, class_cache *cc, uint64_t o, uint64_t loc)
 {
-    p->cap = p->cap ? 2 * p->cap : 4096;
-    p->v = g_renew(uint64_t, p->v, 2 * p->cap);
+    hf_hshape sh;
+    uint32_t ci;
+    uint64_t size;
+    if (!h->codec->shape(h, loc, &sh)) {
+        /* the scanner only adds objects whose records it could read */
+        sh.kind = HF_K_PRIMARRAY, sh.elem = HF_T_BYTE, sh.length = 0;
+    }
+    switch (sh.kind) {
+    case HF_K_INSTANCE:
+        ci = (uint32_t)cached_class(h, sn, cc, sh.class_id, loc);
+        size = g_array_index(sn->classes, hf_hclass, ci).shallow;
+        break;
+    case HF_K_OBJARRAY:
+        ci = (uint32_t)cached_class(h, sn, cc, sh.class_id, loc);
+        size = hf_heap_array_size(h, HF_T_OBJECT, sh.length);
+        break;
+    case HF_K_PRIMARRAY:
+        ci = prim_class(h, sn, sh.elem);
+        size = hf_heap_array_size(h, sh.elem, sh.length);
+        break;
+    default:
+        ci = sn->class_class;
+        size = hf_heap_class_object_size(h, sn, hf_heap_object_id(h, sn, o));
+        break;
+    }
+    if (h->stated_size)
+        h->stated_size(h, loc, &size); /* the dump's own figure, where it has one */
+    sn->cls[o] = ci;
+    sn->n_kind[sh.kind & 3]++;
+    hf_hclass *c = &g_array_index(sn->classes, hf_hclass, ci);
+    c->count++;
+    c->bytes += size;
+    sn->total_bytes += size;
 }
 
+/* The object index of sn: every object once, by id (locs, samples, from
+ * index.c), each classified (cls) and counted in its class. */
 static void finish_objects(hf_heap *h, hf_hsnap *sn)
 {
-    hf_hpairs *a = &sn->tmp[0], *b = &sn->tmp[1];
-    sort_pairs(a->v, a->len);
-    sort_pairs(b->v, b->len);
-    uint64_t total = a->len + b->len;
-    sn->locs = g_malloc(5 * total + 8);
-    sn->cls = g_new(uint32_t, total + 1);
-    sn->samples = g_new(uint64_t, (total + HF_SAMPLE - 1) / HF_SAMPLE + 1);
-    /* An id that repeats (a damaged or hostile dump) keeps its first record
-     * only: a directory must not list one name twice (find, NFS readdir). */
-    uint64_t n = 0, dups = 0, dup_loc = 0, prev = 0;
-    size_t ia = 0, ib = 0;
-    for (uint64_t i = 0; i < total; i++) {
-        /* merge the two sorted runs; on equal ids the non-class one first */
-        const uint64_t *pr;
-        if (ib == b->len || (ia < a->len && a->v[2 * ia] <= b->v[2 * ib]))
-            pr = &a->v[2 * ia++];
-        else
-            pr = &b->v[2 * ib++];
-        uint64_t id = pr[0], loc = pr[1];
-        if (n && id == prev) {
-            if (dups++ == 0)
-                dup_loc = loc;
-            continue;
-        }
-        uint8_t *p = sn->locs + 5 * n;
-        p[0] = (uint8_t)loc, p[1] = (uint8_t)(loc >> 8), p[2] = (uint8_t)(loc >> 16);
-        p[3] = (uint8_t)(loc >> 24), p[4] = (uint8_t)(loc >> 32);
-        if (n % HF_SAMPLE == 0)
-            sn->samples[n / HF_SAMPLE] = id;
-        prev = id;
-        n++;
-    }
-    sn->n_objects = n;
-    sn->n_samples = (n + HF_SAMPLE - 1) / HF_SAMPLE;
-    if (dups)
-        hf_problem(&h->base, dup_loc, "%" G_GUINT64_FORMAT " objects repeat an id seen before "
-                   "(the first record of each id is kept)", (guint64)dups);
-    for (int k = 0; k < 2; k++) {
-        g_free(sn->tmp[k].v);
-        sn->tmp[k] = (hf_hpairs){0};
-    }
+    hf_hkeyset ks;
+    uint64_t n = hf_heap_index_objects(h, sn, &ks);
 
+    /* Keys resolve to their class at their first object, in id order, as
+     * the objects read back do: classes made up come in the same order. */
     class_cache *cc = g_new(class_cache, 1);
     memset(cc->idx, 0xff, sizeof cc->idx);
+    uint32_t *cls_of = g_new(uint32_t, ks.n + 1); /* by key: class, UINT32_MAX until met */
+    memset(cls_of, 0xff, (ks.n + 1) * sizeof *cls_of);
     for (uint64_t i = 0; i < n; i++) {
-        uint64_t loc = hf_heap_loc(sn, i);
-        hf_hshape sh;
-        uint32_t ci;
-        uint64_t size;
-        if (!h->codec->shape(h, loc, &sh)) {
-            /* the scanner only adds objects whose records it could read */
-            sh.kind = HF_K_PRIMARRAY, sh.elem = HF_T_BYTE, sh.length = 0;
+        uint32_t key = sn->cls[i];
+        if (key == HF_HKEY_NONE) {
+            classify_read(h, sn, cc, i, hf_heap_loc(sn, i));
+        } else if (cls_of[key] != UINT32_MAX) {
+            sn->cls[i] = cls_of[key];
+        } else {
+            const hf_hkey *k = ks.key[key];
+            sn->cls[i] = cls_of[key] =
+                k->kind == HF_K_PRIMARRAY
+                    ? prim_class(h, sn, k->elem)
+                    : (uint32_t)cached_class(h, sn, cc, k->class_id, hf_heap_loc(sn, i));
         }
-        switch (sh.kind) {
-        case HF_K_INSTANCE:
-            ci = (uint32_t)cached_class(h, sn, cc, sh.class_id, loc);
-            size = g_array_index(sn->classes, hf_hclass, ci).shallow;
-            break;
-        case HF_K_OBJARRAY:
-            ci = (uint32_t)cached_class(h, sn, cc, sh.class_id, loc);
-            size = hf_heap_array_size(h, HF_T_OBJECT, sh.length);
-            break;
-        case HF_K_PRIMARRAY:
-            ci = prim_class(h, sn, sh.elem);
-            size = hf_heap_array_size(h, sh.elem, sh.length);
-            break;
-        default: {
-            ci = sn->class_class;
-            size = hf_heap_class_object_size(h, sn, hf_heap_object_id(h, sn, i));
-            break;
-        }
-        }
-        if (h->stated_size)
-            h->stated_size(h, loc, &size); /* the dump's own figure, where it has one */
-        sn->cls[i] = ci;
-        sn->n_kind[sh.kind & 3]++;
-        hf_hclass *c = &g_array_index(sn->classes, hf_hclass, ci);
-        c->count++;
-        c->bytes += size;
-        sn->total_bytes += size;
+    }
+    for (uint32_t key = 0; key < ks.n; key++) {
+        const hf_hkey *k = ks.key[key];
+        if (cls_of[key] == UINT32_MAX)
+            continue; /* only duplicates had it */
+        hf_hclass *c = &g_array_index(sn->classes, hf_hclass, cls_of[key]);
+        uint64_t bytes = k->kind == HF_K_INSTANCE ? k->count * c->shallow
+                                                  : hf_heap_array_bytes(h, k);
+        sn->n_kind[k->kind & 3] += k->count;
+        c->count += k->count;
+        c->bytes += bytes;
+        sn->total_bytes += bytes;
     }
     g_free(cc);
+    g_free(cls_of);
+    g_free(ks.key);
 }
 
 static void finish_snap(hf_heap *h, hf_hsnap *sn)

@@ -21,9 +21,10 @@
  * by hf_heap_clear().  Names (const char *) live in h->chunk.
  *
  * Thread safety: building (hf_heap_init .. hf_heap_finish) is single
- * threaded, inside the decoder's open().  After that the structure is never
- * written again, and every query and renderer here may run on several
- * threads at once.
+ * threaded, inside the decoder's open(), except that key tables and runs
+ * (hf_hkeys, hf_hrun) may be filled on scanning threads, each by one.
+ * After that the structure is never written again, and every query and
+ * renderer here may run on several threads at once.
  */
 #ifndef HF_HEAP_H
 #define HF_HEAP_H
@@ -266,6 +267,9 @@ struct hf_hsnap {
      * order) and then the heap in address order: the second run is then
      * already sorted and only a short merge is needed. */
     hf_hpairs tmp[2];
+    /* building only, instead of tmp[0]: objects classified while scanning
+     * (hf_heap_add_run), hf_hrun *, in file order */
+    GPtrArray *runs;
 };
 
 typedef struct {
@@ -310,6 +314,7 @@ struct hf_heap {
     bool compressed;     /* the default's guess (64-bit: all ids below 32 GiB) */
     uint8_t rule_basis;  /* hf_rule_basis */
     hf_hlayout layout;   /* address evidence, noted by the decoder (HPROF) */
+    unsigned build_threads; /* threads hf_heap_finish may use (0, 1: one) */
     /* Sizes the dump states itself (HPROF agent text: sz=), NULL where it
      * states none: sets *size for the object at loc and returns true, or
      * returns false to leave it to the rule. */
@@ -337,6 +342,8 @@ hf_hsnap *hf_heap_add_snap(hf_heap *h);
 const char *hf_heap_intern(hf_heap *h, const char *s, size_t len);
 
 void hf_hpairs_grow(hf_hpairs *p);
+/* Sort n {id, loc} pairs by id, stably (LSD radix on the id bits that vary). */
+void hf_hpairs_sort(uint64_t *v, size_t n);
 /* Add an object at a locator (< 2^40) while scanning: no call, no malloc
  * in the common case. */
 static inline void hf_heap_add_object(hf_hsnap *sn, uint64_t id, uint64_t loc, bool is_class)
@@ -348,6 +355,93 @@ static inline void hf_heap_add_object(hf_hsnap *sn, uint64_t id, uint64_t loc, b
     p->v[2 * p->len + 1] = loc;
     p->len++;
 }
+
+/*
+ * Objects classified while scanning (HPROF), so that hf_heap_finish need
+ * not read every record back.  A scanning thread keys each object by what
+ * decides its class: instance or object array and the class id, or
+ * primitive array and the element type as the record states it.  A key
+ * table (hf_hkeys, one per thread and snapshot) numbers the keys in the
+ * order met and sums, per key, what the size rule needs once it is decided:
+ * the count, and for arrays the summed lengths and the count by length
+ * mod 256 (the padding of align(header + length * size) depends on nothing
+ * else, alignments being powers of two up to 256).  Objects go into runs
+ * (hf_hrun) as {id, loc | key << HF_LOC_BITS}; hf_heap_finish resolves a
+ * key to its class at the key's first object in id order, so classes the
+ * dump lacks are made up, and reported, in the order they always were.
+ * A table and its runs are written by one thread; hf_heap_add_run is
+ * single-threaded.  A snapshot's runs may refer to at most 255 tables (so
+ * that every key number of the snapshot fits below HF_HKEY_NONE).
+ */
+#define HF_LOC_BITS 40
+#define HF_HKEY_NONE 0xFFFFFFu /* not keyed: finish reads the record back */
+
+typedef struct {
+    uint64_t class_id;        /* instances, object arrays */
+    uint8_t kind, elem;       /* hf_okind; primitive arrays: element type */
+    uint64_t count, sum_len;  /* objects; arrays: their summed lengths */
+    uint64_t *by_len;         /* arrays: count by length mod 256 */
+} hf_hkey;
+
+typedef struct {
+    uint64_t id;     /* class id, or element type */
+    uint32_t key1;   /* key number + 1; 0: a free slot */
+    uint32_t kind;
+} hf_hslot;
+
+typedef struct {
+    GArray *keys;      /* hf_hkey, by key number */
+    hf_hslot *slots;   /* open addressing, at most half full */
+    uint32_t mask;     /* number of slots - 1 */
+    uint32_t n_arrays; /* keys with by_len */
+} hf_hkeys;
+
+hf_hkeys *hf_hkeys_new(void);
+void hf_hkeys_free(hf_hkeys *k);
+/* The key of an object (kind, class_id for instances and object arrays,
+ * elem and len for arrays), counted; HF_HKEY_NONE when the table is full. */
+uint32_t hf_hkeys_note(hf_hkeys *k, unsigned kind, uint64_t class_id, unsigned elem,
+                       uint64_t len);
+
+typedef struct {
+    hf_hpairs p;        /* {id, loc | key << HF_LOC_BITS}, file order */
+    hf_hkeys *keys;     /* what the keys refer to (not owned) */
+    uint64_t max_id, or_ids;
+    bool unsorted;      /* ids not strictly ascending */
+} hf_hrun;
+
+static inline void hf_hrun_add(hf_hrun *r, uint64_t id, uint64_t loc, uint32_t key)
+{
+    hf_hpairs *p = &r->p;
+    if (G_UNLIKELY(p->len == p->cap))
+        hf_hpairs_grow(p);
+    if (p->len && id <= r->max_id)
+        r->unsorted = true;
+    r->max_id = id > r->max_id ? id : r->max_id;
+    r->or_ids |= id;
+    p->v[2 * p->len] = id;
+    p->v[2 * p->len + 1] = loc | (uint64_t)key << HF_LOC_BITS;
+    p->len++;
+}
+
+/* The keys of a snapshot's runs, numbered across their tables. */
+typedef struct {
+    hf_hkey **key; /* by number (g_free it) */
+    uint32_t n;
+} hf_hkeyset;
+/* For hf_heap_finish (index.c): sn's object index, every object once in id
+ * order (the first record of an id that repeats: the others reported):
+ * locs, samples, n_objects, and in cls each object's key number in *ks, or
+ * HF_HKEY_NONE where its record must be read back.  Frees sn's pairs and
+ * runs.  Returns the number of objects. */
+uint64_t hf_heap_index_objects(hf_heap *h, hf_hsnap *sn, hf_hkeyset *ks);
+void hf_heap_free_runs(hf_hsnap *sn);
+
+/* Hand a run of snapshot sn's objects over, in file order (takes r and its
+ * pairs; r->keys must live until hf_heap_finish returns).  A snapshot's
+ * objects other than class objects come either all in runs or all by
+ * hf_heap_add_object. */
+void hf_heap_add_run(hf_hsnap *sn, hf_hrun *r);
 
 /* Add a class.  c->name is the display name; decl/statics arrays are
  * copied.  Returns its index.  Duplicate ids: the first one wins (the
@@ -381,6 +475,8 @@ void hf_heap_size_class(hf_heap *h, hf_hsnap *sn, hf_hclass *c, const hf_hclass 
 /* Bytes of an array of `len` elements of type elem, and of the class
  * object with id class_id (java.lang.Class's size + its statics). */
 uint64_t hf_heap_array_size(const hf_heap *h, unsigned elem, uint64_t len);
+/* The summed hf_heap_array_size of the arrays an hf_hkey counts. */
+uint64_t hf_heap_array_bytes(const hf_heap *h, const hf_hkey *k);
 uint64_t hf_heap_class_object_size(const hf_heap *h, const hf_hsnap *sn, uint64_t class_id);
 /* Bytes of index arrays (the "index bytes" figure). */
 uint64_t hf_heap_index_bytes(const hf_heap *h);

@@ -6,9 +6,9 @@
 #include "decoders/heap/retained.h"
 
 #include "decoders/core/names.h"
+#include "decoders/core/progress.h"
 #include "decoders/heap/graphfile.h"
 
-#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -358,15 +358,6 @@ static void ctx_free(gctx *c)
     g_free(c->locals);
 }
 
-/* ---- progress, on a terminal only ---- */
-
-static void progress(uint32_t s, const char *what, double t0)
-{
-    if (isatty(STDERR_FILENO))
-        fprintf(stderr, "\rheapfs: snapshot %u: %s (%.1f s)\033[K", s + 1, what,
-                g_get_monotonic_time() / 1e6 - t0);
-}
-
 /* ---- retained bytes per class, each instance counted once: a walk of the
  * dominator tree that adds an instance only when no instance of its class
  * is above it ---- */
@@ -422,15 +413,18 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
     hf_csr succ = {0};
     uint32_t reached = 0;
     bool ok = g->retained && g->idom && g->parent && order;
+    char *what = g_strdup_printf("snapshot %u", s + 1);
+    hf_progress *pr = hf_progress_new(what, 0); /* on a terminal only */
+    g_free(what);
     if (ok) {
-        progress(s, "sorting ids", t0);
+        hf_progress_phase(pr, "sorting ids");
         ctx_init(&c, h, sn, g->retained);
-        progress(s, "reading references", t0);
+        hf_progress_phase(pr, "reading references");
         ok = hf_csr_build(&succ, n, source, &c);
         ctx_free(&c);
     }
     if (ok) {
-        progress(s, "dominators", t0);
+        hf_progress_phase(pr, "dominators");
         g->edges = hf_csr_edges(&succ);
         /* BFS first: the dominator pass frees succ after its DFS, which
          * keeps the peak lower */
@@ -439,7 +433,7 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
     }
     hf_csr_free(&succ);
     if (ok) {
-        progress(s, "retained sizes", t0);
+        hf_progress_phase(pr, "retained sizes");
         for (uint32_t v = 0; v < n; v++)
             if (g->idom[v] == HF_NONE) {
                 g->unreachable++;
@@ -455,9 +449,7 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
         g_clear_pointer(&g->idom, g_free);
         g_clear_pointer(&g->parent, g_free);
         g->error = g_strdup("out of memory, or more than 2^32 references");
-        if (isatty(STDERR_FILENO))
-            fprintf(stderr, "\rheapfs: snapshot %u: no retained sizes: %s\033[K\n", s + 1,
-                    g->error);
+        hf_progress_end(pr, "no retained sizes: %s", g->error);
         return g;
     }
     c.sn = sn;
@@ -467,9 +459,8 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
     g->bytes = (uint64_t)(n + 2) * 4 * 4 + (uint64_t)(n + 1) * 8 + hf_csr_edges(&g->pred) * 4ull +
                hf_csr_edges(&g->kids) * 4ull + sn->classes->len * 8ull;
     g->seconds = g_get_monotonic_time() / 1e6 - t0;
-    if (isatty(STDERR_FILENO))
-        fprintf(stderr, "\rheapfs: snapshot %u: retained sizes of %u objects in %.2f s, "
-                "%.0f MiB\033[K\n", s + 1, n, g->seconds, g->bytes / 1048576.0);
+    hf_progress_end(pr, "retained sizes of %u objects in %.2f s, %.0f MiB", n, g->seconds,
+                    g->bytes / 1048576.0);
     return g;
 }
 
@@ -576,6 +567,7 @@ bool hf_heap_graph_ready(const hf_heap *h, uint32_t s)
 
 void hf_heap_graph_status(hf_dump *d, GString *out)
 {
+    hf_dump_index_figures(d, out);
     const hf_heap *h = (const hf_heap *)d;
     for (uint32_t s = 0; h->graphs && s < h->graphs->n; s++) {
         if (!hf_heap_graph_ready(h, s))

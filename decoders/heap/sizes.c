@@ -147,6 +147,13 @@ static void scan_ids(const hf_heap *h, uint64_t *max_id, uint64_t *or_ids, uint6
             }
             *n_ids += t->len;
         }
+        const GPtrArray *runs = g_array_index(h->snaps, hf_hsnap, s).runs;
+        for (guint r = 0; runs && r < runs->len; r++) {
+            const hf_hrun *run = g_ptr_array_index(runs, r);
+            *max_id = run->max_id > *max_id ? run->max_id : *max_id;
+            *or_ids |= run->or_ids;
+            *n_ids += run->p.len;
+        }
     }
 }
 
@@ -271,6 +278,24 @@ uint64_t hf_heap_array_size(const hf_heap *h, unsigned elem, uint64_t len)
     if (es == 8)
         base = align8(base); /* 8-byte elements start 8-aligned */
     return align_obj(h, base + len * es);
+}
+
+/* align(base + len * es) = base + len * es + pad, where pad depends only on
+ * len mod (align / gcd(align, es)), which divides 256. */
+G_STATIC_ASSERT(ALIGN_MAX <= 256);
+
+uint64_t hf_heap_array_bytes(const hf_heap *h, const hf_hkey *k)
+{
+    unsigned elem = k->kind == HF_K_OBJARRAY ? HF_T_OBJECT : k->elem;
+    unsigned es = hf_btype_size(elem, h->ref_size);
+    uint64_t base = h->arr_header;
+    if (es == 8)
+        base = align8(base);
+    uint64_t n = k->count * base + k->sum_len * es;
+    for (unsigned r = 0; k->by_len && r < 256; r++)
+        if (k->by_len[r])
+            n += k->by_len[r] * ((0 - (base + (uint64_t)r * es)) & ((uint64_t)h->align - 1));
+    return n;
 }
 
 /* Bytes HotSpot adds to instances of class c itself beyond its declared

@@ -10,7 +10,8 @@
  * Files: decoder.c (detect, open, destroy, the tables of views and the ops
  * table), read.c (record and sub-record parsers, values, the codec),
  * scan.c (the one streaming pass, and lookups of strings, LOAD CLASS and
- * ALLOC SITES records), render.c (HPROF's own views: info, sites),
+ * ALLOC SITES records), heapscan.c (the heap dump bodies of that pass, on
+ * several threads), render.c (HPROF's own views: info, sites),
  * profile.c (heap.pprof), index.c (the index file).  The heap graph
  * itself (classes, object index, views) is heap.h's.
  *
@@ -21,6 +22,7 @@
 #define HF_HPROF_H
 
 #include "decoders/core/ixfile.h"
+#include "decoders/core/progress.h"
 #include "decoders/heap/heap.h"
 #include "decoders/heap/profile.h"
 #include "decoders/hprof/records.h"
@@ -122,6 +124,29 @@ void hprof_status(hf_dump *d, GString *out);
 /* The streaming pass (scan.c): fills everything above and calls
  * hf_heap_finish().  Problems go to hf_problem(). */
 void hprof_index(hprof_dump *d);
+/* The heap dump bodies, scanned on several threads (heapscan.c): queued in
+ * file order by the pass over the records (a body of snapshot snap, which
+ * new_snap says it opens; problems of the records between bodies), run,
+ * and freed after hf_heap_finish.  The index it gives is the same for any
+ * number of threads. */
+typedef struct hprof_heapscan hprof_heapscan;
+hprof_heapscan *hprof_heapscan_new(hprof_dump *d);
+void hprof_heapscan_add(hprof_heapscan *hs, uint32_t snap, bool new_snap, uint64_t b, uint64_t e,
+                        bool cut);
+void hprof_heapscan_problem(hprof_heapscan *hs, uint64_t off, const char *fmt, ...)
+    G_GNUC_PRINTF(3, 4);
+/* Bytes of the bodies queued. */
+uint64_t hprof_heapscan_bytes(const hprof_heapscan *hs);
+/* Scans the bodies on up to `threads` threads, counting bytes done on
+ * progress, then hands objects, roots, layout evidence and problems to d
+ * and class dump offsets to class_dumps[snapshot], in file order.  Returns
+ * the number of threads used. */
+unsigned hprof_heapscan_run(hprof_heapscan *hs, GPtrArray *class_dumps, unsigned threads,
+                            hf_progress *progress);
+void hprof_heapscan_free(hprof_heapscan *hs);
+/* Threads to scan with: $HEAPFS_THREADS (a testing and tuning knob), else
+ * the processors online; at most 64. */
+unsigned hprof_heapscan_threads(void);
 /* Text of string id (modified UTF-8), NULL when absent.  *len set. */
 const char *hprof_string_text(const hprof_dump *d, uint64_t id, uint32_t *len);
 /* Interned display name of a string id, or "0x<id>" when absent. */

@@ -2,16 +2,18 @@
  * scan.c - the one streaming pass over an HPROF file, and lookups in
  * what it found (strings, LOAD CLASS records, ALLOC SITES records).
  *
- * Walks every top-level record and every heap dump sub-record once,
- * straight from the map: strings, classes and threads are remembered by
- * offset, objects go to the snapshot's temporary {id, offset} array, roots
- * to its root array.  Nothing is allocated per record.  Afterwards the
- * records remembered by offset are decoded (class dumps, frames, traces,
- * threads) and hf_heap_finish() sorts and classifies the objects.
+ * Walks every top-level record once, straight from the map: strings,
+ * classes and threads are remembered by offset, and the bodies of HEAP
+ * DUMP and HEAP DUMP SEGMENT records are queued for heapscan.c, which
+ * scans their sub-records on several threads (objects, classified as they
+ * are met, roots, class dumps).  Nothing is allocated per record.
+ * Afterwards the records remembered by offset are decoded (class dumps,
+ * frames, traces, threads) and hf_heap_finish() sorts the objects.
  *
  * A record running past the end of the file (a truncated dump) or a tag
  * nobody knows is a problem with its offset; everything before it stays.
- * Single-threaded, inside open().
+ * Problems keep file order whatever the threads.  Inside open(); on the
+ * terminal, a progress line (progress.h).
  */
 #include "decoders/hprof/hprof.h"
 #include "decoders/core/search.h"
@@ -26,142 +28,24 @@ typedef struct {
     GArray *threads; /* uint64 body offsets of START THREAD */
     GArray *strings; /* hprof_strref */
     GPtrArray *class_dumps; /* per snapshot: GArray of uint64 sub-record offsets */
-    GArray *heap_ids;       /* per current snapshot: uint32 Android heap id per heap index */
     hf_hsnap *cur;          /* open snapshot (segments until HEAP DUMP END) */
+    bool new_snap;          /* the next body queued opens cur */
+    hprof_heapscan *hs;     /* the bodies, and problems in file order */
 } scan;
 
+/* A new snapshot; the bodies queued next open it (new_snap). */
 static hf_hsnap *open_snap(scan *sc)
 {
     sc->cur = hf_heap_add_snap(&sc->d->heap);
-    hf_heap_note_break(&sc->d->heap.layout); /* another heap, another moment */
     g_ptr_array_add(sc->class_dumps, g_array_new(FALSE, FALSE, sizeof(uint64_t)));
-    g_array_set_size(sc->heap_ids, 0);
+    sc->new_snap = true;
     return sc->cur;
 }
 
-static void add_root(hf_hsnap *sn, unsigned kind, uint64_t id, uint32_t thread, uint32_t frame,
-                     uint64_t extra)
+static void queue_body(scan *sc, size_t body, size_t end, bool cut)
 {
-    hf_hroot r = {.id = id, .extra = extra, .thread = thread, .frame = frame, .kind = (uint8_t)kind};
-    g_array_append_val(sn->roots, r);
-}
-
-/* Android HEAP DUMP INFO: objects from here on belong to the named heap. */
-static void heap_info(scan *sc, const uint8_t *p, uint64_t off)
-{
-    hf_hsnap *sn = sc->cur;
-    uint32_t heap_id = hprof_u4(p + 1);
-    uint64_t name = hprof_id(p + 5, sc->idsz);
-    guint h;
-    for (h = 0; h < sc->heap_ids->len; h++)
-        if (g_array_index(sc->heap_ids, uint32_t, h) == heap_id)
-            break;
-    if (h == sc->heap_ids->len) {
-        g_array_append_val(sc->heap_ids, heap_id);
-        /* strings are not sorted yet: keep the id, finish() names it */
-        g_ptr_array_add(sn->heap_names, GSIZE_TO_POINTER(name));
-    }
-    hf_hswitch sw = {.loc = off, .heap = h};
-    g_array_append_val(sn->heap_switch, sw);
-}
-
-/* The sub-records of one HEAP DUMP or SEGMENT body [b, end). */
-static void scan_heap(scan *sc, const uint8_t *b, const uint8_t *end, bool truncated)
-{
-    hprof_dump *d = sc->d;
-    const uint8_t *base = d->heap.base.data;
-    const unsigned idsz = sc->idsz;
-    hf_hsnap *sn = sc->cur;
-    hf_hlayout *lay = &d->heap.layout; /* objects in file order, for the size rule */
-    GArray *cds = g_ptr_array_index(sc->class_dumps, sc->class_dumps->len - 1);
-    const uint8_t *p = b;
-    while (p < end) {
-        uint8_t tag = p[0];
-        size_t n = hprof_subrecord_len(p, end, idsz);
-        uint64_t off = (uint64_t)(p - base);
-        if (!n) {
-            size_t probe = hprof_subrecord_len(p, base + d->heap.base.size, idsz);
-            if (probe || tag == HPROF_GC_INSTANCE_DUMP || tag == HPROF_GC_OBJ_ARRAY_DUMP ||
-                tag == HPROF_GC_PRIM_ARRAY_DUMP || tag == HPROF_GC_CLASS_DUMP ||
-                tag == HPROF_GC_PRIM_ARRAY_NODATA || (tag >= 1 && tag <= 8) || tag == 0xFF ||
-                (tag >= 0x89 && tag <= 0x8E) || tag == 0x90 || tag == 0xFE)
-                hf_problem(&d->heap.base, off,
-                           truncated ? "heap dump sub-record 0x%02x cut off by the end of the file"
-                                     : "heap dump sub-record 0x%02x runs past the end of its record",
-                           tag);
-            else
-                hf_problem(&d->heap.base, off,
-                           "unknown heap dump sub-record 0x%02x: rest of the record skipped", tag);
-            return;
-        }
-        d->n_sub[tag]++;
-        uint64_t id = hprof_id(p + 1, idsz);
-        switch (tag) {
-        case HPROF_GC_INSTANCE_DUMP:
-        case HPROF_GC_PRIM_ARRAY_NODATA: /* Android: no elements to measure */
-            hf_heap_add_object(sn, id, off, false);
-            hf_heap_note_object(lay, id);
-            break;
-        case HPROF_GC_OBJ_ARRAY_DUMP:
-            hf_heap_add_object(sn, id, off, false);
-            hf_heap_note_array(lay, id, true, hprof_u4(p + 5 + idsz));
-            break;
-        case HPROF_GC_PRIM_ARRAY_DUMP:
-            hf_heap_add_object(sn, id, off, false);
-            hf_heap_note_array(lay, id, false, n - (10 + idsz)); /* its elements */
-            break;
-        case HPROF_GC_CLASS_DUMP:
-            hf_heap_add_object(sn, id, off, true);
-            g_array_append_val(cds, off);
-            break;
-        case HPROF_GC_ROOT_UNKNOWN:
-            add_root(sn, HF_ROOT_UNKNOWN, id, 0, UINT32_MAX, 0);
-            break;
-        case HPROF_GC_ROOT_JNI_GLOBAL:
-            add_root(sn, HF_ROOT_JNI_GLOBAL, id, 0, UINT32_MAX, hprof_id(p + 1 + idsz, idsz));
-            break;
-        case HPROF_GC_ROOT_JNI_LOCAL:
-        case HPROF_GC_ROOT_JAVA_FRAME:
-        case HPROF_GC_ROOT_JNI_MONITOR:
-            add_root(sn,
-                     tag == HPROF_GC_ROOT_JNI_LOCAL    ? HF_ROOT_JNI_LOCAL
-                     : tag == HPROF_GC_ROOT_JAVA_FRAME ? HF_ROOT_JAVA_FRAME
-                                                       : HF_ROOT_JNI_MONITOR,
-                     id, hprof_u4(p + 1 + idsz), hprof_u4(p + 5 + idsz), 0);
-            break;
-        case HPROF_GC_ROOT_NATIVE_STACK:
-        case HPROF_GC_ROOT_THREAD_BLOCK:
-            add_root(sn, tag == HPROF_GC_ROOT_NATIVE_STACK ? HF_ROOT_NATIVE_STACK
-                                                           : HF_ROOT_THREAD_BLOCK,
-                     id, hprof_u4(p + 1 + idsz), UINT32_MAX, 0);
-            break;
-        case HPROF_GC_ROOT_THREAD_OBJ:
-            add_root(sn, HF_ROOT_THREAD_OBJECT, id, hprof_u4(p + 1 + idsz), UINT32_MAX,
-                     hprof_u4(p + 5 + idsz));
-            break;
-        case HPROF_GC_ROOT_STICKY_CLASS:
-            add_root(sn, HF_ROOT_STICKY_CLASS, id, 0, UINT32_MAX, 0);
-            break;
-        case HPROF_GC_ROOT_MONITOR_USED:
-            add_root(sn, HF_ROOT_MONITOR_USED, id, 0, UINT32_MAX, 0);
-            break;
-        case HPROF_GC_ROOT_INTERNED_STRING:
-        case HPROF_GC_ROOT_FINALIZING:
-        case HPROF_GC_ROOT_DEBUGGER:
-        case HPROF_GC_ROOT_REFERENCE_CLEANUP:
-        case HPROF_GC_ROOT_VM_INTERNAL:
-            add_root(sn, HF_ROOT_INTERNED_STRING + (tag - HPROF_GC_ROOT_INTERNED_STRING), id, 0,
-                     UINT32_MAX, 0);
-            break;
-        case HPROF_GC_UNREACHABLE:
-            add_root(sn, HF_ROOT_UNREACHABLE, id, 0, UINT32_MAX, 0);
-            break;
-        case HPROF_GC_HEAP_DUMP_INFO:
-            heap_info(sc, p, off);
-            break;
-        }
-        p += n;
-    }
+    hprof_heapscan_add(sc->hs, sc->d->heap.snaps->len - 1, sc->new_snap, body, end, cut);
+    sc->new_snap = false;
 }
 
 static int cmp_strref(gconstpointer a, gconstpointer b)
@@ -368,13 +252,14 @@ void hprof_index(hprof_dump *d)
     hf_heap *h = &d->heap;
     const uint8_t *data = h->base.data;
     const size_t size = h->base.size;
+    int64_t t0 = g_get_monotonic_time();
     scan sc = {.d = d, .idsz = h->id_size};
     sc.frames = g_array_new(FALSE, FALSE, sizeof(uint64_t));
     sc.traces = g_array_new(FALSE, FALSE, sizeof(uint64_t));
     sc.threads = g_array_new(FALSE, FALSE, sizeof(uint64_t));
     sc.strings = g_array_new(FALSE, FALSE, sizeof(hprof_strref));
     sc.class_dumps = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
-    sc.heap_ids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    sc.hs = hprof_heapscan_new(d);
     d->load_classes = g_array_new(FALSE, FALSE, sizeof(hprof_load_class));
     d->sites = g_array_new(FALSE, FALSE, sizeof(uint64_t));
     d->sites_snap = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -382,7 +267,7 @@ void hprof_index(hprof_dump *d)
     size_t off = d->header_len;
     while (off < size) {
         if (size - off < 9) {
-            hf_problem(&h->base, off, "record header cut off by the end of the file");
+            hprof_heapscan_problem(sc.hs, off, "record header cut off by the end of the file");
             d->truncated = true;
             break;
         }
@@ -391,7 +276,7 @@ void hprof_index(hprof_dump *d)
         size_t body = off + 9, end = body + len;
         bool cut = end > size;
         if (cut) {
-            hf_problem(&h->base, off, "record 0x%02x of %u bytes cut off by the end of the file "
+            hprof_heapscan_problem(sc.hs, off, "record 0x%02x of %u bytes cut off by the end of the file "
                        "(%zu bytes present)", tag, len, size - body);
             d->truncated = true;
             end = size;
@@ -467,38 +352,55 @@ void hprof_index(hprof_dump *d)
         }
         case HPROF_HEAP_DUMP:
             open_snap(&sc);
-            scan_heap(&sc, b, b + blen, cut);
+            queue_body(&sc, body, end, cut);
             sc.cur = NULL;
             break;
         case HPROF_HEAP_DUMP_SEGMENT:
             if (!sc.cur)
                 open_snap(&sc);
             d->n_segments++;
-            scan_heap(&sc, b, b + blen, cut);
+            queue_body(&sc, body, end, cut);
             break;
         case HPROF_HEAP_DUMP_END:
             if (!sc.cur)
-                hf_problem(&h->base, off, "HEAP DUMP END without a heap dump segment before it");
+                hprof_heapscan_problem(sc.hs, off, "HEAP DUMP END without a heap dump segment before it");
             sc.cur = NULL;
             break;
         default:
             d->n_records[tag]--;
-            hf_problem(&h->base, off, "unknown record tag 0x%02x (%u bytes) skipped", tag, len);
+            hprof_heapscan_problem(sc.hs, off, "unknown record tag 0x%02x (%u bytes) skipped", tag, len);
             break;
         }
         if (!ok && !cut)
-            hf_problem(&h->base, off, "record 0x%02x: body of %u bytes too short for its contents",
+            hprof_heapscan_problem(sc.hs, off, "record 0x%02x: body of %u bytes too short for its contents",
                        tag, len);
         if (cut)
             break;
         off = end;
     }
+    hf_progress *pr = NULL;
+    if (hprof_heapscan_bytes(sc.hs)) {
+        char *name = g_path_get_basename(h->base.path);
+        char *what = g_strdup_printf("indexing %s", name);
+        pr = hf_progress_new(what, hprof_heapscan_bytes(sc.hs));
+        g_free(what);
+        g_free(name);
+    }
+    h->base.index_threads =
+        hprof_heapscan_run(sc.hs, sc.class_dumps, hprof_heapscan_threads(), pr);
+    hf_progress_phase(pr, "sorting");
+    h->build_threads = h->base.index_threads;
     finish(&sc);
+
+    hprof_heapscan_free(sc.hs);
+    h->base.index_seconds = (g_get_monotonic_time() - t0) / 1e6;
+    hf_progress_end(pr, "done, %.1f MB in %.2f s, %.0f MB/s, %u thread%s", size / 1e6,
+                    h->base.index_seconds, size / 1e6 / MAX(h->base.index_seconds, 1e-6),
+                    h->base.index_threads, h->base.index_threads == 1 ? "" : "s");
     g_array_free(sc.frames, TRUE);
     g_array_free(sc.traces, TRUE);
     g_array_free(sc.threads, TRUE);
     g_ptr_array_free(sc.class_dumps, TRUE);
-    g_array_free(sc.heap_ids, TRUE);
 }
 
 /* ---- lookups in what the pass found (thread-safe: read-only after open) ---- */

@@ -23,7 +23,7 @@ if command -v man >/dev/null; then
 fi
 
 # ---- sections -------------------------------------------------------------------
-want="NAME SYNOPSIS DESCRIPTION OPTIONS THE TREE FORMATS EXAMPLES FILES EXIT STATUS SEE ALSO"
+want="NAME SYNOPSIS DESCRIPTION OPTIONS THE TREE FORMATS EXAMPLES ENVIRONMENT FILES EXIT STATUS SEE ALSO"
 got=$(sed -n 's/^\.SH "\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$PAGE" | tr '\n' ' ' | sed 's/ $//')
 check_eq "sections, in order" "$want" "$got"
 
