@@ -20,13 +20,17 @@
 #   the mount: time until live, the daemon's RssAnon (/proc/PID/status);
 #   the first `cat latest/dominators` (dominator tree and retained sizes of
 #   every object), the daemon's RssAnon polled every 0.2 s during it (peak),
-#   after it, and its VmHWM (anon + mapped dump pages); .stats's own line.
+#   after it, and its VmHWM (anon + mapped dump pages); .stats's own line;
+#   then the index file and the dominator results file that first mount
+#   wrote (sizes), and a remount that maps them: time until live, RssAnon,
+#   the first `cat latest/dominators` (loaded, not computed).
 #
 # Environment: HEAPFS (default ./heapfs), BENCH_DIR, BIG_OBJECTS (default
 # 200000000), BIG_CLASSES (default 2000), BIG_SEED (default 1), BIG_RUNS;
 # BIG_GENERATE_ONLY=1 makes (or checks) the dump and stops.
-# Needs about 11 GB of disk in BENCH_DIR and, for the dominators, about
-# 60 bytes of memory per object.  The mount is always undone on exit.
+# Needs about 20 GB of disk in BENCH_DIR (the dump, its index file and the
+# dominator results file) and, for the dominators, about 60 bytes of memory
+# per object.  The mount is always undone on exit.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -92,6 +96,9 @@ grep -q '^size rule: 64-bit JVM, layout from the object addresses' "$OUT/check.o
   echo "warning: the size rule was not inferred from the addresses" >&2
 
 # ---- the mount and the dominators -------------------------------------------------------
+# A first mount builds the index (no index file of an earlier run is used)
+# and writes the index file and, after the dominators, their results file.
+rm -f "$DUMP".heapfs-index "$DUMP".heapfs-index.*
 bench_mount "$DUMP"
 sleep 1
 RSS_MOUNT=$(rss_anon_kb "$DPID")
@@ -112,6 +119,22 @@ RSS_AFTER=$(rss_anon_kb "$DPID")
 HWM=$(hwm_kb "$DPID")
 STATS=$(grep 'retained sizes' "$MNT/.stats" | head -1)
 t0=$(now); cat "$MNT/latest/dominators" >/dev/null; T_DOM2=$(echo "$(now) - $t0" | bc -l)
+# wait (10 minutes at most) until both files are written, then remount
+for _ in $(seq 1 3000); do
+  grep -q '^index: .*\(written to\|not written\)' "$MNT/.stats" &&
+    grep -q 'kept in\|not kept' "$MNT/.stats" && break
+  sleep 0.2
+done
+KEPT=$(grep -o 'kept in [^ ]* ([0-9.]* s)\|not kept.*' "$MNT/.stats" | head -1)
+bench_umount
+IX_BYTES=$(stat -c %s "$DUMP".heapfs-index 2>/dev/null || echo 0)
+RES_BYTES=$(cat "$DUMP".heapfs-index.retained-* 2>/dev/null | wc -c)
+bench_mount "$DUMP"
+T_REMOUNT=$T_MOUNT
+RSS_REMOUNT=$(rss_anon_kb "$DPID")
+IX_LINE=$(grep '^index: ' "$MNT/.stats" | head -1)
+t0=$(now); cat "$MNT/latest/dominators" >/dev/null; T_DOM3=$(echo "$(now) - $t0" | bc -l)
+RSS_REMOUNT2=$(rss_anon_kb "$DPID")
 bench_umount
 
 # ---- report ---------------------------------------------------------------------------
@@ -139,4 +162,9 @@ row "  daemon RssAnon peak during it (0.2 s polls)" "$(mib "$RSS_PEAK")" "$(bpo 
 row "  daemon RssAnon after it" "$(mib "$RSS_AFTER")" "$(bpo "$((RSS_AFTER * 1024))") B"
 row "  daemon VmHWM (anon + mapped dump)" "$(mib "$HWM")"
 row "second cat latest/dominators" "$(f2 "$T_DOM2") s"
+row "  dominator results written after it" "${KEPT:-?}"
+row "index file; dominator results file" "$(mib "$((IX_BYTES / 1024))")" "$(mib "$((RES_BYTES / 1024))")"
+row "remount (index file mapped; 0.05 s polls)" "$(f2 "$T_REMOUNT") s" "${IX_LINE:-}"
+row "  daemon RssAnon after the remount" "$(mib "$RSS_REMOUNT")"
+row "  first cat latest/dominators (results mapped)" "$(f2 "$T_DOM3") s" "RssAnon after: $(mib "$RSS_REMOUNT2")"
 echo ".stats: ${STATS:-none}"
