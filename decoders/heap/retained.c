@@ -108,11 +108,18 @@ static void resolver_init(resolver *r, hf_heap *h, const hf_hsnap *sn)
     r->ids = g_new(uint64_t, n ? n : 1);
     for (uint32_t i = 0; i < n; i++)
         r->ids[i] = hf_heap_object_id(h, sn, i);
-    r->lo = n ? r->ids[0] : 0;
-    uint64_t range = n ? r->ids[n - 1] - r->lo : 0;
-    uint64_t want = n / 2 + 1;
+    /* Sorted ids: the first is the least and the last the greatest.  A dump
+     * that changed underneath may break that, so take both from all ids:
+     * last - first could wrap around and size the table wrong. */
+    uint64_t lo = n ? r->ids[0] : 0, hi = lo;
+    for (uint32_t i = 0; i < n; i++) {
+        lo = MIN(lo, r->ids[i]);
+        hi = MAX(hi, r->ids[i]);
+    }
+    r->lo = lo;
+    uint64_t range = hi - lo, want = n / 2 + 1;
     r->shift = 0;
-    while ((range >> r->shift) + 1 > want)
+    while ((range >> r->shift) >= want) /* (range >> shift) + 1 > want, without overflow */
         r->shift++;
     r->nb = (range >> r->shift) + 1;
     r->tab = g_new(uint32_t, r->nb + 1);

@@ -136,13 +136,15 @@ $(FUZZ_ACTIVE:%=smoke-%): smoke-%: $(FZ)/fuzz_% $(FZ)/seeds/%/.done
 
 smoke: $(FUZZ_ACTIVE:%=smoke-%) replay
 
-# Every regression input through its target once (no fuzzing).
+# Every regression input through its target once (no fuzzing), as it is and
+# with the dump changing underneath (HF_FUZZ_CHANGE=1).
 replay: $(FUZZ_BINS)
 	@set -e; for d in $(FUZZ_ACTIVE); do \
 	  files=$$(find tests/fuzz/regress/$$d -type f 2>/dev/null | sort); \
 	  [ -z "$$files" ] && continue; \
 	  echo "replay fuzz_$$d: $$(echo "$$files" | wc -l) inputs"; \
 	  $(FZ)/fuzz_$$d $(FUZZ_FLAGS) $$files; \
+	  HF_FUZZ_CHANGE=1 $(FZ)/fuzz_$$d $(FUZZ_FLAGS) $$files; \
 	done
 
 # ---- the driver, built like the unit tests (SANITIZE=1 honoured) ----
