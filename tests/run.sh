@@ -40,5 +40,17 @@ for s in tests/mount/t_*.sh; do
   pass=$((pass + p)); fail=$((fail + f))
 done
 
+# Tests mount files under tests/ with -o index=none: an index file left
+# there would be picked up by the next run's tests as a dump to decode.
+left=$(find tests -name '*.heapfs-index*' 2>/dev/null)
+if [ -n "$left" ]; then
+  echo "$left" | sed 's/^/not ok - an index file was left in the tree: /'
+  find tests -name '*.heapfs-index*' -delete
+  fail=$((fail + 1))
+else
+  pass=$((pass + 1))
+fi
+echo "run: no test left an index file under tests/"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

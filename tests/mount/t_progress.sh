@@ -34,7 +34,7 @@ check "--check on a terminal: stdout has the info" grep -q '^format: hprof' "$TE
 
 MNT=$(mktemp -d "$TESTTMP/mnt.XXXXXX")
 HF_MOUNTS+=("$MNT")
-script -qec "'$HEAPFS' '$f' '$MNT'" "$TESTTMP/mount.log" >/dev/null 2>&1
+script -qec "'$HEAPFS' -o index=none '$f' '$MNT'" "$TESTTMP/mount.log" >/dev/null 2>&1
 check "mount on a terminal: progress line while indexing" grep -qa "heapfs: indexing $name: done, " "$TESTTMP/mount.log"
 check "mount on a terminal: the mount is live" mountpoint -q "$MNT"
 check ".stats has the indexing figures" grep -qE '^indexing: [0-9.]+ s, [0-9]+ MB/s, [0-9]+ threads?$' "$MNT/.stats"
@@ -44,7 +44,7 @@ fusermount3 -u "$MNT"
 # a foreground mount on a terminal shows the dominator computation too
 MNT=$(mktemp -d "$TESTTMP/mnt.XXXXXX")
 HF_MOUNTS+=("$MNT")
-script -qec "'$HEAPFS' -f '$f' '$MNT'" "$TESTTMP/fg.log" >/dev/null 2>&1 &
+script -qec "'$HEAPFS' -f -o index=none '$f' '$MNT'" "$TESTTMP/fg.log" >/dev/null 2>&1 &
 HF_PIDS+=("$!")
 for _ in $(seq 1 300); do mountpoint -q "$MNT" && break; sleep 0.1; done
 cat "$MNT/latest/dominators" >/dev/null
