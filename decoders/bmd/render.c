@@ -73,7 +73,7 @@ uint64_t bmd_view_strings(hf_dump *base, const hf_view *v, uint64_t first, GStri
     bmd_dump *d = (bmd_dump *)base;
     size_t start = out->len;
     for (uint64_t i = first; i < d->n_strings; i++) {
-        if (out->len > start && out->len - start >= budget)
+        if (hf_budget_spent(out, start, budget))
             return i;
         const bmd_str *s = &d->strings[i];
         g_string_append_printf(out, "%u ", s->id);
