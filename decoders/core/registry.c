@@ -161,12 +161,22 @@ out:
     return d;
 }
 
+/* Appends d to out unless the open failed (NULL). */
+static bool append_opened(GPtrArray *out, hf_dump *d)
+{
+    if (d)
+        g_ptr_array_add(out, d);
+    return d != NULL;
+}
+
 bool hf_open_files_with(const char *const *paths, int n, const hf_open_opts *opts,
                         GPtrArray *out, GError **err)
 {
+    if (n == 1)
+        return append_opened(out, hf_open_with(paths[0], opts, err));
     const hf_decoder **decs = g_new(const hf_decoder *, n);
-    bool ok = n == 1 || detect_all(paths, n, decs, err);
-    bool series = ok && n > 1 && decs[0]->open_series;
+    bool ok = detect_all(paths, n, decs, err);
+    const hf_decoder *series = ok && decs[0]->open_series ? decs[0] : NULL;
     for (int i = 1; ok && i < n; i++)
         if ((decs[i]->open_series || series) && decs[i] != decs[0]) {
             /* A series merges its files' stacks; other formats stack dumps. */
@@ -178,12 +188,8 @@ bool hf_open_files_with(const char *const *paths, int n, const hf_open_opts *opt
     g_free(decs);
     if (!ok)
         return false;
-    if (n == 1 || series) {
-        hf_dump *d = hf_open_series_with(paths, n, opts, err);
-        if (d)
-            g_ptr_array_add(out, d);
-        return d != NULL;
-    }
+    if (series) /* the files are detected: straight to the decoder */
+        return append_opened(out, series->open_series(paths, n, err));
     hf_dump **got = g_new0(hf_dump *, n);
     for (int i = 0; ok && i < n; i++)
         ok = (got[i] = hf_open_with(paths[i], opts, err)) != NULL;
