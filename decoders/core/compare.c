@@ -73,9 +73,15 @@ uint64_t hf_compare_growth(hf_snapref a, hf_snapref b, bool retained, uint64_t f
     if (!hf_compare_has_growth(a, b, retained))
         return HF_DONE;
     tally_ctx c = {g_hash_table_new_full(g_str_hash, g_str_equal, NULL, free_row), 0};
-    a.d->ops->tally(a.d, a.s, retained, add_row, &c);
+    bool ok = a.d->ops->tally(a.d, a.s, retained, add_row, &c);
     c.side = 1;
-    b.d->ops->tally(b.d, b.s, retained, add_row, &c);
+    if (!ok || !b.d->ops->tally(b.d, b.s, retained, add_row, &c)) {
+        /* retained sizes that could not be computed (the snapshot's
+         * dominators view says why) */
+        g_string_append(out, "# no comparison: a snapshot's tally could not be made\n");
+        g_hash_table_destroy(c.by_name);
+        return HF_DONE;
+    }
     GPtrArray *rows = g_ptr_array_new();
     GHashTableIter it;
     gpointer v;
