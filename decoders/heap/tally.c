@@ -43,10 +43,24 @@ bool hf_heap_text_of(hf_dump *d, uint32_t s, uint64_t o, GString *out)
     hf_hobj ob;
     if (o >= sn->n_objects || sn->cls[o] != sn->string_class || !hf_heap_decode(h, sn, o, &ob))
         return false;
-    GString *t = g_string_new(NULL);
-    bool ok = hf_heap_text(h, sn, &ob, t);
-    if (ok)
-        hf_heap_escape_line(out, t->str, t->len);
-    g_string_free(t, TRUE);
-    return ok;
+    size_t at = out->len;
+    if (!hf_heap_text(h, sn, &ob, out)) {
+        g_string_truncate(out, at);
+        return false;
+    }
+    /* Escaped as `strings` writes it; most texts need nothing, so they are
+     * appended in place and copied only when they do (strings-new calls
+     * this for every String of two snapshots). */
+    for (size_t i = at; i < out->len; i++) {
+        char c = out->str[i];
+        if (c == '\n' || c == '\r' || c == '\\' || c == '\0') {
+            size_t n = out->len - at;
+            char *raw = g_memdup2(out->str + at, n);
+            g_string_truncate(out, at);
+            hf_heap_escape_line(out, raw, n);
+            g_free(raw);
+            break;
+        }
+    }
+    return true;
 }
