@@ -17,6 +17,7 @@
 #include "decoders/core/model.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -345,6 +346,10 @@ int main(int argc, char **argv)
         rc = 1;
         goto out;
     }
+    /* Indexing freed hundreds of MB of temporary pairs; after the first
+     * dump glibc keeps such blocks in its heaps instead of unmapping them
+     * (its mmap threshold rises), so give them back before serving. */
+    malloc_trim(0);
     add_mount_options(&args, paths[0]);
     fuse_opt_add_arg(&args, paths[npos - 1]);
     rc = run_mount(m, paths, ndumps, &args, cache_size);
