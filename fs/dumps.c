@@ -1,8 +1,6 @@
 /* dumps.c - see dumps.h. */
 #include "fs/dumps.h"
 
-#include "fs/inode.h"
-
 struct hf_dumps {
     hf_dump **d;
     uint32_t n;
@@ -104,6 +102,15 @@ hf_snapref hf_dumps_tt(const hf_dumps *m, uint32_t tsnap)
     if (tsnap == 0 || tsnap - 1 >= hf_dumps_n_snaps(m))
         return (hf_snapref){NULL, 0};
     return (hf_snapref){hf_dumps_at(m, tsnap - 1).d, 0};
+}
+
+hf_snapref hf_dumps_node(const hf_dumps *m, const hf_node *n)
+{
+    if (n->kind >= HF_N_TRACES && n->kind <= HF_N_THREAD_FILE)
+        return hf_dumps_tt(m, n->snap);
+    if (n->kind < HF_N_SNAP || n->snap >= hf_dumps_n_snaps(m))
+        return (hf_snapref){NULL, 0};
+    return hf_dumps_at(m, n->snap);
 }
 
 const char *const hf_dumps_compare_names[HF_CMP_N] = {"growth", "growth-retained",

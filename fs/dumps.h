@@ -22,6 +22,7 @@
 
 #include "decoders/core/compare.h"
 #include "decoders/core/model.h"
+#include "fs/inode.h"
 
 typedef struct hf_dumps hf_dumps;
 
@@ -46,6 +47,11 @@ uint64_t hf_dumps_snap_number(const hf_dumps *m, uint32_t s);
  * (tsnap 0) are the dump's; with several, snapshot tsnap - 1's dump's.
  * {NULL, 0} for any other tsnap. */
 hf_snapref hf_dumps_tt(const hf_dumps *m, uint32_t tsnap);
+
+/* The dump (and its snapshot index) node n's parts come from: traces and
+ * threads by hf_dumps_tt, nodes in a snapshot by hf_dumps_at; {NULL, 0}
+ * for the mount's own nodes and for a snapshot that does not exist. */
+hf_snapref hf_dumps_node(const hf_dumps *m, const hf_node *n);
 
 /* The files comparing snapshot s with s - 1 (compare.h), by index. */
 enum { HF_CMP_GROWTH, HF_CMP_GROWTH_RETAINED, HF_CMP_STRINGS_NEW, HF_CMP_N };

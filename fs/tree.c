@@ -90,12 +90,12 @@ static bool has_objects(hf_tree *t, uint32_t s)
  * kind (NULL for other kinds). */
 static const hf_parts *parts_of(hf_tree *t, const hf_node *dir, hf_snapref *r)
 {
-    if (dir->kind == HF_N_THREAD) {
-        *r = hf_dumps_tt(t->m, dir->snap);
-        return r->d ? &r->d->ops->thread : NULL;
-    }
-    *r = hf_dumps_at(t->m, dir->snap);
+    *r = hf_dumps_node(t->m, dir);
+    if (!r->d)
+        return NULL;
     switch (dir->kind) {
+    case HF_N_THREAD:
+        return &r->d->ops->thread;
     case HF_N_SNAP:
     case HF_N_SNAP_SUBDIR:
         return &r->d->ops->snapshot;
@@ -335,9 +335,7 @@ static const hf_linkdir *linkdir(hf_tree *t, const hf_node *dir)
 static uint64_t big_count(hf_tree *t, const hf_node *dir)
 {
     uint32_t s = dir->snap;
-    hf_snapref r = dir->kind == HF_N_TRACES || dir->kind == HF_N_THREADS ? hf_dumps_tt(t->m, s)
-                   : dir->kind == HF_N_SNAPSHOTS                         ? (hf_snapref){NULL, 0}
-                                                                         : hf_dumps_at(t->m, s);
+    hf_snapref r = hf_dumps_node(t->m, dir);
     switch (dir->kind) {
     case HF_N_SNAPSHOTS:
         return hf_dumps_n_snaps(t->m);
@@ -362,9 +360,7 @@ static child_status big_child(hf_tree *t, const hf_node *dir, uint64_t i, char *
     uint32_t s = dir->snap;
     if (i >= big_count(t, dir))
         return CHILD_END;
-    hf_snapref r = dir->kind == HF_N_TRACES || dir->kind == HF_N_THREADS ? hf_dumps_tt(t->m, s)
-                   : dir->kind == HF_N_SNAPSHOTS                         ? (hf_snapref){NULL, 0}
-                                                                         : hf_dumps_at(t->m, s);
+    hf_snapref r = hf_dumps_node(t->m, dir);
     switch (dir->kind) {
     case HF_N_SNAPSHOTS:
         snprintf(name, HF_NAME_MAX, "%" G_GUINT64_FORMAT,
@@ -421,7 +417,7 @@ static bool number_below(const void *ud, uint64_t i)
 
 static int64_t find_number(hf_tree *t, const hf_node *dir, const char *name)
 {
-    number_find f = {t, dir->kind == HF_N_TRACES ? hf_dumps_tt(t->m, dir->snap) : (hf_snapref){NULL, 0}, 0};
+    number_find f = {t, hf_dumps_node(t->m, dir), 0}; /* traces' dump; none for snapshots */
     if (!hf_parse_decimal(name, &f.want))
         return -1;
     uint64_t n = big_count(t, dir), i = hf_lower_bound(0, n, number_below, &f);
@@ -433,9 +429,7 @@ static int big_lookup(hf_tree *t, const hf_node *dir, const char *name, hf_node 
     uint32_t s = dir->snap;
     int64_t i = -1;
     char buf[HF_NAME_MAX];
-    hf_snapref r = dir->kind == HF_N_SNAPSHOTS ? (hf_snapref){NULL, 0}
-                   : dir->kind == HF_N_THREADS ? hf_dumps_tt(t->m, s)
-                                               : hf_dumps_at(t->m, s);
+    hf_snapref r = hf_dumps_node(t->m, dir);
     switch (dir->kind) {
     case HF_N_SNAPSHOTS:
     case HF_N_TRACES:
@@ -701,27 +695,22 @@ static bool file_renderer(hf_tree *t, const hf_node *n, view_arg *va)
         return true;
     case HF_N_COMPARE:
         return hf_dumps_has_compare(t->m, n->snap, n->a);
-    case HF_N_TRACE:
-    case HF_N_THREAD_FILE: {
-        hf_snapref r = hf_dumps_tt(t->m, n->snap);
-        if (!r.d)
-            return false;
-        va->d = r.d;
-        va->v = (hf_view){.index = n->a, .file = n->b};
-        va->render = n->kind == HF_N_TRACE ? r.d->ops->render_trace
-                                           : table_render(&r.d->ops->thread, n->b);
-        return va->render != NULL;
-    }
     default:
         break;
     }
-    if (n->snap >= hf_dumps_n_snaps(t->m))
+    hf_snapref r = hf_dumps_node(t->m, n);
+    if (!r.d)
         return false;
-    hf_snapref r = hf_dumps_at(t->m, n->snap);
     const hf_dump_ops *o = r.d->ops;
     va->d = r.d;
     va->v = (hf_view){.snap = r.s, .index = n->a, .file = n->b};
     switch (n->kind) {
+    case HF_N_TRACE:
+        va->render = o->render_trace;
+        break;
+    case HF_N_THREAD_FILE:
+        va->render = table_render(&o->thread, n->b);
+        break;
     case HF_N_SNAP_FILE:
         va->render = table_render(&o->snapshot, (uint32_t)n->a);
         va->v.index = 0;

@@ -450,24 +450,12 @@ static void valid_iff(walker *w, const hf_node *n, bool there, const char *what)
         violation(w, "%s %u is not valid", what, i);
 }
 
-/* The dump and its snapshot index a node's parts come from (fs/dumps.h):
- * traces and threads by their own rule, everything else by snapshot. */
-static hf_snapref node_ref(hf_tree *t, const hf_node *n)
-{
-    hf_dumps *m = hf_tree_dumps(t);
-    if (n->kind >= HF_N_TRACES && n->kind <= HF_N_THREAD_FILE)
-        return hf_dumps_tt(m, n->snap);
-    if (n->snap >= hf_dumps_n_snaps(m))
-        return (hf_snapref){NULL, 0};
-    return hf_dumps_at(m, n->snap);
-}
-
 /* Each file of table files is a valid node exactly when node `index` has
  * it (has() NULL or true); the one past the table is not. */
 static void probe_files(walker *w, const hf_file *files, hf_node_kind k, uint32_t s,
                         uint64_t index)
 {
-    hf_snapref r = node_ref(w->t, &(hf_node){.kind = k, .snap = s});
+    hf_snapref r = hf_dumps_node(hf_tree_dumps(w->t), &(hf_node){.kind = k, .snap = s});
     uint32_t nf = n_files(files);
     for (uint32_t f = 0; f <= nf; f++) {
         bool there = f < nf && (!files[f].has || files[f].has(r.d, r.s, index));
@@ -483,7 +471,7 @@ static void probe_files(walker *w, const hf_file *files, hf_node_kind k, uint32_
  * be valid (nor crash); the parts the decoder says a node has must be. */
 static void probe_nodes(walker *w, const hf_node *dir, uint64_t listed, bool complete)
 {
-    hf_snapref r = node_ref(w->t, dir);
+    hf_snapref r = hf_dumps_node(hf_tree_dumps(w->t), dir);
     hf_dump *d = r.d;
     if (!d)
         return;
@@ -562,7 +550,7 @@ static void visit(walker *w, const hf_node *dir_of_n, const hf_node *n);
 static bool same_kind_name(hf_tree *t, const hf_node *found, const hf_node *listed,
                            char name[HF_NAME_MAX])
 {
-    hf_snapref r = node_ref(t, found);
+    hf_snapref r = hf_dumps_node(hf_tree_dumps(t), found);
     hf_dump *d = r.d;
     if (!d || found->kind != listed->kind || found->snap != listed->snap)
         return false;
