@@ -16,19 +16,21 @@ trap 'rm -rf "$log"; tests/mount/cleanup.sh "$TMPDIR" 2>/dev/null; rm -rf --one-
 
 for t in "$@"; do
   name=$(basename "$t")
+  t0=$SECONDS
   "$t" >"$log/$name.out" 2>&1; rc=$?
   p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log/$name.out" | awk '{s+=$1} END {print s+0}')
   f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log/$name.out" | awk '{s+=$1} END {print s+0}')
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
   if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; fi
   if [ "$f" -ne 0 ]; then cat "$log/$name.out"; fi
-  echo "unit $name: $p passed, $f failed"
+  echo "unit $name: $p passed, $f failed ($((SECONDS - t0)) s)"
   pass=$((pass + p)); fail=$((fail + f))
 done
 
 for s in tests/mount/t_*.sh; do
   [ -e "$s" ] || continue
   name=$(basename "$s" .sh)
+  t0=$SECONDS
   timeout 900 bash "$s" >"$log/$name.out" 2>&1; rc=$?
   p=$(grep -c '^ok ' "$log/$name.out")
   f=$(grep -c '^not ok ' "$log/$name.out")
@@ -36,7 +38,7 @@ for s in tests/mount/t_*.sh; do
   if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; echo "not ok - $name ran no test" >>"$log/$name.out"; fi
   grep -E '^(not ok|#)' "$log/$name.out" | head -50
   [ "$rc" -ne 0 ] && tail -20 "$log/$name.out"
-  echo "mount $name: $p passed, $f failed"
+  echo "mount $name: $p passed, $f failed ($((SECONDS - t0)) s)"
   pass=$((pass + p)); fail=$((fail + f))
 done
 
