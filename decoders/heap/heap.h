@@ -366,12 +366,16 @@ static inline void hf_heap_add_object(hf_hsnap *sn, uint64_t id, uint64_t loc, b
  * the count, and for arrays the summed lengths and the count by length
  * mod 256 (the padding of align(header + length * size) depends on nothing
  * else, alignments being powers of two up to 256).  Objects go into runs
- * (hf_hrun) as {id, loc | key << HF_LOC_BITS}; hf_heap_finish resolves a
- * key to its class at the key's first object in id order, so classes the
- * dump lacks are made up, and reported, in the order they always were.
- * A table and its runs are written by one thread; hf_heap_add_run is
- * single-threaded.  A snapshot's runs may refer to at most 255 tables (so
- * that every key number of the snapshot fits below HF_HKEY_NONE).
+ * (hf_hrun) as one word loc | key << HF_LOC_BITS each: the id is not kept,
+ * it is in the record at loc (codec->object_id), and runs are split in
+ * chunks so that hf_heap_finish frees each as soon as it is indexed; the
+ * runs and the index never hold all objects at once (about 9 bytes per
+ * object at the peak, not 25).  hf_heap_finish resolves a key to its class
+ * at the key's first object in id order, so classes the dump lacks are
+ * made up, and reported, in the order they always were.  A table and its
+ * runs are written by one thread; hf_heap_add_run is single-threaded.  A
+ * snapshot's runs may refer to at most 255 tables (so that every key
+ * number of the snapshot fits below HF_HKEY_NONE).
  */
 #define HF_LOC_BITS 40
 #define HF_HKEY_NONE 0xFFFFFFu /* not keyed: finish reads the record back */
@@ -403,25 +407,42 @@ void hf_hkeys_free(hf_hkeys *k);
 uint32_t hf_hkeys_note(hf_hkeys *k, unsigned kind, uint64_t class_id, unsigned elem,
                        uint64_t len);
 
+/* A run's word i is chunk[i >> HF_RUN_BITS][i & HF_RUN_MASK]; the first
+ * chunk grows up to full size, the others are allocated full (8 MiB). */
+#define HF_RUN_BITS 20
+#define HF_RUN_MASK ((UINT64_C(1) << HF_RUN_BITS) - 1)
+
 typedef struct {
-    hf_hpairs p;        /* {id, loc | key << HF_LOC_BITS}, file order */
+    uint64_t **chunk;   /* words loc | key << HF_LOC_BITS, file order; a
+                           chunk already indexed is freed and NULL */
+    uint32_t n_chunks;
+    uint64_t len;
+    uint64_t cap0;      /* words the first chunk holds */
     hf_hkeys *keys;     /* what the keys refer to (not owned) */
-    uint64_t max_id, or_ids;
+    uint64_t first_id, max_id, or_ids;
     bool unsorted;      /* ids not strictly ascending */
 } hf_hrun;
 
+void hf_hrun_grow(hf_hrun *r);
+void hf_hrun_free(hf_hrun *r); /* r and its chunks */
+
+static inline uint64_t hf_hrun_word(const hf_hrun *r, uint64_t i)
+{
+    return r->chunk[i >> HF_RUN_BITS][i & HF_RUN_MASK];
+}
+
 static inline void hf_hrun_add(hf_hrun *r, uint64_t id, uint64_t loc, uint32_t key)
 {
-    hf_hpairs *p = &r->p;
-    if (G_UNLIKELY(p->len == p->cap))
-        hf_hpairs_grow(p);
-    if (p->len && id <= r->max_id)
+    if (G_UNLIKELY(r->len == (r->n_chunks > 1 ? (uint64_t)r->n_chunks << HF_RUN_BITS : r->cap0)))
+        hf_hrun_grow(r);
+    if (!r->len)
+        r->first_id = id;
+    else if (id <= r->max_id)
         r->unsorted = true;
     r->max_id = id > r->max_id ? id : r->max_id;
     r->or_ids |= id;
-    p->v[2 * p->len] = id;
-    p->v[2 * p->len + 1] = loc | (uint64_t)key << HF_LOC_BITS;
-    p->len++;
+    r->chunk[r->len >> HF_RUN_BITS][r->len & HF_RUN_MASK] = loc | (uint64_t)key << HF_LOC_BITS;
+    r->len++;
 }
 
 /* The keys of a snapshot's runs, numbered across their tables. */

@@ -5,8 +5,8 @@
  * hf_heap_finish (build.c) resolves keys to classes; sizes.c turns a key's
  * sums into bytes.
  *
- * Pairs and a key table are used by one thread at a time; hf_heap_add_run
- * is single-threaded (building).
+ * Pairs, a key table and a run are used by one thread at a time;
+ * hf_heap_add_run is single-threaded (building).
  */
 #include "decoders/heap/heap.h"
 
@@ -144,6 +144,32 @@ uint32_t hf_hkeys_note(hf_hkeys *k, unsigned kind, uint64_t class_id, unsigned e
         key->by_len[len & 255]++;
     }
     return (uint32_t)(key - (hf_hkey *)(void *)k->keys->data);
+}
+
+void hf_hrun_grow(hf_hrun *r)
+{
+    if (r->n_chunks == 0) {
+        r->chunk = g_new(uint64_t *, 1);
+        r->chunk[0] = g_new(uint64_t, 4096);
+        r->n_chunks = 1;
+        r->cap0 = 4096;
+    } else if (r->cap0 < HF_RUN_MASK + 1) {
+        r->cap0 *= 2;
+        r->chunk[0] = g_renew(uint64_t, r->chunk[0], r->cap0);
+    } else {
+        r->chunk = g_renew(uint64_t *, r->chunk, r->n_chunks + 1);
+        r->chunk[r->n_chunks++] = g_new(uint64_t, HF_RUN_MASK + 1);
+    }
+}
+
+void hf_hrun_free(hf_hrun *r)
+{
+    if (!r)
+        return;
+    for (uint32_t c = 0; c < r->n_chunks; c++)
+        g_free(r->chunk[c]);
+    g_free(r->chunk);
+    g_free(r);
 }
 
 void hf_heap_add_run(hf_hsnap *sn, hf_hrun *r)

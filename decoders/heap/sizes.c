@@ -152,7 +152,7 @@ static void scan_ids(const hf_heap *h, uint64_t *max_id, uint64_t *or_ids, uint6
             const hf_hrun *run = g_ptr_array_index(runs, r);
             *max_id = run->max_id > *max_id ? run->max_id : *max_id;
             *or_ids |= run->or_ids;
-            *n_ids += run->p.len;
+            *n_ids += run->len;
         }
     }
 }

@@ -336,12 +336,10 @@ static void hand_over(hprof_heapscan *hs, GPtrArray *class_dumps)
                                 j->class_dumps->len);
         for (size_t k = 0; k < j->classes.len; k++)
             hf_heap_add_object(sn, j->classes.v[2 * k], j->classes.v[2 * k + 1], true);
-        if (j->run && j->run->p.len) {
+        if (j->run && j->run->len)
             hf_heap_add_run(sn, j->run);
-        } else if (j->run) {
-            g_free(j->run->p.v);
-            g_free(j->run);
-        }
+        else
+            hf_hrun_free(j->run);
         j->run = NULL;
     }
     g_array_free(heap_ids, TRUE);
@@ -388,10 +386,7 @@ void hprof_heapscan_free(hprof_heapscan *hs)
 {
     for (guint i = 0; i < hs->jobs->len; i++) {
         job *j = &g_array_index(hs->jobs, job, i);
-        if (j->run) {
-            g_free(j->run->p.v);
-            g_free(j->run);
-        }
+        hf_hrun_free(j->run);
         g_free(j->classes.v);
         if (j->roots)
             g_array_free(j->roots, TRUE);

@@ -41,7 +41,10 @@ info_keys() { sed -n 's/^\([^:]*\): .*/\1/p' "$1"; }
 # ---- generate, check and mount three dumps -------------------------------------------
 # label|hprofgen arguments
 # (a last: it stays mounted)
-DUMPS=("b|-n 60000 -c 500 -s 2 --segment 256K --queue 2048"
+# e: two segments of about 1.25 M objects, each longer than a chunk of
+# an index run (heap.h: HF_RUN_BITS), copied into the index on two threads
+DUMPS=("e|-n 2500000 -c 300 -s 5 --segment 80M"
+       "b|-n 60000 -c 500 -s 2 --segment 256K --queue 2048"
        "c|-n 20000 -c 3 -s 3"
        "d|-n 30000 -c 20000 -s 4"
        "a|-n 50000 -c 40 -s 1 --segment 1M")
@@ -79,6 +82,11 @@ for spec in "${DUMPS[@]}"; do
   check_eq "$l: the chain's head retains the whole chain ($(fact "$G/$l.facts" chain_length) nodes)" \
     "retained: $(fact "$G/$l.facts" chain_retained)" \
     "$(grep -o '^retained: [0-9]*' "$S/objects/$(fact "$G/$l.facts" chain_head)/retained" 2>&1)"
+  if [ "$l" = e ]; then
+    hf_umount
+    HEAPFS_THREADS=1 hf_mount "$G/e.hprof" || echo "not ok - e: mount on one thread"
+    check "e: histogram on one thread equals the generator's too" diff -q "$G/e.hist" "$MNT/latest/histogram"
+  fi
   [ "$l" = a ] && break   # a stays mounted for the checks below
   hf_umount
 done
