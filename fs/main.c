@@ -190,6 +190,37 @@ static void add_mount_options(struct fuse_args *args, const char *dump)
     free(fsname);
 }
 
+/* Whether libfuse takes the arguments left for it (its options and the
+ * mount point), asked before indexing: a mistyped option must not wait for
+ * a 10 GB dump to be indexed to be reported.  The session made here is
+ * never mounted. */
+static bool fuse_args_ok(const struct fuse_args *args)
+{
+    struct fuse_args copy = FUSE_ARGS_INIT(0, NULL);
+    for (int i = 0; i < args->argc; i++)
+        fuse_opt_add_arg(&copy, args->argv[i]);
+    struct fuse_cmdline_opts cl = {0};
+    bool ok = fuse_parse_cmdline(&copy, &cl) == 0;
+    if (ok && cl.mountpoint) {
+        struct stat st;
+        int e = stat(cl.mountpoint, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+        if (e) {
+            fprintf(stderr, "heapfs: bad mount point '%s': %s\n", cl.mountpoint, g_strerror(e));
+            ok = false;
+        }
+    }
+    if (ok) {
+        static const struct fuse_lowlevel_ops none;
+        struct fuse_session *se = fuse_session_new(&copy, &none, sizeof none, NULL);
+        ok = se != NULL; /* NULL: libfuse said which option it does not know */
+        if (se)
+            fuse_session_destroy(se);
+    }
+    free(cl.mountpoint);
+    fuse_opt_free_args(&copy);
+    return ok;
+}
+
 /* What dumps do once the mount is live (HPROF: write the index file), one
  * dump after another, on one thread. */
 static gpointer after_mount(gpointer data)
@@ -341,17 +372,19 @@ int main(int argc, char **argv)
         rc = hf_check_run(paths, ndumps, &opts, stdout, stderr);
         goto out;
     }
+    add_mount_options(&args, paths[0]);
+    fuse_opt_add_arg(&args, paths[npos - 1]);
+    if (!fuse_args_ok(&args))
+        goto out;
     hf_dumps *m = hf_check_open(paths, ndumps, &opts, stderr);
     if (!m) {
         rc = 1;
         goto out;
     }
-    /* Indexing freed hundreds of MB of temporary pairs; after the first
+    /* Indexing freed hundreds of MB of temporary memory; after the first
      * dump glibc keeps such blocks in its heaps instead of unmapping them
      * (its mmap threshold rises), so give them back before serving. */
     malloc_trim(0);
-    add_mount_options(&args, paths[0]);
-    fuse_opt_add_arg(&args, paths[npos - 1]);
     rc = run_mount(m, paths, ndumps, &args, cache_size);
     hf_dumps_free(m);
 out:

@@ -98,6 +98,15 @@ bad_input "a text file" "$TESTTMP/text" "not a format heapfs knows"
 bad_input "an empty file" "$TESTTMP/empty" "empty file"
 bad_input "a directory" "$TESTTMP" "is a directory"
 bad_input "a missing file" "$TESTTMP/nope" "No such file"
+# libfuse's options and the mount point are checked before the dump is
+# opened (indexing a big dump first would make a typo cost minutes): the
+# message is about them, not about the dump that is not one
+out=$("$HEAPFS" -o no_such_option "$TESTTMP/random.bin" "$TESTTMP" 2>&1); rc=$?
+check_eq "an unknown mount option is named before any dump is read (rc=$rc)" \
+  "fuse: unknown option(s): \`-o no_such_option'" "$out"
+out=$("$HEAPFS" "$TESTTMP/random.bin" "$TESTTMP/text" 2>&1); rc=$?
+check_eq "a mount point that is a file is refused before any dump is read (rc=$rc)" \
+  "heapfs: bad mount point '$TESTTMP/text': Not a directory" "$out"
 if id nobody >/dev/null 2>&1 && command -v runuser >/dev/null; then
   cp "$f" "$TESTTMP/private.hprof"; chmod 600 "$TESTTMP/private.hprof"; chmod 755 "$TESTTMP"
   out=$(runuser -u nobody -- "$HEAPFS" --check "$TESTTMP/private.hprof" 2>&1); rc=$?
