@@ -201,7 +201,7 @@ static void append_root_kinds(hf_heap *h, const hf_hsnap *sn, uint32_t v, GStrin
 static void append_path(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint32_t v,
                         GString *out)
 {
-    uint32_t depth = hf_graph_depth(g->parent, g->n, v);
+    uint32_t depth = hf_parents_depth(&g->parent, &g->pred, v);
     if (depth == HF_NONE) {
         g_string_append(out, "unreachable: no GC root reaches ");
         append_node(h, sn, v, out);
@@ -209,7 +209,7 @@ static void append_path(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint
         return;
     }
     uint32_t *hops = g_new(uint32_t, depth);
-    for (uint32_t i = depth, w = v; i-- > 0; w = g->parent[w])
+    for (uint32_t i = depth, w = v; i-- > 0; w = hf_parents_get(&g->parent, &g->pred, w))
         hops[i] = w;
     for (uint32_t i = 0; i < depth; i++) {
         append_node(h, sn, hops[i], out);

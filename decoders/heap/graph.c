@@ -664,3 +664,90 @@ uint32_t hf_graph_depth(const uint32_t *parent, uint32_t n, uint32_t v)
         d++;
     return d;
 }
+
+/* ---- packed parents ---- */
+
+bool hf_parents_pack(const uint32_t *parent, const hf_csr *pred, hf_parents *out)
+{
+    uint32_t n = pred->n;
+    memset(out, 0, sizeof *out);
+    out->slot = g_try_malloc((size_t)n + 1);
+    if (!out->slot)
+        return false;
+    GArray *far = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t u = parent[v];
+        if (u == HF_NONE) {
+            out->slot[v] = HF_SLOT_NONE;
+            continue;
+        }
+        /* the first place of u in v's referrers (ascending) */
+        uint32_t a = pred->off[v], z = pred->off[v + 1];
+        while (a < z) {
+            uint32_t mid = a + (z - a) / 2;
+            if (pred->dst[mid] < u)
+                a = mid + 1;
+            else
+                z = mid;
+        }
+        assert(a < pred->off[v + 1] && pred->dst[a] == u);
+        uint32_t k = a - pred->off[v];
+        if (k < HF_SLOT_FAR) {
+            out->slot[v] = (uint8_t)k;
+        } else {
+            out->slot[v] = HF_SLOT_FAR;
+            uint64_t e = (uint64_t)v << 32 | u;
+            g_array_append_val(far, e);
+        }
+    }
+    out->slot[n] = 0; /* n's parent is n: hf_parents_get knows */
+    /* far is in ascending order: v ascends */
+    out->n_far = far->len;
+    out->far = (uint64_t *)(void *)g_array_free(far, FALSE);
+    return true;
+}
+
+uint32_t hf_parents_get(const hf_parents *p, const hf_csr *pred, uint32_t v)
+{
+    uint32_t n = pred->n;
+    if (v >= n)
+        return v == n ? n : HF_NONE;
+    uint8_t k = p->slot[v];
+    if (k == HF_SLOT_NONE)
+        return HF_NONE;
+    if (k < HF_SLOT_FAR) {
+        uint32_t e = pred->off[v] + k;
+        return e < pred->off[v + 1] && pred->dst[e] <= n ? pred->dst[e] : HF_NONE;
+    }
+    uint32_t a = 0, z = p->n_far;
+    while (a < z) {
+        uint32_t mid = a + (z - a) / 2;
+        if ((p->far[mid] >> 32) < v)
+            a = mid + 1;
+        else
+            z = mid;
+    }
+    if (a == p->n_far || (p->far[a] >> 32) != v || (uint32_t)p->far[a] > n)
+        return HF_NONE;
+    return (uint32_t)p->far[a];
+}
+
+uint32_t hf_parents_depth(const hf_parents *p, const hf_csr *pred, uint32_t v)
+{
+    uint32_t n = pred->n, d = 0;
+    for (; v != n; d++) {
+        if (d > n)
+            return HF_NONE; /* a loop: only a damaged file has one */
+        v = hf_parents_get(p, pred, v);
+        if (v == HF_NONE)
+            return HF_NONE;
+    }
+    return d;
+}
+
+void hf_parents_free(hf_parents *p)
+{
+    g_free(p->slot);
+    g_free(p->far);
+    memset(p, 0, sizeof *p);
+}

@@ -22,7 +22,8 @@
  *     hf_csr succ, pred, kids;
  *     hf_csr_build(&succ, n, my_edges, my_dump);     // twice over the edges
  *     hf_csr_transpose(&succ, &pred);                 // referrers, kept
- *     hf_graph_bfs(&succ, parent);
+ *     hf_graph_bfs(&succ, parent);                   // then packed against pred:
+ *     hf_parents_pack(parent, &pred, &parents);       // 1 byte per node, kept
  *     hf_dom_compute_free_succ(&succ, &pred, idom, order, &reached);
  *     fill retained[v] with the shallow size of v;
  *     hf_dom_retained(n, idom, order, reached, retained, retained);
@@ -39,10 +40,10 @@
  *     hf_graph_bfs:    4 bytes per node (the queue)
  *     hf_dom_children: 8 bytes per child of the node with most children
  *                      (usually the virtual root)
- * So what heapfs keeps (pred, idom, retained, parent, children) is
- * 28 bytes per node + 4 per edge.  The peak, run as above, is in the
- * dominator DFS, with succ, pred, parent, idom, order and half the
- * temporaries alive: 28 bytes per node + 8 per edge (after it, 32 + 4).
+ * So what heapfs keeps (pred, idom, retained, packed parents, children) is
+ * 25 bytes per node + 4 per edge.  The peak, run as above, is in the
+ * dominator DFS, with succ, pred, packed parents, idom, order and half the
+ * temporaries alive: 25 bytes per node + 8 per edge (after it, 29 + 4).
  * With hf_dom_compute() and BFS afterwards it is 32 + 8.
  *
  * Speed.  On a big graph nearly every step is a cache miss; what costs is
@@ -165,5 +166,31 @@ bool hf_graph_bfs(const hf_csr *succ, uint32_t *parent);
 /* Number of edges on the parent chain from v to the virtual root (1 for
  * a GC root, 0 for n); HF_NONE when v is unreachable.  O(path length). */
 uint32_t hf_graph_depth(const uint32_t *parent, uint32_t n, uint32_t v);
+
+/* BFS parents packed to about one byte per node: a parent is always among
+ * v's referrers, so keep its place in pred's list of v (the first place,
+ * pred's lists being in node order as hf_csr_transpose makes them).  A
+ * place of HF_SLOT_FAR or more goes to a short sorted list instead.  The
+ * arrays are g_malloc'd (hf_parents_free) or mapped from a graph file; a
+ * lookup checks every place against pred, so a damaged file gives a wrong
+ * parent (HF_NONE), never a read outside the arrays. */
+#define HF_SLOT_FAR 254  /* the parent is in far[] */
+#define HF_SLOT_NONE 255 /* unreachable */
+typedef struct {
+    uint8_t *slot;  /* n+1 */
+    uint64_t *far;  /* v << 32 | parent, ascending */
+    uint32_t n_far;
+} hf_parents;
+
+/* Pack parent (from hf_graph_bfs) against pred; false on allocation
+ * failure (then out is empty). */
+bool hf_parents_pack(const uint32_t *parent, const hf_csr *pred, hf_parents *out);
+/* v's BFS parent as hf_graph_bfs gave it (n for v == n), HF_NONE when v is
+ * unreachable. */
+uint32_t hf_parents_get(const hf_parents *p, const hf_csr *pred, uint32_t v);
+/* hf_graph_depth on packed parents; HF_NONE also for a chain that does not
+ * reach the root within n steps (a damaged file). */
+uint32_t hf_parents_depth(const hf_parents *p, const hf_csr *pred, uint32_t v);
+void hf_parents_free(hf_parents *p);
 
 #endif

@@ -5,8 +5,10 @@
 
 #include <string.h>
 
-enum { S_META = 1, S_PRED_OFF, S_PRED_DST, S_KIDS_OFF, S_KIDS_DST, S_IDOM, S_PARENT, S_RETAINED,
-       S_CLASS_RETAINED };
+/* (7 held 4-byte parents until they were packed: a file with it is
+ * rebuilt) */
+enum { S_META = 1, S_PRED_OFF, S_PRED_DST, S_KIDS_OFF, S_KIDS_DST, S_IDOM, S_RETAINED = 8,
+       S_CLASS_RETAINED, S_PARENT_SLOT, S_PARENT_FAR };
 
 void hf_graphfile_save(const hf_hgraph *g, uint32_t n_classes, hf_ixw *w)
 {
@@ -28,7 +30,8 @@ void hf_graphfile_save(const hf_hgraph *g, uint32_t n_classes, hf_ixw *w)
     hf_ixw_add_crc(w, S_KIDS_OFF, g->kids.off, 4 * (n1 + 1));
     hf_ixw_add_crc(w, S_KIDS_DST, g->kids.dst, 4ull * hf_csr_edges(&g->kids));
     hf_ixw_add_crc(w, S_IDOM, g->idom, 4 * n1);
-    hf_ixw_add_crc(w, S_PARENT, g->parent, 4 * n1);
+    hf_ixw_add_crc(w, S_PARENT_SLOT, g->parent.slot, n1);
+    hf_ixw_add_crc(w, S_PARENT_FAR, g->parent.far, 8ull * g->parent.n_far);
     hf_ixw_add_crc(w, S_RETAINED, g->retained, 8 * n1);
     hf_ixw_add_crc(w, S_CLASS_RETAINED, g->class_retained, 8ull * (n_classes ? n_classes : 1));
 }
@@ -67,11 +70,15 @@ bool hf_graphfile_load(hf_hgraph *g, const hf_ixr *r, uint32_t n, uint32_t n_cla
     g->bytes = hf_ixcur_u64(&c);
     uint64_t n1 = (uint64_t)n + 1;
     g->idom = array(r, S_IDOM, 4 * n1);
-    g->parent = array(r, S_PARENT, 4 * n1);
+    g->parent.slot = array(r, S_PARENT_SLOT, n1);
+    uint64_t far_len;
+    g->parent.far = (uint64_t *)(void *)hf_ixr_section(r, S_PARENT_FAR, &far_len);
+    g->parent.n_far = (uint32_t)(far_len / 8);
     g->retained = array(r, S_RETAINED, 8 * n1);
     g->class_retained = array(r, S_CLASS_RETAINED, 8ull * (n_classes ? n_classes : 1));
     return c.ok && c.p == c.end && csr(r, S_PRED_OFF, S_PRED_DST, n, &g->pred) &&
-           csr(r, S_KIDS_OFF, S_KIDS_DST, n, &g->kids) && g->idom && g->parent &&
+           csr(r, S_KIDS_OFF, S_KIDS_DST, n, &g->kids) && g->idom && g->parent.slot &&
+           (g->parent.far || !g->parent.n_far) && far_len % 8 == 0 && far_len / 8 < n1 &&
            g->retained && g->class_retained && g->edges == hf_csr_edges(&g->pred) &&
            g->reachable <= n;
 }

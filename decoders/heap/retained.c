@@ -61,7 +61,7 @@ static void graph_free(hf_hgraph *g, bool mapped)
     hf_csr_free(&g->pred);
     hf_csr_free(&g->kids);
     g_free(g->idom);
-    g_free(g->parent);
+    hf_parents_free(&g->parent);
     g_free(g->retained);
     g_free(g->class_retained);
     g_free(g);
@@ -414,12 +414,12 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
     g->n = n;
     g->retained = g_try_new0(uint64_t, (size_t)n + 1);
     g->idom = g_try_new(uint32_t, (size_t)n + 1);
-    g->parent = g_try_new(uint32_t, (size_t)n + 1);
-    uint32_t *order = g_try_new(uint32_t, n ? n : 1);
+    /* order holds the BFS parents first, until they are packed */
+    uint32_t *order = g_try_new(uint32_t, (size_t)n + 1);
     gctx c = {0};
     hf_csr succ = {0};
     uint32_t reached = 0;
-    bool ok = g->retained && g->idom && g->parent && order;
+    bool ok = g->retained && g->idom && order;
     char *what = g_strdup_printf("snapshot %u", s + 1);
     hf_progress *pr = hf_progress_new(what, 0); /* on a terminal only */
     g_free(what);
@@ -435,7 +435,8 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
         g->edges = hf_csr_edges(&succ);
         /* BFS first: the dominator pass frees succ after its DFS, which
          * keeps the peak lower */
-        ok = hf_csr_transpose(&succ, &g->pred) && hf_graph_bfs(&succ, g->parent) &&
+        ok = hf_csr_transpose(&succ, &g->pred) && hf_graph_bfs(&succ, order) &&
+             hf_parents_pack(order, &g->pred, &g->parent) &&
              hf_dom_compute_free_succ(&succ, &g->pred, g->idom, order, &reached);
     }
     hf_csr_free(&succ);
@@ -454,7 +455,7 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
         hf_csr_free(&g->pred);
         g_clear_pointer(&g->retained, g_free);
         g_clear_pointer(&g->idom, g_free);
-        g_clear_pointer(&g->parent, g_free);
+        hf_parents_free(&g->parent);
         g->error = g_strdup("out of memory, or more than 2^32 references");
         hf_progress_end(pr, "no retained sizes: %s", g->error);
         return g;
@@ -463,8 +464,9 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
     c.n = n;
     class_retained(&c, g);
     g->reachable = reached;
-    g->bytes = (uint64_t)(n + 2) * 4 * 4 + (uint64_t)(n + 1) * 8 + hf_csr_edges(&g->pred) * 4ull +
-               hf_csr_edges(&g->kids) * 4ull + sn->classes->len * 8ull;
+    g->bytes = (uint64_t)(n + 2) * 4 * 3 + (uint64_t)(n + 1) * (8 + 1) + g->parent.n_far * 8ull +
+               hf_csr_edges(&g->pred) * 4ull + hf_csr_edges(&g->kids) * 4ull +
+               sn->classes->len * 8ull;
     g->seconds = g_get_monotonic_time() / 1e6 - t0;
     hf_progress_end(pr, "retained sizes of %u objects in %.2f s, %.0f MiB", n, g->seconds,
                     g->bytes / 1048576.0);

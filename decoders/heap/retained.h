@@ -22,8 +22,8 @@
  *     listed only in the snapshot's `unreachable` view.
  *
  * Memory per object, kept for the life of the mount: referrers 4 bytes
- * per reference + 4, idom 4, BFS parent 4, retained 8, dominator-tree
- * children 8; while computing also the successors (4 per reference + 4),
+ * per reference + 4, idom 4, BFS parent 1 (graph.h: hf_parents), retained
+ * 8, dominator-tree children 8; while computing also the successors (4 per reference + 4),
  * 16 for the dominator algorithm and 10 for resolving ids.
  *
  * Thread safety: hf_heap_graph may be called from any thread; the first
@@ -45,7 +45,7 @@ typedef struct {
     hf_csr pred;         /* referrers of each node (n: a GC root) */
     hf_csr kids;         /* dominator-tree children, largest retained first */
     uint32_t *idom;      /* immediate dominator, n: the root, HF_NONE: unreachable */
-    uint32_t *parent;    /* BFS parent: a shortest path from the roots */
+    hf_parents parent;   /* BFS parents (against pred): shortest paths from the roots */
     uint64_t *retained;  /* retained bytes; retained[n] = all reachable bytes */
     uint64_t *class_retained; /* per class: its instances' retained bytes, each
                                  counted once (instances under another instance

@@ -62,6 +62,7 @@ typedef struct {
     hf_csr succ, pred, kids;
     uint32_t *idom, *order, *parent;
     uint64_t *retained;
+    hf_parents packed;
 } result;
 
 static void run_all(result *r, uint32_t n, hf_edge_source src, void *ud, const uint64_t *shallow)
@@ -78,6 +79,14 @@ static void run_all(result *r, uint32_t n, hf_edge_source src, void *ud, const u
     hf_dom_retained(n, r->idom, r->order, r->reached, shallow, r->retained);
     assert_true(hf_dom_children(n, r->idom, r->retained, &r->kids));
     assert_true(hf_graph_bfs(&r->succ, r->parent));
+    /* packed against pred, the parents and depths are the same */
+    assert_true(hf_parents_pack(r->parent, &r->pred, &r->packed));
+    for (uint32_t v = 0; v <= n; v++) {
+        assert_int_equal(hf_parents_get(&r->packed, &r->pred, v), r->parent[v]);
+        if (n <= 5000 || v % (n / 64) == 0) /* depth is O(path): not all of a long chain */
+            assert_int_equal(hf_parents_depth(&r->packed, &r->pred, v),
+                             hf_graph_depth(r->parent, n, v));
+    }
     /* the variant that frees succ on the way gives the same answer */
     hf_csr succ2;
     uint32_t *idom2 = g_new(uint32_t, n + 1), *order2 = g_new(uint32_t, n + 1), reached2;
@@ -100,6 +109,7 @@ static void result_free(result *r)
     g_free(r->order);
     g_free(r->parent);
     g_free(r->retained);
+    hf_parents_free(&r->packed);
 }
 
 /* ---- the brute force, from the definitions ---- */
@@ -374,6 +384,38 @@ static void test_duplicate_edges(void **state)
     assert_int_equal(r.retained[0], 3);
     assert_int_equal(hf_csr_degree(&r.kids, 0), 2);
     result_free(&r);
+}
+
+/* A node with 300 referrers, all roots, reached first from the last of
+ * them in its (ascending) referrer list: its parent's place, 299, does not
+ * fit the byte and goes to the far list; others' still do. */
+static void test_parents_far(void **state)
+{
+    enum { R = 300, N = R + 2 };
+    graph g = graph_new(N);
+    for (uint32_t v = R; v-- > 0;) /* roots in descending order: BFS meets R-1 first */
+        graph_add(&g, N, v);
+    for (uint32_t v = 0; v < R; v++)
+        graph_add(&g, v, R);
+    graph_add(&g, R, R + 1);
+    uint64_t *ones = g_new(uint64_t, N + 1);
+    for (uint32_t v = 0; v <= N; v++)
+        ones[v] = 1;
+    result r;
+    check_graph(&g, ones, &r);
+    g_free(ones);
+    assert_int_equal(r.parent[R], R - 1);
+    assert_int_equal(r.packed.n_far, 1);
+    assert_int_equal(r.packed.slot[R], HF_SLOT_FAR);
+    assert_int_equal(hf_parents_get(&r.packed, &r.pred, R), R - 1);
+    assert_int_equal(hf_parents_get(&r.packed, &r.pred, R + 1), R);
+    assert_int_equal(hf_parents_depth(&r.packed, &r.pred, R + 1), 3);
+    /* a damaged place (as from a file) is a miss, not a read past the list */
+    r.packed.slot[R + 1] = 200;
+    assert_int_equal(hf_parents_get(&r.packed, &r.pred, R + 1), HF_NONE);
+    assert_int_equal(hf_parents_depth(&r.packed, &r.pred, R + 1), HF_NONE);
+    result_free(&r);
+    graph_free(&g);
 }
 
 /* Nodes 2 and 3 are unreachable (3 -> 2 and 2 -> 0 do not make them so). */
@@ -655,6 +697,7 @@ int main(void)
         cmocka_unit_test(test_self_loops),
         cmocka_unit_test(test_duplicate_edges),
         cmocka_unit_test(test_unreachable),
+        cmocka_unit_test(test_parents_far),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_chain_ten_million),
         cmocka_unit_test(test_deep_list_fan_out),
