@@ -72,7 +72,8 @@ uint64_t hf_heap_view_dominators(hf_dump *d, const hf_view *v, uint64_t first, G
     const hf_hgraph *g = first ? hf_heap_graph(H(d), v->snap) : graph_or_say(d, v->snap, out);
     if (!g || g->error)
         return HF_DONE;
-    uint32_t n = g->n, a = g->kids.off[n], b = g->kids.off[n + 1];
+    uint32_t n = g->n, a, b;
+    hf_hgraph_kids(g, n, &a, &b);
     size_t start = out->len;
     if (first == 0)
         g_string_append(out, "# id shallow retained percent class: the objects only the GC "
@@ -80,7 +81,7 @@ uint64_t hf_heap_view_dominators(hf_dump *d, const hf_view *v, uint64_t first, G
     for (uint64_t i = first ? first - 1 : 0; a + i < b; i++) {
         if (hf_budget_spent(out, start, budget))
             return i + 1;
-        uint32_t w = g->kids.dst[a + i];
+        uint32_t w = g->kids[a + i];
         hf_hobj ob;
         uint64_t shallow = hf_heap_decode(H(d), sn, w, &ob) ? hf_heap_shallow(H(d), sn, &ob) : 0;
         g_string_append_printf(out, HF_FMT_ID " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " ",
@@ -234,10 +235,11 @@ static void append_path(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint
 static uint32_t accumulation_point(const hf_hgraph *g, uint32_t v)
 {
     for (uint32_t steps = 0; steps < g->n; steps++) {
-        uint32_t a = g->kids.off[v];
-        if (a == g->kids.off[v + 1])
+        uint32_t a, b;
+        hf_hgraph_kids(g, v, &a, &b);
+        if (a == b)
             break;
-        uint32_t big = g->kids.dst[a];
+        uint32_t big = g->kids[a];
         if ((double)g->retained[big] < 0.7 * (double)g->retained[v])
             break;
         v = big;
@@ -278,8 +280,10 @@ uint64_t hf_heap_view_suspects(hf_dump *d, const hf_view *v, uint64_t first, GSt
                            "instances of a class, retaining at least 10%% of the %"
                            G_GUINT64_FORMAT " reachable bytes\n", (guint64)total);
     /* single objects: the top of the tree is sorted, largest first */
-    for (uint32_t i = g->kids.off[g->n]; i < g->kids.off[g->n + 1]; i++) {
-        uint32_t w = g->kids.dst[i];
+    uint32_t top_a, top_b;
+    hf_hgraph_kids(g, g->n, &top_a, &top_b);
+    for (uint32_t i = top_a; i < top_b; i++) {
+        uint32_t w = g->kids[i];
         if (g->retained[w] < limit || !limit)
             break;
         g_string_append_printf(out, "suspect %u: ", ++k);
@@ -294,8 +298,8 @@ uint64_t hf_heap_view_suspects(hf_dump *d, const hf_view *v, uint64_t first, GSt
     for (guint c = 0; c < sn->classes->len && limit; c++) {
         uint64_t sum = 0, count = 0;
         uint32_t biggest = HF_NONE;
-        for (uint32_t i = g->kids.off[g->n]; i < g->kids.off[g->n + 1]; i++) {
-            uint32_t w = g->kids.dst[i];
+        for (uint32_t i = top_a; i < top_b; i++) {
+            uint32_t w = g->kids[i];
             if (hf_heap_cls(sn, w) != c)
                 continue;
             sum += g->retained[w];
@@ -361,8 +365,9 @@ uint64_t hf_heap_view_object_retained(hf_dump *d, const hf_view *v, uint64_t fir
         append_node(h, sn, idom, out);
         g_string_append_c(out, '\n');
     }
-    g_string_append_printf(out, "dominates: %u objects directly\n",
-                           g->kids.off[o + 1] - g->kids.off[o]);
+    uint32_t a, b;
+    hf_hgraph_kids(g, (uint32_t)o, &a, &b);
+    g_string_append_printf(out, "dominates: %u objects directly\n", b - a);
     return HF_DONE;
 }
 
@@ -480,10 +485,11 @@ hf_ref_status hf_heap_dominated_entry(hf_dump *d, uint32_t s, uint64_t o, uint32
     const hf_hgraph *g = graph_for(d, s, o);
     if (!g)
         return HF_REF_END;
-    uint32_t a = g->kids.off[o], b = g->kids.off[o + 1];
+    uint32_t a, b;
+    hf_hgraph_kids(g, (uint32_t)o, &a, &b);
     if (slot >= b - a)
         return HF_REF_END;
-    uint64_t id = hf_heap_object_id(h, sn, g->kids.dst[a + slot]);
+    uint64_t id = hf_heap_object_id(h, sn, g->kids[a + slot]);
     g_snprintf(name, HF_NAME_MAX, "%0*u-" HF_FMT_ID, rank_width(b - a), slot + 1, (guint64)id);
     to->kind = HF_TO_OBJECT;
     hf_heap_id_name(id, to->name);

@@ -751,3 +751,33 @@ void hf_parents_free(hf_parents *p)
     g_free(p->far);
     memset(p, 0, sizeof *p);
 }
+
+/* ---- children without offsets ---- */
+
+static inline uint32_t kid_dom(const uint32_t *kids, const uint32_t *idom, uint32_t n, uint32_t i)
+{
+    return kids[i] <= n ? idom[kids[i]] : HF_NONE;
+}
+
+void hf_dom_kids_of(const uint32_t *kids, uint32_t n_kids, const uint32_t *idom, uint32_t n,
+                    uint32_t v, uint32_t *a, uint32_t *b)
+{
+    uint32_t lo = 0, hi = n_kids;
+    while (lo < hi) { /* the first child whose dominator is not below v */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (kid_dom(kids, idom, n, mid) < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *a = lo;
+    hi = n_kids;
+    while (lo < hi) { /* the first one whose dominator is above v */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (kid_dom(kids, idom, n, mid) <= v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *b = lo;
+}

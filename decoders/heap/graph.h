@@ -40,8 +40,8 @@
  *     hf_graph_bfs:    4 bytes per node (the queue)
  *     hf_dom_children: 8 bytes per child of the node with most children
  *                      (usually the virtual root)
- * So what heapfs keeps (pred, idom, retained, packed parents, children) is
- * 25 bytes per node + 4 per edge.  The peak, run as above, is in the
+ * So what heapfs keeps (pred, idom, retained, packed parents, children
+ * without offsets) is 21 bytes per node + 4 per edge.  The peak, run as above, is in the
  * dominator DFS, with succ, pred, packed parents, idom, order and half the
  * temporaries alive: 25 bytes per node + 8 per edge (after it, 29 + 4).
  * With hf_dom_compute() and BFS afterwards it is 32 + 8.
@@ -155,6 +155,15 @@ void hf_dom_retained(uint32_t n, const uint32_t *idom, const uint32_t *order, ui
  * descending, ties by node number ascending.  Unreachable nodes have no
  * children and are nobody's child.  False on allocation failure. */
 bool hf_dom_children(uint32_t n, const uint32_t *idom, const uint64_t *retained, hf_csr *out);
+
+/* The children of v in a dominator tree kept without its offsets: kids is
+ * hf_dom_children's dst alone (n_kids entries, grouped by immediate
+ * dominator in node order), idom the same graph's; [*a, *b) is v's group,
+ * found by binary search on idom (O(log n); 4 bytes per node less than
+ * the offsets).  Entries out of range (a damaged file) read as dominated by
+ * nothing, so the answer may be wrong but no read leaves the arrays. */
+void hf_dom_kids_of(const uint32_t *kids, uint32_t n_kids, const uint32_t *idom, uint32_t n,
+                    uint32_t v, uint32_t *a, uint32_t *b);
 
 /* Breadth-first search from the virtual root.  parent (n+1 entries):
  * parent[v] = the node v was first reached from (n for a GC root), HF_NONE

@@ -5,10 +5,11 @@
 
 #include <string.h>
 
-/* (7 held 4-byte parents until they were packed: a file with it is
- * rebuilt) */
-enum { S_META = 1, S_PRED_OFF, S_PRED_DST, S_KIDS_OFF, S_KIDS_DST, S_IDOM, S_RETAINED = 8,
-       S_CLASS_RETAINED, S_PARENT_SLOT, S_PARENT_FAR };
+/* (4, 5 and 7 held the children's offsets and targets and 4-byte parents
+ * until those were packed: a file with them lacks the sections below and
+ * is rebuilt) */
+enum { S_META = 1, S_PRED_OFF, S_PRED_DST, S_IDOM = 6, S_RETAINED = 8, S_CLASS_RETAINED,
+       S_PARENT_SLOT, S_PARENT_FAR, S_KIDS };
 
 void hf_graphfile_save(const hf_hgraph *g, uint32_t n_classes, hf_ixw *w)
 {
@@ -27,8 +28,7 @@ void hf_graphfile_save(const hf_hgraph *g, uint32_t n_classes, hf_ixw *w)
     size_t n1 = (size_t)g->n + 1;
     hf_ixw_add_crc(w, S_PRED_OFF, g->pred.off, 4 * (n1 + 1));
     hf_ixw_add_crc(w, S_PRED_DST, g->pred.dst, 4ull * hf_csr_edges(&g->pred));
-    hf_ixw_add_crc(w, S_KIDS_OFF, g->kids.off, 4 * (n1 + 1));
-    hf_ixw_add_crc(w, S_KIDS_DST, g->kids.dst, 4ull * hf_csr_edges(&g->kids));
+    hf_ixw_add_crc(w, S_KIDS, g->kids, 4ull * g->n_kids);
     hf_ixw_add_crc(w, S_IDOM, g->idom, 4 * n1);
     hf_ixw_add_crc(w, S_PARENT_SLOT, g->parent.slot, n1);
     hf_ixw_add_crc(w, S_PARENT_FAR, g->parent.far, 8ull * g->parent.n_far);
@@ -71,14 +71,18 @@ bool hf_graphfile_load(hf_hgraph *g, const hf_ixr *r, uint32_t n, uint32_t n_cla
     uint64_t n1 = (uint64_t)n + 1;
     g->idom = array(r, S_IDOM, 4 * n1);
     g->parent.slot = array(r, S_PARENT_SLOT, n1);
+    uint64_t kids_len;
+    g->kids = (uint32_t *)(void *)hf_ixr_section(r, S_KIDS, &kids_len);
+    g->n_kids = (uint32_t)(kids_len / 4);
     uint64_t far_len;
     g->parent.far = (uint64_t *)(void *)hf_ixr_section(r, S_PARENT_FAR, &far_len);
     g->parent.n_far = (uint32_t)(far_len / 8);
     g->retained = array(r, S_RETAINED, 8 * n1);
     g->class_retained = array(r, S_CLASS_RETAINED, 8ull * (n_classes ? n_classes : 1));
     return c.ok && c.p == c.end && csr(r, S_PRED_OFF, S_PRED_DST, n, &g->pred) &&
-           csr(r, S_KIDS_OFF, S_KIDS_DST, n, &g->kids) && g->idom && g->parent.slot &&
-           (g->parent.far || !g->parent.n_far) && far_len % 8 == 0 && far_len / 8 < n1 &&
+           g->kids && kids_len % 4 == 0 && kids_len / 4 <= n && g->idom &&
+           g->parent.slot &&
+           g->parent.far && far_len % 8 == 0 && far_len / 8 < n1 &&
            g->retained && g->class_retained && g->edges == hf_csr_edges(&g->pred) &&
            g->reachable <= n;
 }

@@ -59,7 +59,7 @@ static void graph_free(hf_hgraph *g, bool mapped)
         return;
     }
     hf_csr_free(&g->pred);
-    hf_csr_free(&g->kids);
+    g_free(g->kids);
     g_free(g->idom);
     hf_parents_free(&g->parent);
     g_free(g->retained);
@@ -369,7 +369,7 @@ static void ctx_free(gctx *c)
  * dominator tree that adds an instance only when no instance of its class
  * is above it ---- */
 
-static void class_retained(const gctx *c, hf_hgraph *g)
+static void class_retained(const gctx *c, hf_hgraph *g, const hf_csr *kids)
 {
     guint nc = c->sn->classes->len;
     g->class_retained = g_new0(uint64_t, nc ? nc : 1);
@@ -378,15 +378,15 @@ static void class_retained(const gctx *c, hf_hgraph *g)
     uint32_t *next = g_new(uint32_t, (size_t)c->n + 1); /* child cursor */
     size_t top = 0;
     stack[top++] = c->n;
-    next[c->n] = g->kids.off[c->n];
+    next[c->n] = kids->off[c->n];
     while (top) {
         uint32_t v = stack[top - 1];
-        if (next[v] < g->kids.off[v + 1]) {
-            uint32_t w = g->kids.dst[next[v]++];
+        if (next[v] < kids->off[v + 1]) {
+            uint32_t w = kids->dst[next[v]++];
             uint32_t k = hf_heap_cls(c->sn, w);
             if (!above[k]++)
                 g->class_retained[k] += g->retained[w];
-            next[w] = g->kids.off[w];
+            next[w] = kids->off[w];
             stack[top++] = w;
         } else {
             top--;
@@ -417,7 +417,7 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
     /* order holds the BFS parents first, until they are packed */
     uint32_t *order = g_try_new(uint32_t, (size_t)n + 1);
     gctx c = {0};
-    hf_csr succ = {0};
+    hf_csr succ = {0}, kids = {0};
     uint32_t reached = 0;
     bool ok = g->retained && g->idom && order;
     char *what = g_strdup_printf("snapshot %u", s + 1);
@@ -448,7 +448,7 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
                 g->unreachable_bytes += g->retained[v];
             }
         hf_dom_retained(n, g->idom, order, reached, g->retained, g->retained);
-        ok = hf_dom_children(n, g->idom, g->retained, &g->kids);
+        ok = hf_dom_children(n, g->idom, g->retained, &kids);
     }
     g_free(order);
     if (!ok) {
@@ -462,10 +462,14 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
     }
     c.sn = sn;
     c.n = n;
-    class_retained(&c, g);
+    class_retained(&c, g, &kids);
+    /* the children are kept without their offsets (hf_hgraph_kids) */
+    g->n_kids = hf_csr_edges(&kids);
+    g->kids = kids.dst;
+    g_free(kids.off);
     g->reachable = reached;
-    g->bytes = (uint64_t)(n + 2) * 4 * 3 + (uint64_t)(n + 1) * (8 + 1) + g->parent.n_far * 8ull +
-               hf_csr_edges(&g->pred) * 4ull + hf_csr_edges(&g->kids) * 4ull +
+    g->bytes = (uint64_t)(n + 2) * 4 * 2 + (uint64_t)(n + 1) * (8 + 1) + g->parent.n_far * 8ull +
+               hf_csr_edges(&g->pred) * 4ull + g->n_kids * 4ull +
                sn->classes->len * 8ull;
     g->seconds = g_get_monotonic_time() / 1e6 - t0;
     hf_progress_end(pr, "retained sizes of %u objects in %.2f s, %.0f MiB", n, g->seconds,

@@ -23,7 +23,7 @@
  *
  * Memory per object, kept for the life of the mount: referrers 4 bytes
  * per reference + 4, idom 4, BFS parent 1 (graph.h: hf_parents), retained
- * 8, dominator-tree children 8; while computing also the successors (4 per reference + 4),
+ * 8, dominator-tree children 4 (no offsets: graph.h hf_dom_kids_of); while computing also the successors (4 per reference + 4),
  * 16 for the dominator algorithm and 10 for resolving ids.
  *
  * Thread safety: hf_heap_graph may be called from any thread; the first
@@ -43,7 +43,9 @@
 typedef struct {
     uint32_t n;          /* objects; node n is the virtual root */
     hf_csr pred;         /* referrers of each node (n: a GC root) */
-    hf_csr kids;         /* dominator-tree children, largest retained first */
+    uint32_t *kids;      /* dominator-tree children, grouped by dominator in node
+                            order, largest retained first: hf_hgraph_kids */
+    uint32_t n_kids;
     uint32_t *idom;      /* immediate dominator, n: the root, HF_NONE: unreachable */
     hf_parents parent;   /* BFS parents (against pred): shortest paths from the roots */
     uint64_t *retained;  /* retained bytes; retained[n] = all reachable bytes */
@@ -56,6 +58,13 @@ typedef struct {
     uint64_t bytes;      /* memory kept, in bytes */
     char *error;         /* why there is no graph (then the arrays are NULL) */
 } hf_hgraph;
+
+/* The dominator-tree children of node v (n: the GC roots' own) are
+ * g->kids[*a .. *b). */
+static inline void hf_hgraph_kids(const hf_hgraph *g, uint32_t v, uint32_t *a, uint32_t *b)
+{
+    hf_dom_kids_of(g->kids, g->n_kids, g->idom, g->n, v, a, b);
+}
 
 /* The graph of snapshot s, computed on first use.  Never NULL; when it
  * could not be computed (more than 2^32 references, no memory) g->error

@@ -78,6 +78,17 @@ static void run_all(result *r, uint32_t n, hf_edge_source src, void *ud, const u
     assert_true(hf_dom_compute(&r->succ, &r->pred, r->idom, r->order, &r->reached));
     hf_dom_retained(n, r->idom, r->order, r->reached, shallow, r->retained);
     assert_true(hf_dom_children(n, r->idom, r->retained, &r->kids));
+    /* without its offsets, each node's children are found again by idom */
+    for (uint32_t v = 0; v <= n + 1; v++) {
+        uint32_t a, b;
+        hf_dom_kids_of(r->kids.dst, hf_csr_edges(&r->kids), r->idom, n, v, &a, &b);
+        if (v > n) {
+            assert_int_equal(b - a, 0);
+            continue;
+        }
+        assert_int_equal(a, r->kids.off[v]);
+        assert_int_equal(b, r->kids.off[v + 1]);
+    }
     assert_true(hf_graph_bfs(&r->succ, r->parent));
     /* packed against pred, the parents and depths are the same */
     assert_true(hf_parents_pack(r->parent, &r->pred, &r->packed));
