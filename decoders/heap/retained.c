@@ -174,7 +174,6 @@ typedef struct {
     size_t n_roots;
     uint64_t *locals;     /* thread node << 32 | local node, sorted, unique */
     size_t n_locals;
-    uint64_t *shallow;    /* filled while counting */
 } gctx;
 
 typedef struct {
@@ -240,8 +239,6 @@ static void source(void *ud, uint32_t v, bool counting, hf_edge_emit emit, void 
     hf_hobj ob;
     if (!hf_heap_decode(c->h, c->sn, v, &ob))
         return;
-    if (counting)
-        c->shallow[v] = hf_heap_shallow(c->h, c->sn, &ob);
     uint32_t cn = c->class_node[ob.cls];
     if (cn != HF_NONE && cn != v)
         emit(ectx, cn);
@@ -300,12 +297,11 @@ static bool is_local_root(uint8_t kind)
            kind == HF_ROOT_NATIVE_STACK || kind == HF_ROOT_THREAD_BLOCK;
 }
 
-static void ctx_init(gctx *c, hf_heap *h, const hf_hsnap *sn, uint64_t *shallow)
+static void ctx_init(gctx *c, hf_heap *h, const hf_hsnap *sn)
 {
     c->h = h;
     c->sn = sn;
     c->n = (uint32_t)sn->n_objects;
-    c->shallow = shallow;
     resolver_init(&c->res, h, sn);
     guint nc = sn->classes->len;
     c->class_node = g_new(uint32_t, nc ? nc : 1);
@@ -401,6 +397,43 @@ static void class_retained(const gctx *c, hf_hgraph *g, const hf_csr *kids)
 
 /* ---- the computation ---- */
 
+typedef struct {
+    hf_heap *h;
+    const hf_hsnap *sn;
+    uint64_t *size;
+    uint32_t lo, hi;
+} shallow_part;
+
+static gpointer shallow_range(gpointer ud)
+{
+    shallow_part *p = ud;
+    for (uint32_t v = p->lo; v < p->hi; v++) {
+        hf_hobj ob;
+        if (hf_heap_decode(p->h, p->sn, v, &ob))
+            p->size[v] = hf_heap_shallow(p->h, p->sn, &ob);
+    }
+    return NULL;
+}
+
+/* Each object's shallow size (n + 1 entries, the virtual root's 0), read
+ * back from the dump, half of them on a second thread; NULL without
+ * memory. */
+static uint64_t *shallow_sizes(hf_heap *h, const hf_hsnap *sn)
+{
+    uint32_t n = (uint32_t)sn->n_objects;
+    uint64_t *size = g_try_new0(uint64_t, (size_t)n + 1);
+    if (!size)
+        return NULL;
+    shallow_part a = {h, sn, size, 0, n / 2}, b = {h, sn, size, n / 2, n};
+    GThread *t = g_thread_try_new("heapfs-shallow", shallow_range, &b, NULL);
+    if (!t)
+        shallow_range(&b);
+    shallow_range(&a);
+    if (t)
+        g_thread_join(t);
+    return size;
+}
+
 static hf_hgraph *compute(hf_heap *h, uint32_t s)
 {
     const hf_hsnap *sn = hf_heap_snap(h, s);
@@ -412,20 +445,19 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
     }
     uint32_t n = (uint32_t)sn->n_objects;
     g->n = n;
-    g->retained = g_try_new0(uint64_t, (size_t)n + 1);
     g->idom = g_try_new(uint32_t, (size_t)n + 1);
     /* order holds the BFS parents first, until they are packed */
     uint32_t *order = g_try_new(uint32_t, (size_t)n + 1);
     gctx c = {0};
     hf_csr succ = {0}, kids = {0};
     uint32_t reached = 0;
-    bool ok = g->retained && g->idom && order;
+    bool ok = g->idom && order;
     char *what = g_strdup_printf("snapshot %u", s + 1);
     hf_progress *pr = hf_progress_new(what, 0); /* on a terminal only */
     g_free(what);
     if (ok) {
         hf_progress_phase(pr, "sorting ids");
-        ctx_init(&c, h, sn, g->retained);
+        ctx_init(&c, h, sn);
         hf_progress_phase(pr, "reading references");
         ok = hf_csr_build(&succ, n, source, &c);
         ctx_free(&c);
@@ -440,6 +472,10 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
              hf_dom_compute_free_succ(&succ, &g->pred, g->idom, order, &reached);
     }
     hf_csr_free(&succ);
+    /* shallow sizes only now, not while reading the references: 8 bytes per
+     * object less at the peak (the dominator DFS), for one more pass */
+    if (ok)
+        ok = (g->retained = shallow_sizes(h, sn)) != NULL;
     if (ok) {
         hf_progress_phase(pr, "retained sizes");
         for (uint32_t v = 0; v < n; v++)

@@ -23,8 +23,11 @@
  *
  * Memory per object, kept for the life of the mount: referrers 4 bytes
  * per reference + 4, idom 4, BFS parent 1 (graph.h: hf_parents), retained
- * 8, dominator-tree children 4 (no offsets: graph.h hf_dom_kids_of); while computing also the successors (4 per reference + 4),
- * 16 for the dominator algorithm and 10 for resolving ids.
+ * 8, dominator-tree children 4 (no offsets: graph.h hf_dom_kids_of).
+ * While computing also the successors (4 per reference + 4), 16 for the
+ * dominator algorithm and 10 for resolving ids; the retained array is
+ * made (shallow sizes, read back from the dump) only after the dominator
+ * pass, so it is not part of the peak.
  *
  * Thread safety: hf_heap_graph may be called from any thread; the first
  * caller for a snapshot computes it (or maps it from its index file,
