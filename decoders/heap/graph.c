@@ -4,6 +4,8 @@
  */
 #include "decoders/heap/graph.h"
 
+#include "decoders/core/search.h"
+
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
@@ -682,16 +684,9 @@ bool hf_parents_pack(const uint32_t *parent, const hf_csr *pred, hf_parents *out
             continue;
         }
         /* the first place of u in v's referrers (ascending) */
-        uint32_t a = pred->off[v], z = pred->off[v + 1];
-        while (a < z) {
-            uint32_t mid = a + (z - a) / 2;
-            if (pred->dst[mid] < u)
-                a = mid + 1;
-            else
-                z = mid;
-        }
-        assert(a < pred->off[v + 1] && pred->dst[a] == u);
-        uint32_t k = a - pred->off[v];
+        uint32_t a = pred->off[v];
+        uint32_t k = (uint32_t)hf_lower_bound_u32(pred->dst + a, pred->off[v + 1] - a, u);
+        assert(a + k < pred->off[v + 1] && pred->dst[a + k] == u);
         if (k < HF_SLOT_FAR) {
             out->slot[v] = (uint8_t)k;
         } else {
@@ -719,14 +714,7 @@ uint32_t hf_parents_get(const hf_parents *p, const hf_csr *pred, uint32_t v)
         uint32_t e = pred->off[v] + k;
         return e < pred->off[v + 1] && pred->dst[e] <= n ? pred->dst[e] : HF_NONE;
     }
-    uint32_t a = 0, z = p->n_far;
-    while (a < z) {
-        uint32_t mid = a + (z - a) / 2;
-        if ((p->far[mid] >> 32) < v)
-            a = mid + 1;
-        else
-            z = mid;
-    }
+    size_t a = hf_lower_bound_u64(p->far, p->n_far, (uint64_t)v << 32);
     if (a == p->n_far || (p->far[a] >> 32) != v || (uint32_t)p->far[a] > n)
         return HF_NONE;
     return (uint32_t)p->far[a];
@@ -754,30 +742,25 @@ void hf_parents_free(hf_parents *p)
 
 /* ---- children without offsets ---- */
 
-static inline uint32_t kid_dom(const uint32_t *kids, const uint32_t *idom, uint32_t n, uint32_t i)
+typedef struct {
+    const uint32_t *kids, *idom;
+    uint32_t n, v;
+    bool upper;
+} kids_key;
+
+/* Whether child i's dominator is below v (upper: not above v). */
+static bool kid_below(const void *ud, uint64_t i)
 {
-    return kids[i] <= n ? idom[kids[i]] : HF_NONE;
+    const kids_key *k = ud;
+    uint32_t d = k->kids[i] <= k->n ? k->idom[k->kids[i]] : HF_NONE;
+    return k->upper ? d <= k->v : d < k->v;
 }
 
 void hf_dom_kids_of(const uint32_t *kids, uint32_t n_kids, const uint32_t *idom, uint32_t n,
                     uint32_t v, uint32_t *a, uint32_t *b)
 {
-    uint32_t lo = 0, hi = n_kids;
-    while (lo < hi) { /* the first child whose dominator is not below v */
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (kid_dom(kids, idom, n, mid) < v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    *a = lo;
-    hi = n_kids;
-    while (lo < hi) { /* the first one whose dominator is above v */
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (kid_dom(kids, idom, n, mid) <= v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    *b = lo;
+    kids_key k = {kids, idom, n, v, false};
+    *a = (uint32_t)hf_lower_bound(0, n_kids, kid_below, &k);
+    k.upper = true;
+    *b = (uint32_t)hf_lower_bound(*a, n_kids, kid_below, &k);
 }

@@ -17,6 +17,8 @@
  */
 #include "decoders/heap/heap.h"
 
+#include "decoders/core/search.h"
+
 #include <string.h>
 
 #define LOC_MASK ((UINT64_C(1) << HF_LOC_BITS) - 1)
@@ -63,7 +65,7 @@ static inline uint32_t word_key(uint64_t w, uint32_t base)
     return k == HF_HKEY_NONE ? k : base + k;
 }
 
-/* Write entry n of the index; id is needed for every HF_SAMPLE-th only. */
+/* Write entry n of the index (its id is the caller's to sample). */
 static inline void put(hf_hsnap *sn, uint64_t n, uint64_t loc, uint32_t key)
 {
     uint8_t *p = sn->locs + 5 * n;
@@ -76,6 +78,15 @@ static inline void put(hf_hsnap *sn, uint64_t n, uint64_t loc, uint32_t key)
 static inline uint64_t run_id(const hf_heap *h, const hf_hrun *r, uint64_t i)
 {
     return h->codec->object_id(h, hf_hrun_word(r, i) & LOC_MASK);
+}
+
+/* Word i of run r was copied: its chunk goes when i is the chunk's last. */
+static inline void copied(hf_hrun *r, uint64_t i)
+{
+    if ((i & HF_RUN_MASK) == HF_RUN_MASK || i + 1 == r->len) {
+        g_free(r->chunk[i >> HF_RUN_BITS]);
+        r->chunk[i >> HF_RUN_BITS] = NULL;
+    }
 }
 
 /* ---- runs in ascending id order ---- */
@@ -93,6 +104,14 @@ typedef struct {
     uint64_t n;           /* result: the end */
 } copy_job;
 
+/* Class pair ib as index entry n. */
+static inline void put_class(const copy_job *c, uint64_t n, size_t ib)
+{
+    if (n % HF_SAMPLE == 0)
+        c->sn->samples[n / HF_SAMPLE] = c->b[2 * ib];
+    put(c->sn, n, c->b[2 * ib + 1], HF_HKEY_NONE);
+}
+
 static gpointer copy_runs(gpointer ud)
 {
     copy_job *c = ud;
@@ -105,31 +124,42 @@ static gpointer copy_runs(gpointer ud)
     for (guint r = c->r0; r < c->r1; r++) {
         hf_hrun *run = c->runs[r];
         for (uint64_t i = 0; i < run->len; i++, o++) {
-            for (; ib < c->b1 && (c->pos[ib] & ~DROPPED) <= o; ib++) {
-                if (c->pos[ib] & DROPPED)
-                    continue;
-                if (n % HF_SAMPLE == 0)
-                    sn->samples[n / HF_SAMPLE] = c->b[2 * ib];
-                put(sn, n++, c->b[2 * ib + 1], HF_HKEY_NONE);
-            }
+            for (; ib < c->b1 && (c->pos[ib] & ~DROPPED) <= o; ib++)
+                if (!(c->pos[ib] & DROPPED))
+                    put_class(c, n++, ib);
             uint64_t w = hf_hrun_word(run, i);
             if (n % HF_SAMPLE == 0)
                 sn->samples[n / HF_SAMPLE] = h->codec->object_id(h, w & LOC_MASK);
             put(sn, n++, w & LOC_MASK, word_key(w, c->base[r]));
-            if ((i & HF_RUN_MASK) == HF_RUN_MASK || i + 1 == run->len) {
-                g_free(run->chunk[i >> HF_RUN_BITS]);
-                run->chunk[i >> HF_RUN_BITS] = NULL;
-            }
+            copied(run, i);
         }
     }
     for (; ib < c->b1; ib++) /* the class objects after the last object */
-        if (!(c->pos[ib] & DROPPED)) {
-            if (n % HF_SAMPLE == 0)
-                sn->samples[n / HF_SAMPLE] = c->b[2 * ib];
-            put(sn, n++, c->b[2 * ib + 1], HF_HKEY_NONE);
-        }
+        if (!(c->pos[ib] & DROPPED))
+            put_class(c, n++, ib);
     c->n = n;
     return NULL;
+}
+
+typedef struct {
+    const hf_heap *h;
+    hf_hrun *const *runs;
+    const hf_hrun *run;
+    uint64_t id;
+} place_key;
+
+/* Whether run i starts at or below id. */
+static bool run_starts_below(const void *ud, uint64_t i)
+{
+    const place_key *k = ud;
+    return k->runs[i]->first_id <= k->id;
+}
+
+/* Whether the run's object i has an id below id (read back). */
+static bool object_below(const void *ud, uint64_t i)
+{
+    const place_key *k = ud;
+    return run_id(k->h, k->run, i) < k->id;
 }
 
 /* Each class pair's place among the objects of runs in id order (before
@@ -146,29 +176,16 @@ static uint64_t place_classes(const hf_heap *h, hf_hrun **runs, guint n_runs,
     for (size_t k = 0; k < b->len; k++) {
         uint64_t id = b->v[2 * k], p;
         bool drop = k > 0 && id == b->v[2 * k - 2];
-        /* the last run starting at or below id */
-        guint lo = 0, hi = n_runs;
-        while (lo < hi) {
-            guint mid = lo + (hi - lo) / 2;
-            if (runs[mid]->first_id <= id)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        place_key key = {h, runs, NULL, id};
+        /* lo - 1: the last run starting at or below id */
+        guint lo = (guint)hf_lower_bound(0, n_runs, run_starts_below, &key);
         if (lo == 0) {
             p = 0;
         } else if (id > runs[lo - 1]->max_id) {
             p = start[lo];
         } else {
-            const hf_hrun *run = runs[lo - 1];
-            uint64_t a = 0, z = run->len;
-            while (a < z) {
-                uint64_t mid = a + (z - a) / 2;
-                if (run_id(h, run, mid) < id)
-                    a = mid + 1;
-                else
-                    z = mid;
-            }
+            const hf_hrun *run = key.run = runs[lo - 1];
+            uint64_t a = hf_lower_bound(0, run->len, object_below, &key);
             drop = drop || (a < run->len && run_id(h, run, a) == id);
             p = start[lo - 1] + a;
         }
@@ -236,10 +253,7 @@ static hf_hpairs runs_as_pairs(const hf_heap *h, hf_hsnap *sn, const uint32_t *b
             uint64_t w = hf_hrun_word(run, i);
             all.v[2 * n] = h->codec->object_id(h, w & LOC_MASK);
             all.v[2 * n + 1] = (w & LOC_MASK) | (uint64_t)word_key(w, base[r]) << HF_LOC_BITS;
-            if ((i & HF_RUN_MASK) == HF_RUN_MASK || i + 1 == run->len) {
-                g_free(run->chunk[i >> HF_RUN_BITS]);
-                run->chunk[i >> HF_RUN_BITS] = NULL;
-            }
+            copied(run, i);
         }
     }
     hf_hpairs_sort(all.v, n);

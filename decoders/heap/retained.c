@@ -474,10 +474,11 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
     hf_csr_free(&succ);
     /* shallow sizes only now, not while reading the references: 8 bytes per
      * object less at the peak (the dominator DFS), for one more pass */
-    if (ok)
-        ok = (g->retained = shallow_sizes(h, sn)) != NULL;
     if (ok) {
         hf_progress_phase(pr, "retained sizes");
+        ok = (g->retained = shallow_sizes(h, sn)) != NULL;
+    }
+    if (ok) {
         for (uint32_t v = 0; v < n; v++)
             if (g->idom[v] == HF_NONE) {
                 g->unreachable++;
