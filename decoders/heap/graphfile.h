@@ -19,7 +19,7 @@
 #ifndef HF_HEAP_GRAPHFILE_H
 #define HF_HEAP_GRAPHFILE_H
 
-#include "decoders/core/ixfile.h"
+#include "decoders/core/keepfile.h"
 #include "decoders/heap/retained.h"
 
 /* Adds g's sections to w (borrowed until the file is written). */

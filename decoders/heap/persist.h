@@ -21,7 +21,7 @@
 #ifndef HF_HEAP_PERSIST_H
 #define HF_HEAP_PERSIST_H
 
-#include "decoders/core/ixfile.h"
+#include "decoders/core/keepfile.h"
 #include "decoders/heap/heap.h"
 
 enum { HF_IX_HEAP = 1, HF_IX_FORMAT = 8, HF_IX_SNAP = 64 };

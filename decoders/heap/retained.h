@@ -39,7 +39,7 @@
 #ifndef HF_HEAP_RETAINED_H
 #define HF_HEAP_RETAINED_H
 
-#include "decoders/core/ixfile.h"
+#include "decoders/core/keepfile.h"
 #include "decoders/heap/graph.h"
 #include "decoders/heap/heap.h"
 

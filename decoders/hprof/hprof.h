@@ -21,7 +21,7 @@
 #ifndef HF_HPROF_H
 #define HF_HPROF_H
 
-#include "decoders/core/ixfile.h"
+#include "decoders/core/keepfile.h"
 #include "decoders/core/progress.h"
 #include "decoders/heap/heap.h"
 #include "decoders/heap/profile.h"

@@ -1,5 +1,5 @@
 /*
- * test_persist.c - the index file (decoders/core/ixfile.h) and HPROF's
+ * test_persist.c - the index file (decoders/core/keepfile.h) and HPROF's
  * index saved in it (decoders/heap/persist.h, decoders/hprof/index.c).
  *
  * The container: sections round trip, a cursor never reads past its
@@ -23,7 +23,7 @@
 
 #include "tests/unit/helpers.h"
 
-#include "decoders/core/ixfile.h"
+#include "decoders/core/keepfile.h"
 
 static char *tmpdir(void)
 {

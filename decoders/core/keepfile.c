@@ -1,7 +1,7 @@
 /*
  * ixfile.c - see ixfile.h: the index file's container, key and checksum.
  */
-#include "decoders/core/ixfile.h"
+#include "decoders/core/keepfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
