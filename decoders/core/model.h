@@ -203,7 +203,7 @@ struct hf_dump {
     /* Heap formats: how strong a reference must be to keep an object alive
      * (-o retained=..., an hf_reach; 0 = strong). */
     unsigned reach;
-    /* The index file mapped in place of indexing (core/ixfile.h), for
+    /* The index file mapped in place of indexing (core/keepfile.h), for
      * fs/'s SIGBUS guard; NULL when the index was built. */
     const void *index_data;
     size_t index_size;

@@ -18,9 +18,9 @@ struct hf_hgraphs {
     gsize *once;     /* per snapshot: the hf_hgraph *, set once */
     /* index files (hf_heap_graphs_keep): none when dump_path is NULL */
     char *dump_path, *index_opt;
-    hf_ixkey key;
+    hf_keepkey key;
     unsigned reach;
-    hf_ixr **files;     /* per snapshot: the file its graph was loaded from */
+    hf_keepr **files;   /* per snapshot: the file its graph was loaded from */
     double *load_secs;  /* per snapshot: how long loading took */
     GThread **writers;  /* per snapshot: the thread writing its file */
     GMutex lock;        /* guards kept */
@@ -33,7 +33,7 @@ hf_hgraphs *hf_heap_graphs_new(uint32_t n_snaps)
     uint32_t n = n_snaps ? n_snaps : 1;
     g->n = n_snaps;
     g->once = g_new0(gsize, n);
-    g->files = g_new0(hf_ixr *, n);
+    g->files = g_new0(hf_keepr *, n);
     g->load_secs = g_new0(double, n);
     g->writers = g_new0(GThread *, n);
     g->kept = g_new0(char *, n);
@@ -42,7 +42,7 @@ hf_hgraphs *hf_heap_graphs_new(uint32_t n_snaps)
 }
 
 void hf_heap_graphs_keep(hf_hgraphs *g, const char *dump_path, const char *index_opt,
-                         const hf_ixkey *key, unsigned reach)
+                         const hf_keepkey *key, unsigned reach)
 {
     g->dump_path = g_strdup(dump_path);
     g->index_opt = g_strdup(index_opt);
@@ -76,7 +76,7 @@ void hf_heap_graphs_free(hf_hgraphs *g)
             g_thread_join(g->writers[s]); /* it reads the graph */
         if (g->once[s])
             graph_free((hf_hgraph *)g->once[s], g->files[s] != NULL);
-        hf_ixr_free(g->files[s]);
+        hf_keepr_free(g->files[s]);
         g_free(g->kept[s]);
     }
     g_free(g->once);
@@ -519,7 +519,7 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
 static GPtrArray *graph_paths(const hf_hgraphs *gs, uint32_t s)
 {
     char *suffix = g_strdup_printf(".retained-%s.%u", hf_reach_names[gs->reach], s + 1);
-    GPtrArray *p = hf_ix_candidates(gs->dump_path, gs->index_opt, suffix);
+    GPtrArray *p = hf_keep_candidates(gs->dump_path, gs->index_opt, suffix);
     g_free(suffix);
     return p;
 }
@@ -532,12 +532,12 @@ static hf_hgraph *load(hf_heap *h, uint32_t s)
         return NULL;
     double t0 = g_get_monotonic_time() / 1e6;
     GPtrArray *paths = graph_paths(gs, s);
-    hf_ixr *r = hf_ixr_open(&gs->key, paths, NULL);
+    hf_keepr *r = hf_keepr_open(&gs->key, paths, NULL);
     g_ptr_array_free(paths, TRUE);
     hf_hgraph *g = g_new0(hf_hgraph, 1);
     if (!r || !hf_graphfile_load(g, r, (uint32_t)sn->n_objects, sn->classes->len)) {
         g_free(g);
-        hf_ixr_free(r);
+        hf_keepr_free(r);
         return NULL;
     }
     gs->files[s] = r;
@@ -566,27 +566,27 @@ static gpointer write_graph(gpointer ud)
     writer *wr = ud;
     hf_hgraphs *gs = wr->h->graphs;
     const hf_dump *d = &wr->h->base;
-    hf_ixkey again;
+    hf_keepkey again;
     struct stat st;
-    if (!hf_ix_key(&again, gs->dump_path, d->data, d->size, gs->key.format, gs->key.variant) ||
+    if (!hf_keep_key(&again, gs->dump_path, d->data, d->size, gs->key.format, gs->key.variant) ||
         memcmp(&again, &gs->key, sizeof again) != 0 || stat(gs->dump_path, &st) != 0) {
         set_kept(gs, wr->s, g_strdup("not kept: the dump changed"));
         g_free(wr);
         return NULL;
     }
     double t0 = g_get_monotonic_time() / 1e6;
-    hf_ixw *w = hf_ixw_new();
+    hf_keepw *w = hf_keepw_new();
     hf_graphfile_save(wr->g, wr->n_classes, w);
     GPtrArray *paths = graph_paths(gs, wr->s);
     char *why = NULL;
-    char *to = hf_ixw_write(w, &gs->key, paths, st.st_mode & 0644, &why);
+    char *to = hf_keepw_write(w, &gs->key, paths, st.st_mode & 0644, &why);
     set_kept(gs, wr->s, to ? g_strdup_printf("kept in %s (%.2f s)", to,
                                              g_get_monotonic_time() / 1e6 - t0)
                            : g_strdup_printf("not kept (%s)", why ? why : "no place"));
     g_free(to);
     g_free(why);
     g_ptr_array_free(paths, TRUE);
-    hf_ixw_free(w);
+    hf_keepw_free(w);
     g_free(wr);
     return NULL;
 }
@@ -632,7 +632,7 @@ void hf_heap_graph_status(hf_dump *d, GString *out)
                                    "%.2f s, not computed (computing took %.2f s), "
                                    "%" G_GUINT64_FORMAT " references\n",
                                    (unsigned)hf_heap_snap(h, s)->number,
-                                   hf_ixr_path(h->graphs->files[s]), h->graphs->load_secs[s],
+                                   hf_keepr_path(h->graphs->files[s]), h->graphs->load_secs[s],
                                    g->seconds, (guint64)g->edges);
         else
             g_string_append_printf(out, "retained sizes, snapshot %u: computed in %.2f s, "
