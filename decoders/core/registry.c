@@ -12,8 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Each format folder defines hf_decoder_FOLDER in its decoder.c (gopprof's
- * keeps its first name until its folder renames it). */
+/* Each format folder defines hf_decoder_FOLDER in its decoder.c. */
 extern const hf_decoder hf_decoder_gperf;
 extern const hf_decoder hf_decoder_hproftxt;
 extern const hf_decoder hf_decoder_hprof;

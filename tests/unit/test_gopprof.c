@@ -332,7 +332,7 @@ static void test_detect_strict(void **state)
             gchar *data;
             gsize n;
             assert_true(g_file_get_contents(p, &data, &n, NULL));
-            assert_false(gop_head_is_profile((const uint8_t *)data, n < 4096 ? n : 4096));
+            assert_false(gopprof_head_is_profile((const uint8_t *)data, n < 4096 ? n : 4096));
             g_free(data);
             g_free(p);
         }
