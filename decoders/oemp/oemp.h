@@ -45,7 +45,7 @@
 #ifndef HF_OEMP_H
 #define HF_OEMP_H
 
-#include "cache/memo.h"
+#include "decoders/oemp/memo.h"
 #include "decoders/core/model.h"
 
 #include <stdbool.h>

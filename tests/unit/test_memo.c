@@ -17,7 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cache/memo.h"
+#include "decoders/oemp/memo.h"
 
 #define ALIVE 0x600dcafeu
 #define KEYS_MAX 64

@@ -17,7 +17,7 @@
  * Freeing: evicted entries move, by their links, from `idle` to a queue of
  * the caller's under the lock; their values are freed after it is released.
  */
-#include "cache/memo.h"
+#include "decoders/oemp/memo.h"
 
 typedef struct {
     guint64 key;    /* by_key's key points here */
