@@ -18,7 +18,7 @@
  * max(CHECKPOINT_MIN, |previous checkpoint|): so rebuilding any snapshot
  * costs at most about 2 |live(c)| + CHECKPOINT_MIN steps, and checkpoints
  * hold at most about 2 object indices (8 bytes) per object created.
- * Rebuilt sets are kept in a memo (live_memo, cache/memo.h: CACHE_MAX_SETS
+ * Rebuilt sets are kept in a memo (live_memo, memo.h: CACHE_MAX_SETS
  * sets or CACHE_MAX_BYTES), so listing a snapshot's objects, stat-ing each
  * and reading their files rebuilds it once.
  *
@@ -462,13 +462,13 @@ oemp_live *oemp_live_get(oemp_dump *d, uint32_t s)
     oemp_live *base = checkpoint_before(d, s);
     if (base && base->snap == s)
         return base;
-    return hf_memo_get(d->live_memo, s, make_live, d);
+    return oemp_memo_get(d->live_memo, s, make_live, d);
 }
 
 void oemp_live_unref(oemp_dump *d, oemp_live *l)
 {
     if (l && !l->checkpoint)
-        hf_memo_unref(d->live_memo, l);
+        oemp_memo_unref(d->live_memo, l);
 }
 
 /* Position of object g in l, or -1. */
@@ -521,7 +521,7 @@ void oemp_index_build(oemp_dump *d)
     build_by_id(d);
     build_groups(d);
     build_checkpoints(d);
-    d->live_memo = hf_memo_new_bytes(CACHE_MAX_SETS, CACHE_MAX_BYTES, live_bytes, g_free);
+    d->live_memo = oemp_memo_new_bytes(CACHE_MAX_SETS, CACHE_MAX_BYTES, live_bytes, g_free);
 }
 
 uint64_t oemp_index_bytes(const oemp_dump *d)
@@ -546,7 +546,7 @@ void oemp_index_free(oemp_dump *d)
 {
     if (d->checkpoints)
         g_ptr_array_free(d->checkpoints, TRUE);
-    hf_memo_free(d->live_memo);
+    oemp_memo_free(d->live_memo);
     d->live_memo = NULL;
     g_free(d->chg_by_obj);
     g_free(d->by_id);
