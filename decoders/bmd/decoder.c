@@ -9,6 +9,8 @@
  * The dump is immutable after open; everything here is thread-safe.
  */
 #include "decoders/bmd/bmd.h"
+#include "decoders/heap/build.h"
+#include "decoders/heap/render.h"
 #include "decoders/heap/retained.h"
 
 #include <string.h>

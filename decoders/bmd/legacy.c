@@ -14,6 +14,7 @@
  * Runs once inside open() (bmd_index), single-threaded.
  */
 #include "decoders/bmd/bmd.h"
+#include "decoders/heap/build.h"
 #include "decoders/hprof/records.h"
 
 #include <string.h>

@@ -4,6 +4,7 @@
  * here against what it indexes.
  */
 #include "decoders/heap/persist.h"
+#include "decoders/heap/build.h"
 #include "decoders/heap/retained.h"
 
 #include <string.h>

@@ -9,7 +9,9 @@
  * thread-safe.
  */
 #include "decoders/hprof/hprof.h"
+#include "decoders/heap/build.h"
 #include "decoders/heap/persist.h"
+#include "decoders/heap/render.h"
 #include "decoders/heap/retained.h"
 
 #include <string.h>

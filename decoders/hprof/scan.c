@@ -17,6 +17,7 @@
  */
 #include "decoders/hprof/hprof.h"
 #include "decoders/core/search.h"
+#include "decoders/heap/build.h"
 
 #include <string.h>
 

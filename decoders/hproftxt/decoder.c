@@ -10,6 +10,8 @@
  * The dump is read-only after open: thread-safe.
  */
 #include "decoders/hproftxt/hproftxt.h"
+#include "decoders/heap/build.h"
+#include "decoders/heap/render.h"
 #include "decoders/heap/retained.h"
 
 #include <string.h>

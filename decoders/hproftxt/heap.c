@@ -31,6 +31,7 @@
  * Thread safety: building is single-threaded; the codec is pure.
  */
 #include "decoders/hproftxt/hproftxt.h"
+#include "decoders/heap/build.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -11,6 +11,7 @@
 #include "decoders/hproftxt/hproftxt.h"
 
 #include "decoders/core/names.h"
+#include "decoders/heap/render.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -20,6 +20,7 @@
  * Read-only over the finished dump: thread-safe.
  */
 #include "decoders/hproftxt/hproftxt.h"
+#include "decoders/heap/render.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -11,6 +11,7 @@
 #include "decoders/hproftxt/hproftxt.h"
 
 #include "decoders/core/search.h"
+#include "decoders/heap/build.h"
 
 #include <inttypes.h>
 #include <math.h>

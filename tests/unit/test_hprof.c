@@ -17,6 +17,7 @@
 #include "tests/unit/helpers.h"
 
 #include "decoders/hprof/hprof.h"
+#include "decoders/heap/build.h"
 
 /* ---- builder ---- */
 
