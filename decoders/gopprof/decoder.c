@@ -110,7 +110,8 @@ static bool add_file(gopprof_dump *g, const char *path, GBytes *file, GError **e
     return true;
 }
 
-static hf_dump *gopprof_open(const char *path, GMappedFile *map, GError **err)
+static hf_dump *gopprof_open(const char *path, GMappedFile *map, const hf_open_opts *opts,
+                             GError **err)
 {
     gopprof_dump *g = new_dump(path, map);
     if (!add_file(g, path, g_mapped_file_get_bytes(map), err)) {
@@ -120,7 +121,8 @@ static hf_dump *gopprof_open(const char *path, GMappedFile *map, GError **err)
     return &g->base;
 }
 
-static hf_dump *gopprof_open_series(const char *const *paths, int n, GError **err)
+static hf_dump *gopprof_open_series(const char *const *paths, int n, const hf_open_opts *opts,
+                                    GError **err)
 {
     gopprof_dump *g = new_dump(paths[0], NULL);
     for (int i = 0; i < n; i++) {

@@ -70,7 +70,8 @@ static gperf_dump *dump_new(const char *path, GMappedFile *map)
     return g;
 }
 
-static hf_dump *gperf_open(const char *path, GMappedFile *map, GError **err)
+static hf_dump *gperf_open(const char *path, GMappedFile *map, const hf_open_opts *opts,
+                           GError **err)
 {
     gperf_dump *g = dump_new(path, map);
     if (!gperf_parse_file(g, path, g->base.data, g->base.size, false, err)) {
@@ -80,7 +81,8 @@ static hf_dump *gperf_open(const char *path, GMappedFile *map, GError **err)
     return &g->base;
 }
 
-static hf_dump *gperf_open_series(const char *const *paths, int n, GError **err)
+static hf_dump *gperf_open_series(const char *const *paths, int n, const hf_open_opts *opts,
+                                  GError **err)
 {
     gperf_dump *g = dump_new(paths[0], NULL);
     for (int i = 0; i < n; i++) {

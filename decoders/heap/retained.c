@@ -18,8 +18,7 @@ struct hf_hgraphs {
     gsize *once;     /* per snapshot: the hf_hgraph *, set once */
     /* index files (hf_heap_graphs_keep): none when dump_path is NULL */
     char *dump_path, *index_opt;
-    hf_keepkey key;
-    unsigned reach;
+    hf_keepkey key;     /* the dump's; a graph's variant is 1 + its reach */
     hf_keepr **files;   /* per snapshot: the file its graph was loaded from */
     double *load_secs;  /* per snapshot: how long loading took */
     GThread **writers;  /* per snapshot: the thread writing its file */
@@ -42,13 +41,11 @@ hf_hgraphs *hf_heap_graphs_new(uint32_t n_snaps)
 }
 
 void hf_heap_graphs_keep(hf_hgraphs *g, const char *dump_path, const char *index_opt,
-                         const hf_keepkey *key, unsigned reach)
+                         const hf_keepkey *key)
 {
     g->dump_path = g_strdup(dump_path);
     g->index_opt = g_strdup(index_opt);
     g->key = *key;
-    g->key.variant = 1 + reach; /* never the index's own key */
-    g->reach = reach;
 }
 
 static void graph_free(hf_hgraph *g, bool mapped)
@@ -516,12 +513,22 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
 
 /* ---- the index file of a snapshot's graph (graphfile.h) ---- */
 
-static GPtrArray *graph_paths(const hf_hgraphs *gs, uint32_t s)
+/* The files of snapshot s's graph at the mount's level (hf_dump.reach, set
+ * after open, so read here rather than by hf_heap_graphs_keep). */
+static GPtrArray *graph_paths(const hf_heap *h, uint32_t s)
 {
-    char *suffix = g_strdup_printf(".retained-%s.%u", hf_reach_names[gs->reach], s + 1);
-    GPtrArray *p = hf_keep_candidates(gs->dump_path, gs->index_opt, suffix);
+    char *suffix = g_strdup_printf(".retained-%s.%u", hf_reach_names[h->base.reach], s + 1);
+    GPtrArray *p = hf_keep_candidates(h->graphs->dump_path, h->graphs->index_opt, suffix);
     g_free(suffix);
     return p;
+}
+
+/* Their key: the dump's, never the index's own (variant 0). */
+static hf_keepkey graph_key(const hf_heap *h)
+{
+    hf_keepkey k = h->graphs->key;
+    k.variant = 1 + h->base.reach;
+    return k;
 }
 
 static hf_hgraph *load(hf_heap *h, uint32_t s)
@@ -531,8 +538,9 @@ static hf_hgraph *load(hf_heap *h, uint32_t s)
     if (!gs->dump_path || !sn || sn->n_objects >= UINT32_MAX - 2)
         return NULL;
     double t0 = g_get_monotonic_time() / 1e6;
-    GPtrArray *paths = graph_paths(gs, s);
-    hf_keepr *r = hf_keepr_open(&gs->key, paths, NULL);
+    GPtrArray *paths = graph_paths(h, s);
+    hf_keepkey key = graph_key(h);
+    hf_keepr *r = hf_keepr_open(&key, paths, NULL);
     g_ptr_array_free(paths, TRUE);
     hf_hgraph *g = g_new0(hf_hgraph, 1);
     if (!r || !hf_graphfile_load(g, r, (uint32_t)sn->n_objects, sn->classes->len)) {
@@ -566,10 +574,10 @@ static gpointer write_graph(gpointer ud)
     writer *wr = ud;
     hf_hgraphs *gs = wr->h->graphs;
     const hf_dump *d = &wr->h->base;
-    hf_keepkey again;
+    hf_keepkey key = graph_key(wr->h), again;
     struct stat st;
-    if (!hf_keep_key(&again, gs->dump_path, d->data, d->size, gs->key.format, gs->key.variant) ||
-        memcmp(&again, &gs->key, sizeof again) != 0 || stat(gs->dump_path, &st) != 0) {
+    if (!hf_keep_key(&again, gs->dump_path, d->data, d->size, key.format, key.variant) ||
+        memcmp(&again, &key, sizeof again) != 0 || stat(gs->dump_path, &st) != 0) {
         set_kept(gs, wr->s, g_strdup("not kept: the dump changed"));
         g_free(wr);
         return NULL;
@@ -577,9 +585,9 @@ static gpointer write_graph(gpointer ud)
     double t0 = g_get_monotonic_time() / 1e6;
     hf_keepw *w = hf_keepw_new();
     hf_graphfile_save(wr->g, wr->n_classes, w);
-    GPtrArray *paths = graph_paths(gs, wr->s);
+    GPtrArray *paths = graph_paths(wr->h, wr->s);
     char *why = NULL;
-    char *to = hf_keepw_write(w, &gs->key, paths, st.st_mode & 0644, &why);
+    char *to = hf_keepw_write(w, &key, paths, st.st_mode & 0644, &why);
     set_kept(gs, wr->s, to ? g_strdup_printf("kept in %s (%.2f s)", to,
                                              g_get_monotonic_time() / 1e6 - t0)
                            : g_strdup_printf("not kept (%s)", why ? why : "no place"));

@@ -74,8 +74,8 @@ static hprof_dump *hprof_new(const char *path, GMappedFile *map, size_t hl, unsi
     return d;
 }
 
-static hf_dump *hprof_open_opts(const char *path, GMappedFile *map, const hf_open_opts *opts,
-                                GError **err)
+static hf_dump *hprof_open(const char *path, GMappedFile *map, const hf_open_opts *opts,
+                           GError **err)
 {
     const uint8_t *data = (const uint8_t *)g_mapped_file_get_contents(map);
     size_t size = g_mapped_file_get_length(map);
@@ -112,22 +112,16 @@ static hf_dump *hprof_open_opts(const char *path, GMappedFile *map, const hf_ope
     hprof_store_built(d, g_get_monotonic_time() / 1e6 - t0);
 done:
     if (d->store.keyed) /* dominator results go to files beside the index */
-        hf_heap_graphs_keep(d->heap.graphs, path, opts->index, &d->store.key, opts->reach);
+        hf_heap_graphs_keep(d->heap.graphs, path, opts->index, &d->store.key);
     d->heap.pprof = hf_heap_pprof_new(&d->heap, d->heap.snaps->len, "java", hprof_build_pprof, d,
                                       NULL, NULL);
     return &d->heap.base;
-}
-
-static hf_dump *hprof_open(const char *path, GMappedFile *map, GError **err)
-{
-    return hprof_open_opts(path, map, NULL, err);
 }
 
 const hf_decoder hf_decoder_hprof = {
     .format = "hprof",
     .detect = hprof_detect,
     .open = hprof_open,
-    .open_opts = hprof_open_opts,
 };
 
 static const hf_file snap_files[] = {

@@ -53,7 +53,8 @@ static void hproftxt_destroy(hf_dump *d)
     g_free(t);
 }
 
-static hf_dump *hproftxt_open(const char *path, GMappedFile *map, GError **err)
+static hf_dump *hproftxt_open(const char *path, GMappedFile *map, const hf_open_opts *opts,
+                              GError **err)
 {
     hproftxt_dump *t = g_new0(hproftxt_dump, 1);
     /* Ids in these files are 32-bit object tags. */
@@ -79,7 +80,6 @@ const hf_decoder hf_decoder_hproftxt = {
     .format = "hprof-text",
     .detect = detect,
     .open = hproftxt_open,
-    .open_series = NULL,
 };
 
 /* ---- the model ---- */

@@ -361,7 +361,7 @@ hf_dump *th_open_temp(const void *data, size_t len, const hf_open_opts *opts, ch
 {
     GError *e = NULL;
     char *p = th_write_temp(data, len);
-    hf_dump *d = hf_open_with(p, opts, err ? err : &e);
+    hf_dump *d = hf_open(p, opts, err ? err : &e);
     if (!d && !err)
         fail_msg("open: %s", e ? e->message : "?");
     if (path) {

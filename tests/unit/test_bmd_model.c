@@ -295,7 +295,7 @@ static void test_names_option(void **state)
     /* a names file that is not there: the open fails, saying why */
     opts.names_file = "/nonexistent/names.txt";
     char *p2 = th_write_temp(b->data, b->len);
-    assert_null(hf_open_with(p2, &opts, &e));
+    assert_null(hf_open(p2, &opts, &e));
     assert_non_null(strstr(e->message, "names file"));
     g_clear_error(&e);
     unlink(p2);
@@ -398,7 +398,7 @@ static void test_every_cut(void **state)
     for (size_t n = 1; n < b->len; n++) {
         GError *e = NULL;
         char *path = th_write_temp(body, n);
-        hf_dump *d = hf_open(path, &e);
+        hf_dump *d = hf_open(path, NULL, &e);
         if (n < hdr) {
             /* no whole header: not BMD (or not enough to tell) */
             if (d)
@@ -434,7 +434,7 @@ static void test_corpus_opens(void **state)
     while ((n = g_dir_read_name(dir))) {
         char *p = g_build_filename(corpus, n, NULL);
         GError *e = NULL;
-        hf_dump *d = hf_open(p, &e);
+        hf_dump *d = hf_open(p, NULL, &e);
         if (!d)
             fail_msg("%s: %s", p, e->message);
         assert_string_equal(d->ops->format, "bmd");
@@ -482,7 +482,7 @@ static void compare_with_hprof(const char *hprof_name, const char *bmd_name)
 {
     GError *e = NULL;
     char *hprof = th_corpus("hprof", hprof_name), *bmd = th_corpus("bmd", bmd_name);
-    hf_dump *hd = hf_open(hprof, &e);
+    hf_dump *hd = hf_open(hprof, NULL, &e);
     if (!hd)
         skip();
     GHashTable *want = counts(hd);
@@ -491,7 +491,7 @@ static void compare_with_hprof(const char *hprof_name, const char *bmd_name)
     g_free(names);
     for (int with_names = 0; with_names < 2; with_names++) {
         hf_open_opts opts = {.names_file = with_names ? npath : NULL};
-        hf_dump *bd = hf_open_with(bmd, &opts, &e);
+        hf_dump *bd = hf_open(bmd, &opts, &e);
         if (!bd)
             fail_msg("%s: %s", bmd, e->message);
         GHashTable *got = counts(bd);
@@ -541,7 +541,7 @@ static void test_corpus_repeated_header(void **state)
 {
     GError *e = NULL;
     char *p = th_corpus("bmd", "badoo_crunch_test_out_9dd9e94.bmd");
-    hf_dump *d = hf_open(p, &e);
+    hf_dump *d = hf_open(p, NULL, &e);
     g_free(p);
     if (!d)
         skip();

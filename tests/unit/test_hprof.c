@@ -126,7 +126,7 @@ static hf_dump *open_bytes(GByteArray *bytes, char **path)
 {
     GError *e = NULL;
     *path = th_write_temp(bytes->data, bytes->len);
-    hf_dump *d = hf_open(*path, &e);
+    hf_dump *d = hf_open(*path, NULL, &e);
     if (!d)
         fail_msg("open: %s", e->message);
     return d;
@@ -741,7 +741,7 @@ static void test_damage(void **state)
             assert_non_null(f);
             assert_int_equal(fwrite(b->data, 1, b->len, f), b->len);
             fclose(f);
-            hf_dump *d = hf_open(path, &e);
+            hf_dump *d = hf_open(path, NULL, &e);
             if (d) {
                 th_render_everything(d, 16);
                 hf_dump_close(d);
@@ -787,7 +787,7 @@ static void test_corpus_opens(void **state)
             continue;
         char *p = g_build_filename(corpus, n, NULL);
         GError *e = NULL;
-        hf_dump *d = hf_open(p, &e);
+        hf_dump *d = hf_open(p, NULL, &e);
         if (!d)
             fail_msg("%s: %s", p, e->message);
         assert_string_equal(d->ops->format, "hprof");
@@ -847,7 +847,7 @@ static void check_slurp(const char *bin, const char *result, bool extra_array_su
     if (!g_file_get_contents(result, &text, NULL, NULL))
         skip();
     GError *e = NULL;
-    hf_dump *d = hf_open(bin, &e);
+    hf_dump *d = hf_open(bin, NULL, &e);
     if (!d)
         fail_msg("%s: %s", bin, e->message);
     hprof_dump *hd = (hprof_dump *)d;
@@ -954,7 +954,7 @@ static void test_android(void **state)
 {
     GError *e = NULL;
     char *p = th_corpus("hprof", "leakcanary_leak_service_binder.hprof");
-    hf_dump *d = hf_open(p, &e);
+    hf_dump *d = hf_open(p, NULL, &e);
     g_free(p);
     if (!d)
         skip();

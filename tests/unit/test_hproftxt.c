@@ -26,7 +26,7 @@ static char *corpus(const char *name)
 static hproftxt_dump *open_path(const char *p)
 {
     GError *e = NULL;
-    hf_dump *d = hf_open(p, &e);
+    hf_dump *d = hf_open(p, NULL, &e);
     if (!d)
         fail_msg("%s: %s", p, e ? e->message : "?");
     assert_string_equal(d->ops->format, "hprof-text");
@@ -367,7 +367,7 @@ static hproftxt_dump *open_text(const char *body, bool with_header, char **file)
     *file = th_write_temp(s->str, s->len);
     g_string_free(s, TRUE);
     GError *e = NULL;
-    hf_dump *d = hf_open(*file, &e);
+    hf_dump *d = hf_open(*file, NULL, &e);
     g_clear_error(&e);
     return (hproftxt_dump *)d;
 }
@@ -487,7 +487,7 @@ static void test_detect(void **state)
     static const char bin[] = "JAVA PROFILE 1.0.2\0\0\0\0\x08";
     char *file = th_write_temp(bin, sizeof bin);
     GError *e = NULL;
-    hf_dump *d = hf_open(file, &e);
+    hf_dump *d = hf_open(file, NULL, &e);
     if (d) {
         assert_string_not_equal(d->ops->format, "hprof-text");
         hf_dump_close(d);
@@ -506,7 +506,7 @@ static void test_truncations(void **state)
     for (size_t cut = 1; cut < len; cut += 1543) {
         char *file = th_write_temp(text, cut);
         GError *e = NULL;
-        hf_dump *d = hf_open(file, &e);
+        hf_dump *d = hf_open(file, NULL, &e);
         if (d) {
             th_render_everything(d, 100);
             hf_dump_close(d);

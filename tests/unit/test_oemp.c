@@ -24,7 +24,7 @@ static hf_dump *open_data(const char *name)
 {
     char *p = th_fixture(name);
     GError *e = NULL;
-    hf_dump *d = hf_open(p, &e);
+    hf_dump *d = hf_open(p, NULL, &e);
     if (!d)
         fail_msg("%s: %s", p, e ? e->message : "?");
     assert_string_equal(d->ops->format, "oemp");

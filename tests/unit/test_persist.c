@@ -252,7 +252,7 @@ static hf_dump *open_ix(const char *dump, const char *ix)
 {
     hf_open_opts o = {.index = ix};
     GError *e = NULL;
-    hf_dump *d = hf_open_with(dump, &o, &e);
+    hf_dump *d = hf_open(dump, &o, &e);
     if (!d)
         fail_msg("%s", e->message);
     return d;
@@ -449,6 +449,21 @@ static void test_retained_kept(void **state)
         if (round == 1)
             damage(gfile, file_size(gfile) / 2);
     }
+    /* another level (hf_open_opts.reach, the dump's reach): a file of its
+     * own, computed, not the strong one's */
+    hf_open_opts weak = {.index = ix, .reach = HF_REACH_WEAK};
+    GError *e = NULL;
+    hf_dump *d = hf_open(dump, &weak, &e);
+    assert_non_null(d);
+    g_free(th_snap_file(d, 0, "dominators"));
+    char *st = status_of(d);
+    if (!strstr(st, "computed in"))
+        fail_msg("weak: not computed:\n%s", st);
+    g_free(st);
+    hf_dump_close(d);
+    char *wfile = g_build_filename(dir, "dump.ix.retained-weak.1", NULL);
+    assert_true(g_file_test(wfile, G_FILE_TEST_IS_REGULAR));
+    g_free(wfile);
     for (size_t i = 0; i < G_N_ELEMENTS(views); i++)
         g_free(want[i]);
     g_free(data);
