@@ -42,6 +42,13 @@ static inline bool hf_budget_spent(const GString *out, size_t start, size_t budg
 
 typedef struct hf_dump hf_dump;
 
+/* Snapshot s of dump d: how a snapshot is addressed across dumps (a mount
+ * of several dumps, comparing snapshots: compare.h). */
+typedef struct {
+    hf_dump *d;
+    uint32_t s;
+} hf_snapref;
+
 /*
  * A view: file `file` of node `index` of snapshot `snap`.  `file` indexes
  * the table the file was declared in (hf_parts.files); `index` is the
