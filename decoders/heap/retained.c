@@ -7,6 +7,7 @@
 
 #include "decoders/core/names.h"
 #include "decoders/core/progress.h"
+#include "decoders/core/search.h"
 #include "decoders/heap/graphfile.h"
 
 #include <string.h>
@@ -148,13 +149,7 @@ static uint32_t resolve(const resolver *r, uint64_t id)
     if (b >= r->nb)
         return HF_NONE;
     uint32_t i = r->tab[b], j = r->tab[b + 1];
-    while (i < j) {
-        uint32_t mid = i + (j - i) / 2;
-        if (r->ids[mid] < id)
-            i = mid + 1;
-        else
-            j = mid;
-    }
+    i += (uint32_t)hf_lower_bound_u64(r->ids + i, j - i, id);
     return i < r->n && r->ids[i] == id ? i : HF_NONE;
 }
 
@@ -210,19 +205,9 @@ static int cmp_u32(const void *a, const void *b)
 /* The locals hanging under thread node v: [*first, *end) of c->locals. */
 static void locals_of(const gctx *c, uint32_t v, size_t *first, size_t *end)
 {
-    size_t lo = 0, hi = c->n_locals;
     uint64_t key = (uint64_t)v << 32;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->locals[mid] < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    *first = lo;
-    while (lo < c->n_locals && c->locals[lo] >> 32 == v)
-        lo++;
-    *end = lo;
+    *first = hf_lower_bound_u64(c->locals, c->n_locals, key);
+    *end = hf_upper_bound_u64(c->locals, c->n_locals, key | UINT32_MAX);
 }
 
 static void source(void *ud, uint32_t v, bool counting, hf_edge_emit emit, void *ectx)
