@@ -513,13 +513,17 @@ static void test_truncated(void **state)
     g_byte_array_unref(full);
 }
 
-/* Unknown top-level tags are skipped by their length; an unknown sub-record
- * ends its record; both are problems with offsets. */
+/* Unknown top-level tags are skipped by their length; a known record too
+ * short for its tag is named; an unknown sub-record ends its record; all
+ * are problems with offsets. */
 static void test_unknown_tags(void **state)
 {
     bld b = start(4, "JAVA PROFILE 1.0.2");
     rec(&b, 0x55);
     u4(&b, 1234);
+    end(&b);
+    rec(&b, HPROF_HEAP_SUMMARY); /* 24 bytes of totals: only 4 */
+    u4(&b, 7);
     end(&b);
     str(&b, 1, "java/lang/Object");
     load_class(&b, 1, C_OBJECT, 1);
@@ -531,12 +535,14 @@ static void test_unknown_tags(void **state)
     end(&b);
     char *path;
     hf_dump *d = open_bytes(b.b, &path);
-    assert_int_equal(d->problems->len, 2);
+    assert_int_equal(d->problems->len, 3);
     assert_string_equal(g_ptr_array_index(d->problems, 0),
                         "offset 0x1f: unknown record tag 0x55 (4 bytes) skipped");
+    assert_string_equal(g_ptr_array_index(d->problems, 1),
+                        "offset 0x2c: record 0x07: body of 4 bytes too short for its contents");
     char want[100];
     g_snprintf(want, sizeof want, "offset 0x%zx: unknown heap dump sub-record 0x77", bad);
-    assert_true(g_str_has_prefix(g_ptr_array_index(d->problems, 1), want));
+    assert_true(g_str_has_prefix(g_ptr_array_index(d->problems, 2), want));
     assert_int_equal(d->ops->n_objects(d, 0), 1);
     assert_true(d->ops->class_find(d, 0, "java.lang.Object") >= 0);
     close_bytes(d, path);
