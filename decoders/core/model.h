@@ -301,6 +301,10 @@ void hf_problem_nooff(hf_dump *d, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 /* "indexing: 0.25 s, 4016 MB/s, 2 threads" and a newline, appended to out
  * when the decoder gave the figures (hf_dump.index_seconds). */
 void hf_dump_index_figures(const hf_dump *d, GString *out);
+/* hf_dump_ops.snapshot_number and trace_number for formats whose files
+ * number neither: by position from 1 (snapshot s is s + 1). */
+uint64_t hf_snapshot_ordinal(hf_dump *d, uint32_t s);
+uint64_t hf_trace_ordinal(hf_dump *d, uint64_t t);
 
 /* Problems found apart from the dump (on a scanning thread), kept in order
  * and appended to the dump's later with hf_problems_append, as if reported

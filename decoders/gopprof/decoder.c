@@ -34,19 +34,9 @@ static uint32_t gopprof_n_snapshots(hf_dump *d)
     return ((gopprof_dump *)d)->snaps->len;
 }
 
-static uint64_t gopprof_snapshot_number(hf_dump *d, uint32_t s)
-{
-    return (uint64_t)s + 1;
-}
-
 static uint64_t gopprof_n_traces(hf_dump *d)
 {
     return ((gopprof_dump *)d)->traces->len;
-}
-
-static uint64_t gopprof_trace_number(hf_dump *d, uint64_t t)
-{
-    return t + 1;
 }
 
 static const hf_dump_ops gopprof_ops = {
@@ -56,9 +46,9 @@ static const hf_dump_ops gopprof_ops = {
     .render_info = gopprof_render_info,
     .render_trace = gopprof_render_trace,
     .n_snapshots = gopprof_n_snapshots,
-    .snapshot_number = gopprof_snapshot_number,
+    .snapshot_number = hf_snapshot_ordinal,
     .n_traces = gopprof_n_traces,
-    .trace_number = gopprof_trace_number,
+    .trace_number = hf_trace_ordinal,
     .tally = gopprof_tally,
     .snapshot = {.files = gopprof_snap_files},
 };

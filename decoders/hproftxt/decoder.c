@@ -127,11 +127,6 @@ static uint32_t hproftxt_n_snapshots(hf_dump *d)
     return ((hproftxt_dump *)d)->snaps->len;
 }
 
-static uint64_t hproftxt_snapshot_number(hf_dump *d, uint32_t s)
-{
-    return (uint64_t)s + 1;
-}
-
 static uint64_t hproftxt_n_traces(hf_dump *d)
 {
     return ((hproftxt_dump *)d)->traces->len;
@@ -162,7 +157,7 @@ static const hf_dump_ops hproftxt_ops = {
     .status = hf_heap_graph_status,
     HF_HEAP_MODEL_OPS,
     .n_snapshots = hproftxt_n_snapshots,
-    .snapshot_number = hproftxt_snapshot_number,
+    .snapshot_number = hf_snapshot_ordinal,
     .n_traces = hproftxt_n_traces,
     .trace_number = hproftxt_trace_number,
     .n_threads = hproftxt_n_threads,
