@@ -3,10 +3,10 @@
 # with AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer on).
 #
 # The layering is enforced here (docs/architecture.md):
-#   libheapfs.a   decoders/ and cache/: the decoding library.  Compiled
-#                 without FUSE's include path, so it cannot include FUSE.
-#   libhftree.a   fs/ minus the FUSE front end: the tree, views, inodes.
-#                 Also compiled without FUSE.
+#   libheapfs.a   decoders/: the decoding library.  Compiled without
+#                 FUSE's include path, so it cannot include FUSE.
+#   libhftree.a   fs/ minus the FUSE front end (the tree, views, inodes) and
+#                 cache/ (the view cache).  Also compiled without FUSE.
 #   heapfs        the FUSE front end (FUSE_SRC) linked with both.
 # Unit tests link the two libraries (the linker takes only the objects a test
 # uses) and never libfuse.
@@ -32,8 +32,8 @@ FUSE_SRC := fs/main.c fs/fuse_ops.c
 # build/gen/pprof/profile.pb-c.[ch], included as "build/gen/pprof/profile.pb-c.h".
 PB_GEN   := build/gen/pprof/profile.pb-c.c
 PB_H     := $(PB_GEN:.c=.h)
-LIB_SRC  := $(sort $(shell find decoders cache -name '*.c')) $(PB_GEN)
-TREE_SRC := $(filter-out $(FUSE_SRC),$(wildcard fs/*.c))
+LIB_SRC  := $(sort $(shell find decoders -name '*.c')) $(PB_GEN)
+TREE_SRC := $(filter-out $(FUSE_SRC),$(wildcard fs/*.c)) $(wildcard cache/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
 TREE_OBJ := $(TREE_SRC:%.c=$(B)/%.o)
 FUSE_OBJ := $(FUSE_SRC:%.c=$(B)/%.o)

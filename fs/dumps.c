@@ -37,7 +37,7 @@ hf_dumps *hf_dumps_open(char *const *paths, int n, const hf_open_opts *opts, GEr
 {
     GPtrArray *a = g_ptr_array_new();
     hf_dumps *m = NULL;
-    if (hf_open_files_with((const char *const *)paths, n, opts, a, err))
+    if (hf_open_files((const char *const *)paths, n, opts, a, err))
         m = hf_dumps_new((hf_dump *const *)a->pdata, a->len, true);
     g_ptr_array_free(a, TRUE);
     return m;

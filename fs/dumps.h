@@ -26,7 +26,7 @@
 
 typedef struct hf_dumps hf_dumps;
 
-/* Opens the files of one mount (hf_open_files_with).  NULL with *err set,
+/* Opens the files of one mount (hf_open_files).  NULL with *err set,
  * naming the file, when one cannot be decoded. */
 hf_dumps *hf_dumps_open(char *const *paths, int n, const hf_open_opts *opts, GError **err);
 /* The mount of n >= 1 open dumps (the array is copied); with `own`,

@@ -9,6 +9,8 @@
  * The dump is immutable after open; everything here is thread-safe.
  */
 #include "decoders/bmd/bmd.h"
+#include "decoders/heap/build.h"
+#include "decoders/heap/render.h"
 #include "decoders/heap/retained.h"
 
 #include <string.h>
@@ -59,8 +61,8 @@ static void bmd_build_pprof(hf_heap_pprof_out *o, uint32_t s, void *ud)
     hf_heap_pprof_add_objects(o, s);
 }
 
-static hf_dump *bmd_open_opts(const char *path, GMappedFile *map, const hf_open_opts *opts,
-                              GError **err)
+static hf_dump *bmd_open(const char *path, GMappedFile *map, const hf_open_opts *opts,
+                         GError **err)
 {
     const uint8_t *data = (const uint8_t *)g_mapped_file_get_contents(map);
     size_t size = g_mapped_file_get_length(map);
@@ -95,16 +97,10 @@ static hf_dump *bmd_open_opts(const char *path, GMappedFile *map, const hf_open_
     return &d->heap.base;
 }
 
-static hf_dump *bmd_open(const char *path, GMappedFile *map, GError **err)
-{
-    return bmd_open_opts(path, map, NULL, err);
-}
-
 const hf_decoder hf_decoder_bmd = {
     .format = "bmd",
     .detect = bmd_detect,
     .open = bmd_open,
-    .open_opts = bmd_open_opts,
 };
 
 static const hf_file snap_files[] = {

@@ -14,6 +14,7 @@
  * Runs once inside open() (bmd_index), single-threaded.
  */
 #include "decoders/bmd/bmd.h"
+#include "decoders/heap/build.h"
 #include "decoders/hprof/records.h"
 
 #include <string.h>
@@ -125,21 +126,6 @@ void bmd_add_legacy(bmd_dump *d, const bmd_legacy_ref *refs, guint n)
         const uint8_t *b = data + l->body;
         bool ok = true;
         switch (l->tag) {
-        case HPROF_STRING: {
-            hprof_string s;
-            ok = hprof_parse_string(b, l->len, idsz, &s);
-            break;
-        }
-        case HPROF_LOAD_CLASS: {
-            hprof_load_class lc;
-            ok = hprof_parse_load_class(b, l->len, idsz, &lc);
-            break;
-        }
-        case HPROF_STACK_FRAME: {
-            hprof_frame f;
-            ok = hprof_parse_stack_frame(b, l->len, idsz, &f);
-            break;
-        }
         case HPROF_STACK_TRACE: {
             hprof_trace t;
             if (!(ok = hprof_parse_stack_trace(b, l->len, idsz, &t)))
@@ -179,42 +165,20 @@ void bmd_add_legacy(bmd_dump *d, const bmd_legacy_ref *refs, guint n)
             g_array_append_val(h->threads, ht);
             break;
         }
-        case HPROF_END_THREAD:
-        case HPROF_UNLOAD_CLASS: {
-            uint32_t serial;
-            ok = hprof_parse_serial(b, l->len, idsz, &serial);
-            break;
-        }
-        case HPROF_ALLOC_SITES: {
-            hprof_sites s;
-            ok = hprof_parse_alloc_sites(b, l->len, idsz, &s);
-            break;
-        }
-        case HPROF_HEAP_SUMMARY: {
-            hprof_heap_summary s;
-            ok = hprof_parse_heap_summary(b, l->len, idsz, &s);
-            break;
-        }
-        case HPROF_CPU_SAMPLES: {
-            hprof_cpu_samples s;
-            ok = hprof_parse_cpu_samples(b, l->len, idsz, &s);
-            break;
-        }
-        case HPROF_CONTROL_SETTINGS: {
-            hprof_control c;
-            ok = hprof_parse_control(b, l->len, idsz, &c);
-            break;
-        }
         case HPROF_HEAP_DUMP:
         case HPROF_HEAP_DUMP_SEGMENT:
         case HPROF_HEAP_DUMP_END:
             hf_problem(&h->base, l->rec, "legacy HPROF heap dump record 0x%02x (%u bytes) not "
                        "decoded: a BMD file holds its heap in BMD records", l->tag, l->len);
             break;
-        default:
-            hf_problem(&h->base, l->rec, "legacy record with unknown HPROF tag 0x%x (%u bytes) "
-                       "skipped", l->tag, l->len);
+        default: { /* the records read above, and those kept as counts */
+            hprof_body st = hprof_check_body(l->tag, b, l->len, idsz);
+            ok = st != HPROF_BODY_SHORT;
+            if (st == HPROF_BODY_UNKNOWN_TAG)
+                hf_problem(&h->base, l->rec, "legacy record with unknown HPROF tag 0x%x (%u "
+                           "bytes) skipped", l->tag, l->len);
             break;
+        }
         }
         if (!ok)
             hf_problem(&h->base, l->rec, "legacy HPROF record 0x%02x: body of %u bytes too "

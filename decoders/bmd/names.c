@@ -14,6 +14,7 @@
  */
 #include "decoders/bmd/bmd.h"
 #include "decoders/core/names.h"
+#include "decoders/heap/build.h"
 
 #include <string.h>
 

@@ -8,6 +8,7 @@
  * Read-only over the finished dump: thread-safe.
  */
 #include "decoders/bmd/bmd.h"
+#include "decoders/heap/render.h"
 #include "decoders/hprof/records.h"
 
 #include <string.h>

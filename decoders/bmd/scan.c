@@ -30,6 +30,7 @@
  */
 #include "decoders/bmd/bmd.h"
 #include "decoders/core/search.h"
+#include "decoders/heap/build.h"
 #include "decoders/hprof/records.h"
 
 #include <string.h>

@@ -17,12 +17,6 @@
 
 #include "decoders/core/model.h"
 
-/* Snapshot s of dump d. */
-typedef struct {
-    hf_dump *d;
-    uint32_t s;
-} hf_snapref;
-
 /* Whether growth (retained: growth-retained) can compare a with b;
  * computes nothing. */
 bool hf_compare_has_growth(hf_snapref a, hf_snapref b, bool retained);

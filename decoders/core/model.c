@@ -68,6 +68,16 @@ void hf_dump_index_figures(const hf_dump *d, GString *out)
                            d->index_threads == 1 ? "" : "s");
 }
 
+uint64_t hf_snapshot_ordinal(hf_dump *d, uint32_t s)
+{
+    return (uint64_t)s + 1;
+}
+
+uint64_t hf_trace_ordinal(hf_dump *d, uint64_t t)
+{
+    return t + 1;
+}
+
 void hf_problem_list_addv(hf_problem_list *l, uint64_t offset, const char *fmt, va_list ap)
 {
     if (l->n++ >= HF_PROBLEMS_MAX)

@@ -42,6 +42,13 @@ static inline bool hf_budget_spent(const GString *out, size_t start, size_t budg
 
 typedef struct hf_dump hf_dump;
 
+/* Snapshot s of dump d: how a snapshot is addressed across dumps (a mount
+ * of several dumps, comparing snapshots: compare.h). */
+typedef struct {
+    hf_dump *d;
+    uint32_t s;
+} hf_snapref;
+
 /*
  * A view: file `file` of node `index` of snapshot `snap`.  `file` indexes
  * the table the file was declared in (hf_parts.files); `index` is the
@@ -203,7 +210,7 @@ struct hf_dump {
     /* Heap formats: how strong a reference must be to keep an object alive
      * (-o retained=..., an hf_reach; 0 = strong). */
     unsigned reach;
-    /* The index file mapped in place of indexing (core/ixfile.h), for
+    /* The index file mapped in place of indexing (core/keepfile.h), for
      * fs/'s SIGBUS guard; NULL when the index was built. */
     const void *index_data;
     size_t index_size;
@@ -235,7 +242,8 @@ typedef struct hf_open_opts {
      * cannot be read makes the open fail. */
     const char *names_file;
     /* Heap formats: the weakest reference that keeps an object alive
-     * (an hf_reach; 0 = strong). */
+     * (an hf_reach; 0 = strong).  hf_open copies it to hf_dump.reach once
+     * the decoder's open returns; decoders read that, never this. */
     unsigned reach;
     /* The index file (-o index=): NULL for the default place (beside the
      * dump, else under $XDG_CACHE_HOME/heapfs), "none" for no index file,
@@ -249,40 +257,35 @@ typedef struct {
     const char *format;
     /* True when head (the first `len` bytes of the file) is this format. */
     bool (*detect)(const uint8_t *head, size_t len);
-    /* Index the mapped file.  On failure returns NULL and sets *err to one
-     * line saying why.  Problems that still leave something to show go to
-     * hf_problem() instead. */
-    hf_dump *(*open)(const char *path, GMappedFile *map, GError **err);
-    /* Several files as successive snapshots (NULL: one file only). */
-    hf_dump *(*open_series)(const char *const *paths, int n, GError **err);
-    /* open() with options (hf_open_opts; NULL means none).  NULL for a
-     * decoder that takes no options: hf_open_with then calls open(). */
-    hf_dump *(*open_opts)(const char *path, GMappedFile *map, const hf_open_opts *opts,
-                          GError **err);
+    /* Index the mapped file, with options (NULL: none; a decoder ignores
+     * those that do not apply to its format).  On failure returns NULL and
+     * sets *err to one line saying why.  Problems that still leave
+     * something to show go to hf_problem() instead. */
+    hf_dump *(*open)(const char *path, GMappedFile *map, const hf_open_opts *opts,
+                     GError **err);
+    /* Several files as successive snapshots, options as open's (NULL: one
+     * file only, each opened as a dump of its own). */
+    hf_dump *(*open_series)(const char *const *paths, int n, const hf_open_opts *opts,
+                            GError **err);
 } hf_decoder;
 
 #define HF_ERROR hf_error_quark()
 GQuark hf_error_quark(void);
 enum { HF_ERROR_OPEN, HF_ERROR_FORMAT, HF_ERROR_CORRUPT };
 
-/* Open and index `path`, detecting the format from its content.  NULL with
- * *err set (one line, suitable for stderr) when nothing could be decoded. */
-hf_dump *hf_open(const char *path, GError **err);
-/* Several files of one series (gperftools prefix.0001.heap ...). */
-hf_dump *hf_open_series(const char *const *paths, int n, GError **err);
-/* The same with options (NULL: none, as the two above).  Decoders that open
- * series take no options yet: for n > 1 opts are not passed on. */
-hf_dump *hf_open_with(const char *path, const hf_open_opts *opts, GError **err);
-hf_dump *hf_open_series_with(const char *const *paths, int n, const hf_open_opts *opts,
-                             GError **err);
+/* Open and index `path`, detecting the format from its content, with
+ * options (NULL: none, and no index file).  NULL with *err set (one line,
+ * suitable for stderr) when nothing could be decoded. */
+hf_dump *hf_open(const char *path, const hf_open_opts *opts, GError **err);
 /* The files of one mount, appended to out as dumps (hf_dump *) in order:
- * one file, or one series (all of a format that opens series), gives one
- * dump; files of the other formats (heap dumps) give one dump each, whose
- * snapshots the mount shows one after another.  False, with *err naming
- * the file, when a file cannot be decoded or formats that cannot be mixed
- * are; nothing is appended then. */
-bool hf_open_files_with(const char *const *paths, int n, const hf_open_opts *opts,
-                        GPtrArray *out, GError **err);
+ * one file, or one series (several files of a format that opens series,
+ * such as gperftools prefix.0001.heap ...), gives one dump; files of the
+ * other formats (heap dumps) give one dump each, whose snapshots the mount
+ * shows one after another.  False, with *err naming the file, when a file
+ * cannot be decoded or formats that cannot be mixed are; nothing is
+ * appended then. */
+bool hf_open_files(const char *const *paths, int n, const hf_open_opts *opts, GPtrArray *out,
+                   GError **err);
 void hf_dump_close(hf_dump *d);
 
 /* A hostile file can hold millions of problems: the list keeps the first
@@ -298,6 +301,10 @@ void hf_problem_nooff(hf_dump *d, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 /* "indexing: 0.25 s, 4016 MB/s, 2 threads" and a newline, appended to out
  * when the decoder gave the figures (hf_dump.index_seconds). */
 void hf_dump_index_figures(const hf_dump *d, GString *out);
+/* hf_dump_ops.snapshot_number and trace_number for formats whose files
+ * number neither: by position from 1 (snapshot s is s + 1). */
+uint64_t hf_snapshot_ordinal(hf_dump *d, uint32_t s);
+uint64_t hf_trace_ordinal(hf_dump *d, uint64_t t);
 
 /* Problems found apart from the dump (on a scanning thread), kept in order
  * and appended to the dump's later with hf_problems_append, as if reported

@@ -12,8 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Each format folder defines hf_decoder_FOLDER in its decoder.c (gopprof's
- * keeps its first name until its folder renames it). */
+/* Each format folder defines hf_decoder_FOLDER in its decoder.c. */
 extern const hf_decoder hf_decoder_gperf;
 extern const hf_decoder hf_decoder_hproftxt;
 extern const hf_decoder hf_decoder_hprof;
@@ -92,7 +91,16 @@ static const hf_decoder *detect_mapped(const char *path, GMappedFile *map, GErro
     return dec;
 }
 
-hf_dump *hf_open_with(const char *path, const hf_open_opts *opts, GError **err)
+/* What every open does after the decoder's: the options that apply to
+ * any dump (the retained level: only through hf_dump.reach). */
+static hf_dump *opened(hf_dump *d, const hf_open_opts *opts)
+{
+    if (d && opts)
+        d->reach = opts->reach;
+    return d;
+}
+
+hf_dump *hf_open(const char *path, const hf_open_opts *opts, GError **err)
 {
     GMappedFile *map = map_file(path, err);
     if (!map)
@@ -100,22 +108,9 @@ hf_dump *hf_open_with(const char *path, const hf_open_opts *opts, GError **err)
     hf_dump *d = NULL;
     const hf_decoder *dec = detect_mapped(path, map, err);
     if (dec)
-        d = opts && dec->open_opts ? dec->open_opts(path, map, opts, err)
-                                   : dec->open(path, map, err);
-    if (d && opts)
-        d->reach = opts->reach;
+        d = opened(dec->open(path, map, opts, err), opts);
     g_mapped_file_unref(map);
     return d;
-}
-
-hf_dump *hf_open(const char *path, GError **err)
-{
-    return hf_open_with(path, NULL, err);
-}
-
-hf_dump *hf_open_series(const char *const *paths, int n, GError **err)
-{
-    return hf_open_series_with(paths, n, NULL, err);
 }
 
 /* The decoder of every file, in order (false with *err naming the file). */
@@ -133,34 +128,6 @@ static bool detect_all(const char *const *paths, int n, const hf_decoder **decs,
     return true;
 }
 
-hf_dump *hf_open_series_with(const char *const *paths, int n, const hf_open_opts *opts,
-                             GError **err)
-{
-    if (n == 1)
-        return hf_open_with(paths[0], opts, err);
-    const hf_decoder **decs = g_new(const hf_decoder *, n);
-    hf_dump *d = NULL;
-    if (!detect_all(paths, n, decs, err))
-        goto out;
-    for (int i = 1; i < n; i++)
-        if (decs[i] != decs[0]) {
-            g_set_error(err, HF_ERROR, HF_ERROR_FORMAT,
-                        "%s: a series must be of one format (%s is %s)", paths[i], paths[0],
-                        decs[0]->format);
-            goto out;
-        }
-    if (!decs[0]->open_series) {
-        g_set_error(err, HF_ERROR, HF_ERROR_FORMAT,
-                    "%s: %s files cannot be mounted as a series; give one file", paths[0],
-                    decs[0]->format);
-        goto out;
-    }
-    d = decs[0]->open_series(paths, n, err);
-out:
-    g_free(decs);
-    return d;
-}
-
 /* Appends d to out unless the open failed (NULL). */
 static bool append_opened(GPtrArray *out, hf_dump *d)
 {
@@ -169,11 +136,11 @@ static bool append_opened(GPtrArray *out, hf_dump *d)
     return d != NULL;
 }
 
-bool hf_open_files_with(const char *const *paths, int n, const hf_open_opts *opts,
-                        GPtrArray *out, GError **err)
+bool hf_open_files(const char *const *paths, int n, const hf_open_opts *opts, GPtrArray *out,
+                   GError **err)
 {
     if (n == 1)
-        return append_opened(out, hf_open_with(paths[0], opts, err));
+        return append_opened(out, hf_open(paths[0], opts, err));
     const hf_decoder **decs = g_new(const hf_decoder *, n);
     bool ok = detect_all(paths, n, decs, err);
     const hf_decoder *series = ok && decs[0]->open_series ? decs[0] : NULL;
@@ -189,10 +156,10 @@ bool hf_open_files_with(const char *const *paths, int n, const hf_open_opts *opt
     if (!ok)
         return false;
     if (series) /* the files are detected: straight to the decoder */
-        return append_opened(out, series->open_series(paths, n, err));
+        return append_opened(out, opened(series->open_series(paths, n, opts, err), opts));
     hf_dump **got = g_new0(hf_dump *, n);
     for (int i = 0; ok && i < n; i++)
-        ok = (got[i] = hf_open_with(paths[i], opts, err)) != NULL;
+        ok = (got[i] = hf_open(paths[i], opts, err)) != NULL;
     for (int i = 0; i < n; i++)
         if (ok)
             g_ptr_array_add(out, got[i]);

@@ -1,7 +1,7 @@
 /*
  * registry.h - the table of decoders itself, for tools that name a format
  * instead of detecting it (the fuzz targets, tests/fuzz/hf_walk).
- * Everything else opens files with hf_open (model.h).
+ * Everything else opens files with hf_open or hf_open_files (model.h).
  */
 #ifndef HF_REGISTRY_H
 #define HF_REGISTRY_H

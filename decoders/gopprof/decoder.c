@@ -6,11 +6,11 @@
 
 #include <string.h>
 
-static const hf_dump_ops gop_ops;
+static const hf_dump_ops gopprof_ops;
 
-static void gop_destroy(hf_dump *d)
+static void gopprof_destroy(hf_dump *d)
 {
-    gop_dump *g = (gop_dump *)d;
+    gopprof_dump *g = (gopprof_dump *)d;
     if (g->snaps)
         g_ptr_array_free(g->snaps, TRUE);
     if (g->frame_idx)
@@ -29,69 +29,59 @@ static void gop_destroy(hf_dump *d)
     g_free(g);
 }
 
-static uint32_t gop_n_snapshots(hf_dump *d)
+static uint32_t gopprof_n_snapshots(hf_dump *d)
 {
-    return ((gop_dump *)d)->snaps->len;
+    return ((gopprof_dump *)d)->snaps->len;
 }
 
-static uint64_t gop_snapshot_number(hf_dump *d, uint32_t s)
+static uint64_t gopprof_n_traces(hf_dump *d)
 {
-    return (uint64_t)s + 1;
+    return ((gopprof_dump *)d)->traces->len;
 }
 
-static uint64_t gop_n_traces(hf_dump *d)
-{
-    return ((gop_dump *)d)->traces->len;
-}
-
-static uint64_t gop_trace_number(hf_dump *d, uint64_t t)
-{
-    return t + 1;
-}
-
-static const hf_dump_ops gop_ops = {
+static const hf_dump_ops gopprof_ops = {
     .format = "gopprof",
-    .destroy = gop_destroy,
-    .describe = gop_describe,
-    .render_info = gop_render_info,
-    .render_trace = gop_render_trace,
-    .n_snapshots = gop_n_snapshots,
-    .snapshot_number = gop_snapshot_number,
-    .n_traces = gop_n_traces,
-    .trace_number = gop_trace_number,
-    .tally = gop_tally,
-    .snapshot = {.files = gop_snap_files},
+    .destroy = gopprof_destroy,
+    .describe = gopprof_describe,
+    .render_info = gopprof_render_info,
+    .render_trace = gopprof_render_trace,
+    .n_snapshots = gopprof_n_snapshots,
+    .snapshot_number = hf_snapshot_ordinal,
+    .n_traces = gopprof_n_traces,
+    .trace_number = hf_trace_ordinal,
+    .tally = gopprof_tally,
+    .snapshot = {.files = gopprof_snap_files},
 };
 
-static bool gop_detect(const uint8_t *head, size_t len)
+static bool gopprof_detect(const uint8_t *head, size_t len)
 {
-    return gop_head_is_profile(head, len);
+    return gopprof_head_is_profile(head, len);
 }
 
-static gop_dump *new_dump(const char *path, GMappedFile *map)
+static gopprof_dump *new_dump(const char *path, GMappedFile *map)
 {
-    gop_dump *g = g_new0(gop_dump, 1);
-    hf_dump_init(&g->base, &gop_ops, path, map);
-    g->snaps = g_ptr_array_new_with_free_func((GDestroyNotify)gop_snap_free);
+    gopprof_dump *g = g_new0(gopprof_dump, 1);
+    hf_dump_init(&g->base, &gopprof_ops, path, map);
+    g->snaps = g_ptr_array_new_with_free_func((GDestroyNotify)gopprof_snap_free);
     g->frames = g_ptr_array_new_with_free_func(g_free);
     g->funcs = g_ptr_array_new_with_free_func(g_free);
     g->frame_idx = g_hash_table_new(g_str_hash, g_str_equal);
     g->trace_frames = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    g->traces = g_array_new(FALSE, FALSE, sizeof(gop_trace));
+    g->traces = g_array_new(FALSE, FALSE, sizeof(gopprof_trace));
     return g;
 }
 
 /* Reads one file (its bytes in `file`, taken) as the next snapshot. */
-static bool add_file(gop_dump *g, const char *path, GBytes *file, GError **err)
+static bool add_file(gopprof_dump *g, const char *path, GBytes *file, GError **err)
 {
     gsize len;
     const uint8_t *data = g_bytes_get_data(file, &len);
     bool gz;
     GError *e = NULL;
-    Perftools__Profiles__Profile *p = gop_read(data, len, &gz, &e);
+    Perftools__Profiles__Profile *p = gopprof_read(data, len, &gz, &e);
     if (p && p->n_sample_type == 0) {
         g_set_error(&e, HF_ERROR, HF_ERROR_FORMAT, "the profile has no sample types");
-        gop_profile_free(p);
+        gopprof_profile_free(p);
         p = NULL;
     }
     if (!p) {
@@ -100,42 +90,44 @@ static bool add_file(gop_dump *g, const char *path, GBytes *file, GError **err)
         g_bytes_unref(file);
         return false;
     }
-    gop_snap *sn = g_new0(gop_snap, 1);
+    gopprof_snap *sn = g_new0(gopprof_snap, 1);
     sn->path = g_strdup(path);
     sn->file = file;
     sn->gzipped = gz;
     g_ptr_array_add(g->snaps, sn);
-    gop_scan(g, sn, p);
-    gop_profile_free(p);
+    gopprof_scan(g, sn, p);
+    gopprof_profile_free(p);
     return true;
 }
 
-static hf_dump *gop_open(const char *path, GMappedFile *map, GError **err)
+static hf_dump *gopprof_open(const char *path, GMappedFile *map, const hf_open_opts *opts,
+                             GError **err)
 {
-    gop_dump *g = new_dump(path, map);
+    gopprof_dump *g = new_dump(path, map);
     if (!add_file(g, path, g_mapped_file_get_bytes(map), err)) {
-        gop_destroy(&g->base);
+        gopprof_destroy(&g->base);
         return NULL;
     }
     return &g->base;
 }
 
-static hf_dump *gop_open_series(const char *const *paths, int n, GError **err)
+static hf_dump *gopprof_open_series(const char *const *paths, int n, const hf_open_opts *opts,
+                                    GError **err)
 {
-    gop_dump *g = new_dump(paths[0], NULL);
+    gopprof_dump *g = new_dump(paths[0], NULL);
     for (int i = 0; i < n; i++) {
         GError *e = NULL;
         GMappedFile *m = g_mapped_file_new(paths[i], FALSE, &e);
         if (!m) {
             g_set_error(err, HF_ERROR, HF_ERROR_OPEN, "%s: %s", paths[i], e->message);
             g_error_free(e);
-            gop_destroy(&g->base);
+            gopprof_destroy(&g->base);
             return NULL;
         }
         GBytes *b = g_mapped_file_get_bytes(m);
         g_mapped_file_unref(m);
         if (!add_file(g, paths[i], b, err)) {
-            gop_destroy(&g->base);
+            gopprof_destroy(&g->base);
             return NULL;
         }
     }
@@ -144,7 +136,7 @@ static hf_dump *gop_open_series(const char *const *paths, int n, GError **err)
 
 const hf_decoder hf_decoder_gopprof = {
     .format = "gopprof",
-    .detect = gop_detect,
-    .open = gop_open,
-    .open_series = gop_open_series,
+    .detect = gopprof_detect,
+    .open = gopprof_open,
+    .open_series = gopprof_open_series,
 };

@@ -18,7 +18,7 @@
  * distinct stack, leaf first; traces are numbered 1, 2, ... in order of
  * first appearance over the files of the series.
  *
- * Ownership: everything belongs to the gop_dump.  Thread safety: read-only
+ * Ownership: everything belongs to the gopprof_dump.  Thread safety: read-only
  * after open, except each snapshot's two pprof builders, made once under
  * g_once_init_enter.
  */
@@ -34,15 +34,15 @@
 #include <stdint.h>
 
 typedef struct {
-    uint32_t first; /* into gop_dump.trace_frames */
+    uint32_t first; /* into gopprof_dump.trace_frames */
     uint32_t n;
-} gop_trace;
+} gopprof_trace;
 
 /* One stack of a snapshot: its trace and values (n_types of them). */
 typedef struct {
     uint32_t trace;
-    uint32_t vals; /* into gop_snap.vals */
-} gop_sample;
+    uint32_t vals; /* into gopprof_snap.vals */
+} gopprof_sample;
 
 typedef struct {
     char *path;
@@ -52,45 +52,45 @@ typedef struct {
     char *period_type;   /* "type/unit" or "" */
     int64_t period, duration_nanos, time_nanos;
     uint64_t n_raw;      /* samples in the file (before merging stacks) */
-    GArray *samples;     /* gop_sample, one per distinct stack */
+    GArray *samples;     /* gopprof_sample, one per distinct stack */
     GArray *vals;        /* int64_t */
     int64_t *totals;     /* n_types */
     int idx[4];          /* value index of inuse_objects, inuse_space,
                             alloc_objects, alloc_space (see scan.c) */
     gsize pprof_ready;
     hf_pprof *pp_full, *pp_brief;
-} gop_snap;
+} gopprof_snap;
 
 typedef struct {
     hf_dump base;
-    GPtrArray *snaps;        /* gop_snap * */
+    GPtrArray *snaps;        /* gopprof_snap * */
     GPtrArray *frames;       /* char *: "function (file:line)" */
     GPtrArray *funcs;        /* char *: the function alone (same index) */
     GHashTable *frame_idx;   /* frame -> index + 1 */
     GArray *trace_frames;    /* uint32_t frame indices */
-    GArray *traces;          /* gop_trace */
+    GArray *traces;          /* gopprof_trace */
     GHashTable *trace_idx;   /* uint32_t key [n, frames...] -> index + 1 */
-} gop_dump;
+} gopprof_dump;
 
 /* read.c */
-bool gop_head_is_profile(const uint8_t *head, size_t len);
+bool gopprof_head_is_profile(const uint8_t *head, size_t len);
 /* The profile in data[0..len) (gzipped or not); NULL with *err. */
-Perftools__Profiles__Profile *gop_read(const uint8_t *data, size_t len, bool *gzipped,
-                                       GError **err);
-void gop_profile_free(Perftools__Profiles__Profile *p);
+Perftools__Profiles__Profile *gopprof_read(const uint8_t *data, size_t len, bool *gzipped,
+                                           GError **err);
+void gopprof_profile_free(Perftools__Profiles__Profile *p);
 
 /* scan.c: adds snapshot sn (filled from p) to d; problems to d. */
-void gop_scan(gop_dump *d, gop_snap *sn, const Perftools__Profiles__Profile *p);
-void gop_snap_free(gop_snap *sn);
+void gopprof_scan(gopprof_dump *d, gopprof_snap *sn, const Perftools__Profiles__Profile *p);
+void gopprof_snap_free(gopprof_snap *sn);
 
 /* render.c */
-extern const hf_file gop_snap_files[];
-uint64_t gop_render_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                         size_t budget);
+extern const hf_file gopprof_snap_files[];
+uint64_t gopprof_render_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                             size_t budget);
 /* hf_dump_ops.tally: in-use objects and bytes by stack (growth). */
-bool gop_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud);
-uint64_t gop_render_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                          size_t budget);
-void gop_describe(hf_dump *d, GString *out);
+bool gopprof_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud);
+uint64_t gopprof_render_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                              size_t budget);
+void gopprof_describe(hf_dump *d, GString *out);
 
 #endif

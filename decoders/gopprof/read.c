@@ -75,7 +75,7 @@ static bool raw_head_ok(const uint8_t *p, size_t len)
     return types > 0 && fields >= 2;
 }
 
-bool gop_head_is_profile(const uint8_t *head, size_t len)
+bool gopprof_head_is_profile(const uint8_t *head, size_t len)
 {
     if (!hf_is_gzip(head, len))
         return raw_head_ok(head, len);
@@ -97,8 +97,8 @@ bool gop_head_is_profile(const uint8_t *head, size_t len)
     return raw_head_ok(out, got);
 }
 
-Perftools__Profiles__Profile *gop_read(const uint8_t *data, size_t len, bool *gzipped,
-                                       GError **err)
+Perftools__Profiles__Profile *gopprof_read(const uint8_t *data, size_t len, bool *gzipped,
+                                           GError **err)
 {
     GByteArray *raw = NULL;
     *gzipped = hf_is_gzip(data, len);
@@ -125,7 +125,7 @@ Perftools__Profiles__Profile *gop_read(const uint8_t *data, size_t len, bool *gz
     return p;
 }
 
-void gop_profile_free(Perftools__Profiles__Profile *p)
+void gopprof_profile_free(Perftools__Profiles__Profile *p)
 {
     if (p)
         perftools__profiles__profile__free_unpacked(p, NULL);

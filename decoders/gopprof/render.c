@@ -7,21 +7,21 @@
 
 #include <inttypes.h>
 
-#define D(d) ((gop_dump *)(d))
+#define D(d) ((gopprof_dump *)(d))
 
-static gop_snap *snap(hf_dump *d, uint32_t s)
+static gopprof_snap *snap(hf_dump *d, uint32_t s)
 {
     return g_ptr_array_index(D(d)->snaps, s);
 }
 
-static const uint32_t *trace_frames(gop_dump *d, uint32_t t, uint32_t *n)
+static const uint32_t *trace_frames(gopprof_dump *d, uint32_t t, uint32_t *n)
 {
-    const gop_trace *tr = &g_array_index(d->traces, gop_trace, t);
+    const gopprof_trace *tr = &g_array_index(d->traces, gopprof_trace, t);
     *n = tr->n;
     return &g_array_index(d->trace_frames, uint32_t, tr->first);
 }
 
-static void snap_head(const gop_snap *sn, GString *out)
+static void snap_head(const gopprof_snap *sn, GString *out)
 {
     g_string_append(out, "sample types:");
     for (guint i = 0; i < sn->types->len; i++)
@@ -42,14 +42,14 @@ static void snap_head(const gop_snap *sn, GString *out)
     }
 }
 
-uint64_t gop_render_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                         size_t budget)
+uint64_t gopprof_render_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                             size_t budget)
 {
-    gop_dump *g = D(d);
+    gopprof_dump *g = D(d);
     g_string_append(out, "format: pprof profile.proto (Go runtime/pprof and others)\n");
     g_string_append_printf(out, "snapshots: %u\n", g->snaps->len);
     for (guint i = 0; i < g->snaps->len; i++) {
-        gop_snap *sn = g_ptr_array_index(g->snaps, i);
+        gopprof_snap *sn = g_ptr_array_index(g->snaps, i);
         g_string_append_printf(out, "file %u: %s%s\n", i + 1, sn->path, sn->gzipped ? " (gzipped)" : "");
     }
     if (g->snaps->len)
@@ -62,7 +62,7 @@ uint64_t gop_render_info(hf_dump *d, const hf_view *v, uint64_t first, GString *
 static uint64_t view_snap_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                                size_t budget)
 {
-    gop_snap *sn = snap(d, v->snap);
+    gopprof_snap *sn = snap(d, v->snap);
     g_string_append_printf(out, "file: %s\n", sn->path);
     snap_head(sn, out);
     g_string_append_printf(out, "samples: %" PRIu64 "\nstacks: %u\n", sn->n_raw, sn->samples->len);
@@ -76,7 +76,7 @@ static uint64_t view_snap_info(hf_dump *d, const hf_view *v, uint64_t first, GSt
 static uint64_t view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                            size_t budget)
 {
-    gop_snap *sn = snap(d, v->snap);
+    gopprof_snap *sn = snap(d, v->snap);
     size_t start = out->len;
     if (first == 0) {
         g_string_append_c(out, '#');
@@ -88,7 +88,7 @@ static uint64_t view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString
     for (uint64_t i = first - 1; i < sn->samples->len; i++) {
         if (hf_budget_spent(out, start, budget))
             return i + 1;
-        const gop_sample *s = &g_array_index(sn->samples, gop_sample, i);
+        const gopprof_sample *s = &g_array_index(sn->samples, gopprof_sample, i);
         for (guint k = 0; k < sn->types->len; k++)
             g_string_append_printf(out, "%" PRId64 " ", g_array_index(sn->vals, int64_t, s->vals + k));
         uint32_t n;
@@ -107,16 +107,16 @@ static uint64_t u(int64_t v)
 /* growth by stack: a stack keeps one trace number across the files, so
  * "trace=N LEAF" names it in every snapshot; in-use objects and bytes (or
  * what stands for them: scan.c's idx). */
-bool gop_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud)
+bool gopprof_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud)
 {
     if (retained)
         return false;
     if (!fn)
         return true;
-    gop_snap *sn = snap(d, s);
+    gopprof_snap *sn = snap(d, s);
     GString *name = g_string_new(NULL);
     for (guint i = 0; i < sn->samples->len; i++) {
-        const gop_sample *smp = &g_array_index(sn->samples, gop_sample, i);
+        const gopprof_sample *smp = &g_array_index(sn->samples, gopprof_sample, i);
         const int64_t *x = &g_array_index(sn->vals, int64_t, smp->vals);
         uint32_t n;
         const uint32_t *fr = trace_frames(D(d), smp->trace, &n);
@@ -128,7 +128,7 @@ bool gop_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud)
     return true;
 }
 
-static void need_pprof(gop_dump *g, gop_snap *sn)
+static void need_pprof(gopprof_dump *g, gopprof_snap *sn)
 {
     if (!g_once_init_enter(&sn->pprof_ready))
         return;
@@ -137,7 +137,7 @@ static void need_pprof(gop_dump *g, gop_snap *sn)
     sn->pp_brief = hf_pprof_new(bin);
     GPtrArray *full = g_ptr_array_new(), *brief = g_ptr_array_new();
     for (guint i = 0; i < sn->samples->len; i++) {
-        const gop_sample *s = &g_array_index(sn->samples, gop_sample, i);
+        const gopprof_sample *s = &g_array_index(sn->samples, gopprof_sample, i);
         const int64_t *x = &g_array_index(sn->vals, int64_t, s->vals);
         hf_pprof_values pv = {u(x[sn->idx[0]]), u(x[sn->idx[1]]), u(x[sn->idx[2]]),
                               u(x[sn->idx[3]])};
@@ -161,7 +161,7 @@ static void need_pprof(gop_dump *g, gop_snap *sn)
 static uint64_t view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                            size_t budget)
 {
-    gop_snap *sn = snap(d, v->snap);
+    gopprof_snap *sn = snap(d, v->snap);
     need_pprof(D(d), sn);
     return hf_pprof_render(sn->pp_full, first, out, budget);
 }
@@ -169,7 +169,7 @@ static uint64_t view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GString
 static uint64_t view_folded(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                             size_t budget)
 {
-    gop_snap *sn = snap(d, v->snap);
+    gopprof_snap *sn = snap(d, v->snap);
     need_pprof(D(d), sn);
     return hf_pprof_render_folded(sn->pp_brief, HF_PPROF_INUSE_BYTES, first, out, budget);
 }
@@ -178,7 +178,7 @@ static uint64_t view_folded(hf_dump *d, const hf_view *v, uint64_t first, GStrin
 static uint64_t view_pb(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                         size_t budget)
 {
-    gop_snap *sn = snap(d, v->snap);
+    gopprof_snap *sn = snap(d, v->snap);
     if (first != 0)
         return HF_DONE;
     gsize len;
@@ -190,10 +190,10 @@ static uint64_t view_pb(hf_dump *d, const hf_view *v, uint64_t first, GString *o
     return HF_DONE;
 }
 
-uint64_t gop_render_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                          size_t budget)
+uint64_t gopprof_render_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                              size_t budget)
 {
-    gop_dump *g = D(d);
+    gopprof_dump *g = D(d);
     if (v->index >= g->traces->len)
         return HF_DONE;
     uint32_t n;
@@ -203,7 +203,7 @@ uint64_t gop_render_trace(hf_dump *d, const hf_view *v, uint64_t first, GString 
     return HF_DONE;
 }
 
-void gop_describe(hf_dump *d, GString *out)
+void gopprof_describe(hf_dump *d, GString *out)
 {
     g_string_append(
         out,
@@ -216,7 +216,7 @@ void gop_describe(hf_dump *d, GString *out)
         "(file:line)\"; trace numbers are shared by every file of the series.\n");
 }
 
-const hf_file gop_snap_files[] = {
+const hf_file gopprof_snap_files[] = {
     {"info", view_snap_info, NULL},
     {"sites", view_sites, NULL},
     {"heap.pprof", view_pprof, NULL},

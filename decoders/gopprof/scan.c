@@ -15,7 +15,7 @@ typedef Perftools__Profiles__Location Location;
 typedef Perftools__Profiles__Function Function;
 
 /* String i of the table, or a placeholder written to tmp. */
-static const char *str(gop_dump *d, const Profile *p, int64_t i, GString *tmp, bool *bad)
+static const char *str(gopprof_dump *d, const Profile *p, int64_t i, GString *tmp, bool *bad)
 {
     if (i >= 0 && (uint64_t)i < p->n_string_table && p->string_table[i])
         return p->string_table[i];
@@ -24,7 +24,7 @@ static const char *str(gop_dump *d, const Profile *p, int64_t i, GString *tmp, b
     return tmp->str;
 }
 
-static uint32_t intern_frame(gop_dump *d, const char *frame, const char *func)
+static uint32_t intern_frame(gopprof_dump *d, const char *frame, const char *func)
 {
     gpointer v = g_hash_table_lookup(d->frame_idx, frame);
     if (v)
@@ -37,7 +37,7 @@ static uint32_t intern_frame(gop_dump *d, const char *frame, const char *func)
 }
 
 /* The trace of the frames in key ([0] = n); key is taken. */
-static uint32_t intern_trace(gop_dump *d, uint32_t *key)
+static uint32_t intern_trace(gopprof_dump *d, uint32_t *key)
 {
     if (!d->trace_idx)
         d->trace_idx = g_hash_table_new_full(hf_stack_hash, hf_stack_equal, g_free, NULL);
@@ -46,7 +46,7 @@ static uint32_t intern_trace(gop_dump *d, uint32_t *key)
         g_free(key);
         return GPOINTER_TO_UINT(v) - 1;
     }
-    gop_trace t = {d->trace_frames->len, key[0]};
+    gopprof_trace t = {d->trace_frames->len, key[0]};
     g_array_append_vals(d->trace_frames, key + 1, key[0]);
     g_array_append_val(d->traces, t);
     g_hash_table_insert(d->trace_idx, key, GUINT_TO_POINTER(d->traces->len));
@@ -54,7 +54,7 @@ static uint32_t intern_trace(gop_dump *d, uint32_t *key)
 }
 
 /* The frames of one location, callee first, appended to key. */
-static void location_frames(gop_dump *d, const Profile *p, GHashTable *funcs, const Location *l,
+static void location_frames(gopprof_dump *d, const Profile *p, GHashTable *funcs, const Location *l,
                             GArray *key, uint64_t *bad_strings, uint64_t *bad_funcs)
 {
     GString *tmp = g_string_new(NULL), *tmp2 = g_string_new(NULL), *frame = g_string_new(NULL);
@@ -93,7 +93,7 @@ static void location_frames(gop_dump *d, const Profile *p, GHashTable *funcs, co
 /* Which value is each of the four heap.pprof values: by Go's names, else
  * the first type counted in "count" (objects) and the last in "bytes" (or
  * the last of all) for both in-use and allocated. */
-static void pick_types(gop_snap *sn)
+static void pick_types(gopprof_snap *sn)
 {
     static const char *const go[4] = {"inuse_objects/", "inuse_space/", "alloc_objects/",
                                       "alloc_space/"};
@@ -120,7 +120,7 @@ static void pick_types(gop_snap *sn)
     }
 }
 
-void gop_scan(gop_dump *d, gop_snap *sn, const Profile *p)
+void gopprof_scan(gopprof_dump *d, gopprof_snap *sn, const Profile *p)
 {
     GString *tmp = g_string_new(NULL), *tmp2 = g_string_new(NULL);
     uint64_t bad_strings = 0, bad_funcs = 0, bad_locs = 0, bad_values = 0;
@@ -154,7 +154,7 @@ void gop_scan(gop_dump *d, gop_snap *sn, const Profile *p)
             g_hash_table_insert(locs, &p->location[i]->id, p->location[i]);
 
     size_t nt = sn->types->len;
-    sn->samples = g_array_new(FALSE, FALSE, sizeof(gop_sample));
+    sn->samples = g_array_new(FALSE, FALSE, sizeof(gopprof_sample));
     sn->vals = g_array_new(FALSE, TRUE, sizeof(int64_t));
     sn->totals = g_new0(int64_t, nt ? nt : 1);
     sn->n_raw = p->n_sample;
@@ -188,9 +188,9 @@ void gop_scan(gop_dump *d, gop_snap *sn, const Profile *p)
         int64_t *v;
         if (found) {
             v = &g_array_index(sn->vals, int64_t,
-                               g_array_index(sn->samples, gop_sample, GPOINTER_TO_UINT(found) - 1).vals);
+                               g_array_index(sn->samples, gopprof_sample, GPOINTER_TO_UINT(found) - 1).vals);
         } else {
-            gop_sample gs = {tr, sn->vals->len};
+            gopprof_sample gs = {tr, sn->vals->len};
             g_array_set_size(sn->vals, sn->vals->len + nt);
             g_array_append_val(sn->samples, gs);
             g_hash_table_insert(by_trace, GUINT_TO_POINTER(tr + 1), GUINT_TO_POINTER(sn->samples->len));
@@ -221,7 +221,7 @@ void gop_scan(gop_dump *d, gop_snap *sn, const Profile *p)
     g_string_free(tmp2, TRUE);
 }
 
-void gop_snap_free(gop_snap *sn)
+void gopprof_snap_free(gopprof_snap *sn)
 {
     if (!sn)
         return;

@@ -70,7 +70,8 @@ static gperf_dump *dump_new(const char *path, GMappedFile *map)
     return g;
 }
 
-static hf_dump *gperf_open(const char *path, GMappedFile *map, GError **err)
+static hf_dump *gperf_open(const char *path, GMappedFile *map, const hf_open_opts *opts,
+                           GError **err)
 {
     gperf_dump *g = dump_new(path, map);
     if (!gperf_parse_file(g, path, g->base.data, g->base.size, false, err)) {
@@ -80,7 +81,8 @@ static hf_dump *gperf_open(const char *path, GMappedFile *map, GError **err)
     return &g->base;
 }
 
-static hf_dump *gperf_open_series(const char *const *paths, int n, GError **err)
+static hf_dump *gperf_open_series(const char *const *paths, int n, const hf_open_opts *opts,
+                                  GError **err)
 {
     gperf_dump *g = dump_new(paths[0], NULL);
     for (int i = 0; i < n; i++) {
@@ -127,19 +129,9 @@ static uint32_t gperf_n_snapshots(hf_dump *d)
     return ((gperf_dump *)d)->snaps->len;
 }
 
-static uint64_t gperf_snapshot_number(hf_dump *d, uint32_t s)
-{
-    return (uint64_t)s + 1;
-}
-
 static uint64_t gperf_n_traces(hf_dump *d)
 {
     return ((gperf_dump *)d)->traces->len;
-}
-
-static uint64_t gperf_trace_number(hf_dump *d, uint64_t t)
-{
-    return t + 1;
 }
 
 static const hf_dump_ops gperf_ops = {
@@ -147,9 +139,9 @@ static const hf_dump_ops gperf_ops = {
     .destroy = gperf_destroy,
     .describe = gperf_describe,
     .n_snapshots = gperf_n_snapshots,
-    .snapshot_number = gperf_snapshot_number,
+    .snapshot_number = hf_snapshot_ordinal,
     .n_traces = gperf_n_traces,
-    .trace_number = gperf_trace_number,
+    .trace_number = hf_trace_ordinal,
     .render_info = gperf_view_info,
     .render_trace = gperf_view_trace,
     .tally = gperf_tally,

@@ -1,11 +1,12 @@
 /*
- * build.c - building the neutral heap graph (see heap.h): class display
+ * build.c - building the neutral heap graph (heap.h; build.h): class display
  * names, field layouts, the sorted object index, per-class counts and the
  * histogram order, traces and threads.  Sizes come from sizes.c.
  *
  * Everything here runs once, single-threaded, inside a decoder's open().
  */
-#include "decoders/heap/heap.h"
+#include "decoders/heap/build.h"
+#include "decoders/heap/render.h"
 #include "decoders/core/names.h"
 #include "decoders/core/search.h"
 #include "decoders/heap/profile.h"

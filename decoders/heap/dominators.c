@@ -16,6 +16,7 @@
  * does not.  Read-only after that: thread-safe.
  */
 #include "decoders/core/search.h"
+#include "decoders/heap/render.h"
 #include "decoders/heap/retained.h"
 
 #include <stdio.h>

@@ -11,41 +11,41 @@
 enum { S_META = 1, S_PRED_OFF, S_PRED_DST, S_IDOM = 6, S_RETAINED = 8, S_CLASS_RETAINED,
        S_PARENT_SLOT, S_PARENT_FAR, S_KIDS };
 
-void hf_graphfile_save(const hf_hgraph *g, uint32_t n_classes, hf_ixw *w)
+void hf_graphfile_save(const hf_hgraph *g, uint32_t n_classes, hf_keepw *w)
 {
     GByteArray *b = g_byte_array_new();
     uint64_t secs;
     memcpy(&secs, &g->seconds, 8);
-    hf_ixb_u32(b, g->n);
-    hf_ixb_u32(b, n_classes);
-    hf_ixb_u64(b, g->reachable);
-    hf_ixb_u64(b, g->unreachable);
-    hf_ixb_u64(b, g->unreachable_bytes);
-    hf_ixb_u64(b, g->edges);
-    hf_ixb_u64(b, secs);
-    hf_ixb_u64(b, g->bytes);
-    hf_ixw_add_bytes(w, S_META, b);
+    hf_keepb_u32(b, g->n);
+    hf_keepb_u32(b, n_classes);
+    hf_keepb_u64(b, g->reachable);
+    hf_keepb_u64(b, g->unreachable);
+    hf_keepb_u64(b, g->unreachable_bytes);
+    hf_keepb_u64(b, g->edges);
+    hf_keepb_u64(b, secs);
+    hf_keepb_u64(b, g->bytes);
+    hf_keepw_add_bytes(w, S_META, b);
     size_t n1 = (size_t)g->n + 1;
-    hf_ixw_add_crc(w, S_PRED_OFF, g->pred.off, 4 * (n1 + 1));
-    hf_ixw_add_crc(w, S_PRED_DST, g->pred.dst, 4ull * hf_csr_edges(&g->pred));
-    hf_ixw_add_crc(w, S_KIDS, g->kids, 4ull * g->n_kids);
-    hf_ixw_add_crc(w, S_IDOM, g->idom, 4 * n1);
-    hf_ixw_add_crc(w, S_PARENT_SLOT, g->parent.slot, n1);
-    hf_ixw_add_crc(w, S_PARENT_FAR, g->parent.far, 8ull * g->parent.n_far);
-    hf_ixw_add_crc(w, S_RETAINED, g->retained, 8 * n1);
-    hf_ixw_add_crc(w, S_CLASS_RETAINED, g->class_retained, 8ull * (n_classes ? n_classes : 1));
+    hf_keepw_add_crc(w, S_PRED_OFF, g->pred.off, 4 * (n1 + 1));
+    hf_keepw_add_crc(w, S_PRED_DST, g->pred.dst, 4ull * hf_csr_edges(&g->pred));
+    hf_keepw_add_crc(w, S_KIDS, g->kids, 4ull * g->n_kids);
+    hf_keepw_add_crc(w, S_IDOM, g->idom, 4 * n1);
+    hf_keepw_add_crc(w, S_PARENT_SLOT, g->parent.slot, n1);
+    hf_keepw_add_crc(w, S_PARENT_FAR, g->parent.far, 8ull * g->parent.n_far);
+    hf_keepw_add_crc(w, S_RETAINED, g->retained, 8 * n1);
+    hf_keepw_add_crc(w, S_CLASS_RETAINED, g->class_retained, 8ull * (n_classes ? n_classes : 1));
 }
 
 /* Section id of exactly `want` bytes, in place; NULL otherwise. */
-static void *array(const hf_ixr *r, uint32_t id, uint64_t want)
+static void *array(const hf_keepr *r, uint32_t id, uint64_t want)
 {
     uint64_t len;
-    const uint8_t *p = hf_ixr_section(r, id, &len);
+    const uint8_t *p = hf_keepr_section(r, id, &len);
     return p && len == want ? (void *)p : NULL;
 }
 
 /* A CSR over n+1 nodes: offsets, then targets of the length they say. */
-static bool csr(const hf_ixr *r, uint32_t off_id, uint32_t dst_id, uint32_t n, hf_csr *out)
+static bool csr(const hf_keepr *r, uint32_t off_id, uint32_t dst_id, uint32_t n, hf_csr *out)
 {
     out->n = n;
     out->off = array(r, off_id, 4 * ((uint64_t)n + 2));
@@ -55,27 +55,27 @@ static bool csr(const hf_ixr *r, uint32_t off_id, uint32_t dst_id, uint32_t n, h
     return out->dst != NULL;
 }
 
-bool hf_graphfile_load(hf_hgraph *g, const hf_ixr *r, uint32_t n, uint32_t n_classes)
+bool hf_graphfile_load(hf_hgraph *g, const hf_keepr *r, uint32_t n, uint32_t n_classes)
 {
-    hf_ixcur c = hf_ixcur_of(r, S_META);
-    if (hf_ixcur_u32(&c) != n || hf_ixcur_u32(&c) != n_classes)
+    hf_keepcur c = hf_keepcur_of(r, S_META);
+    if (hf_keepcur_u32(&c) != n || hf_keepcur_u32(&c) != n_classes)
         return false;
     g->n = n;
-    g->reachable = hf_ixcur_u64(&c);
-    g->unreachable = hf_ixcur_u64(&c);
-    g->unreachable_bytes = hf_ixcur_u64(&c);
-    g->edges = hf_ixcur_u64(&c);
-    uint64_t secs = hf_ixcur_u64(&c);
+    g->reachable = hf_keepcur_u64(&c);
+    g->unreachable = hf_keepcur_u64(&c);
+    g->unreachable_bytes = hf_keepcur_u64(&c);
+    g->edges = hf_keepcur_u64(&c);
+    uint64_t secs = hf_keepcur_u64(&c);
     memcpy(&g->seconds, &secs, 8);
-    g->bytes = hf_ixcur_u64(&c);
+    g->bytes = hf_keepcur_u64(&c);
     uint64_t n1 = (uint64_t)n + 1;
     g->idom = array(r, S_IDOM, 4 * n1);
     g->parent.slot = array(r, S_PARENT_SLOT, n1);
     uint64_t kids_len;
-    g->kids = (uint32_t *)(void *)hf_ixr_section(r, S_KIDS, &kids_len);
+    g->kids = (uint32_t *)(void *)hf_keepr_section(r, S_KIDS, &kids_len);
     g->n_kids = (uint32_t)(kids_len / 4);
     uint64_t far_len;
-    g->parent.far = (uint64_t *)(void *)hf_ixr_section(r, S_PARENT_FAR, &far_len);
+    g->parent.far = (uint64_t *)(void *)hf_keepr_section(r, S_PARENT_FAR, &far_len);
     g->parent.n_far = (uint32_t)(far_len / 8);
     g->retained = array(r, S_RETAINED, 8 * n1);
     g->class_retained = array(r, S_CLASS_RETAINED, 8ull * (n_classes ? n_classes : 1));

@@ -1,5 +1,5 @@
 /*
- * index.c - a snapshot's object index while building (heap.h): every
+ * index.c - a snapshot's object index while building (build.h): every
  * object once, in id order, as locators (locs) and samples, with the key
  * of each object in cls for build.c to resolve.  The objects come from the
  * snapshot's {id, loc} pairs, or from its runs (objects keyed while
@@ -15,7 +15,7 @@
  *
  * Building only: called from hf_heap_finish, which waits for the threads.
  */
-#include "decoders/heap/heap.h"
+#include "decoders/heap/build.h"
 
 #include "decoders/core/search.h"
 

@@ -1,6 +1,6 @@
 /*
  * keys.c - objects while building: {id, loc} pairs (growing, sorting by
- * id), and objects classified while scanning (heap.h: hf_hkeys, hf_hrun):
+ * id), and objects classified while scanning (build.h: hf_hkeys, hf_hrun):
  * the key table a scanning thread fills, and runs handed to a snapshot.
  * hf_heap_finish (build.c) resolves keys to classes; sizes.c turns a key's
  * sums into bytes.
@@ -8,7 +8,7 @@
  * Pairs, a key table and a run are used by one thread at a time;
  * hf_heap_add_run is single-threaded (building).
  */
-#include "decoders/heap/heap.h"
+#include "decoders/heap/build.h"
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * ops.c - the model ops (hf_dump_ops members) of a heap decoder.
  * Everything here only reads the finished hf_heap: thread-safe.
  */
-#include "decoders/heap/heap.h"
+#include "decoders/heap/render.h"
 #include "decoders/core/names.h"
 
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * A decoder points its ops at these, or declares its own table where its
  * format differs (BMD keeps no values, HPROF text has its own fields).
  */
-#include "decoders/heap/heap.h"
+#include "decoders/heap/render.h"
 
 const hf_file hf_heap_class_files[] = {
     {"info", hf_heap_view_class_info, NULL},

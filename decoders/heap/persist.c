@@ -4,6 +4,7 @@
  * here against what it indexes.
  */
 #include "decoders/heap/persist.h"
+#include "decoders/heap/build.h"
 #include "decoders/heap/retained.h"
 
 #include <string.h>
@@ -12,159 +13,159 @@
 
 static void save_field(GByteArray *b, const hf_hfield *f)
 {
-    hf_ixb_str(b, f->name);
-    hf_ixb_str(b, f->refname);
-    hf_ixb_u32(b, f->decl);
-    hf_ixb_u32(b, f->offset);
-    hf_ixb_u8(b, f->type);
+    hf_keepb_str(b, f->name);
+    hf_keepb_str(b, f->refname);
+    hf_keepb_u32(b, f->decl);
+    hf_keepb_u32(b, f->offset);
+    hf_keepb_u8(b, f->type);
 }
 
 static void save_class(GByteArray *b, const hf_hclass *c)
 {
-    hf_ixb_u64(b, c->id);
-    hf_ixb_str(b, c->name);
-    hf_ixb_str(b, c->dir);
-    hf_ixb_u64(b, (uint64_t)c->super);
-    hf_ixb_u64(b, c->super_id);
-    hf_ixb_u64(b, c->loader_id);
-    hf_ixb_u32(b, c->trace);
-    hf_ixb_u32(b, c->inst_size);
-    hf_ixb_u8(b, c->elem);
-    hf_ixb_u8(b, c->synthetic);
-    hf_ixb_u32(b, c->n_decl);
+    hf_keepb_u64(b, c->id);
+    hf_keepb_str(b, c->name);
+    hf_keepb_str(b, c->dir);
+    hf_keepb_u64(b, (uint64_t)c->super);
+    hf_keepb_u64(b, c->super_id);
+    hf_keepb_u64(b, c->loader_id);
+    hf_keepb_u32(b, c->trace);
+    hf_keepb_u32(b, c->inst_size);
+    hf_keepb_u8(b, c->elem);
+    hf_keepb_u8(b, c->synthetic);
+    hf_keepb_u32(b, c->n_decl);
     for (uint32_t i = 0; i < c->n_decl; i++)
         save_field(b, &c->decl[i]);
-    hf_ixb_u32(b, c->n_fields);
+    hf_keepb_u32(b, c->n_fields);
     for (uint32_t i = 0; i < c->n_fields; i++)
         save_field(b, &c->fields[i]);
-    hf_ixb_u32(b, c->n_refs);
+    hf_keepb_u32(b, c->n_refs);
     for (uint32_t i = 0; i < c->n_refs; i++)
-        hf_ixb_u32(b, c->ref_offs[i]);
-    hf_ixb_u32(b, c->data_size);
-    hf_ixb_u32(b, c->n_statics);
+        hf_keepb_u32(b, c->ref_offs[i]);
+    hf_keepb_u32(b, c->data_size);
+    hf_keepb_u32(b, c->n_statics);
     for (uint32_t i = 0; i < c->n_statics; i++) {
-        hf_ixb_str(b, c->statics[i].name);
-        hf_ixb_u64(b, c->statics[i].value);
-        hf_ixb_u8(b, c->statics[i].type);
+        hf_keepb_str(b, c->statics[i].name);
+        hf_keepb_u64(b, c->statics[i].value);
+        hf_keepb_u8(b, c->statics[i].type);
     }
-    hf_ixb_u32(b, c->vm_extra);
-    hf_ixb_u32(b, c->omitted);
-    hf_ixb_u64(b, c->shallow);
-    hf_ixb_u64(b, c->count);
-    hf_ixb_u64(b, c->bytes);
+    hf_keepb_u32(b, c->vm_extra);
+    hf_keepb_u32(b, c->omitted);
+    hf_keepb_u64(b, c->shallow);
+    hf_keepb_u64(b, c->count);
+    hf_keepb_u64(b, c->bytes);
 }
 
 static void save_snap(GByteArray *b, const hf_hsnap *sn)
 {
-    hf_ixb_u64(b, sn->number);
-    hf_ixb_u64(b, sn->n_objects);
-    hf_ixb_u64(b, sn->n_samples);
+    hf_keepb_u64(b, sn->number);
+    hf_keepb_u64(b, sn->n_objects);
+    hf_keepb_u64(b, sn->n_samples);
     for (int k = 0; k < 4; k++)
-        hf_ixb_u64(b, sn->n_kind[k]);
-    hf_ixb_u64(b, sn->total_bytes);
+        hf_keepb_u64(b, sn->n_kind[k]);
+    hf_keepb_u64(b, sn->total_bytes);
     for (int t = 0; t < HF_T_MAX; t++)
-        hf_ixb_u32(b, sn->prim_class[t]);
-    hf_ixb_u32(b, sn->class_class);
-    hf_ixb_u32(b, sn->string_class);
-    hf_ixb_u32(b, (uint32_t)sn->str_value);
-    hf_ixb_u32(b, (uint32_t)sn->str_coder);
-    hf_ixb_u32(b, (uint32_t)sn->str_offset);
-    hf_ixb_u32(b, (uint32_t)sn->str_count);
-    hf_ixb_u32(b, sn->classes->len);
+        hf_keepb_u32(b, sn->prim_class[t]);
+    hf_keepb_u32(b, sn->class_class);
+    hf_keepb_u32(b, sn->string_class);
+    hf_keepb_u32(b, (uint32_t)sn->str_value);
+    hf_keepb_u32(b, (uint32_t)sn->str_coder);
+    hf_keepb_u32(b, (uint32_t)sn->str_offset);
+    hf_keepb_u32(b, (uint32_t)sn->str_count);
+    hf_keepb_u32(b, sn->classes->len);
     for (guint i = 0; i < sn->classes->len; i++)
         save_class(b, &g_array_index(sn->classes, hf_hclass, i));
-    hf_ixb_u32(b, sn->n_hist);
-    hf_ixb_bytes(b, sn->hist, 4ull * sn->n_hist);
-    hf_ixb_u32(b, sn->roots->len);
+    hf_keepb_u32(b, sn->n_hist);
+    hf_keepb_bytes(b, sn->hist, 4ull * sn->n_hist);
+    hf_keepb_u32(b, sn->roots->len);
     for (guint i = 0; i < sn->roots->len; i++) {
         const hf_hroot *r = &g_array_index(sn->roots, hf_hroot, i);
-        hf_ixb_u64(b, r->id);
-        hf_ixb_u64(b, r->extra);
-        hf_ixb_u32(b, r->thread);
-        hf_ixb_u32(b, r->frame);
-        hf_ixb_u8(b, r->kind);
+        hf_keepb_u64(b, r->id);
+        hf_keepb_u64(b, r->extra);
+        hf_keepb_u32(b, r->thread);
+        hf_keepb_u32(b, r->frame);
+        hf_keepb_u8(b, r->kind);
     }
-    hf_ixb_u32(b, sn->heap_names->len);
+    hf_keepb_u32(b, sn->heap_names->len);
     for (guint i = 0; i < sn->heap_names->len; i++)
-        hf_ixb_str(b, g_ptr_array_index(sn->heap_names, i));
-    hf_ixb_u32(b, sn->heap_switch->len);
+        hf_keepb_str(b, g_ptr_array_index(sn->heap_names, i));
+    hf_keepb_u32(b, sn->heap_switch->len);
     for (guint i = 0; i < sn->heap_switch->len; i++) {
         const hf_hswitch *w = &g_array_index(sn->heap_switch, hf_hswitch, i);
-        hf_ixb_u64(b, w->loc);
-        hf_ixb_u32(b, w->heap);
+        hf_keepb_u64(b, w->loc);
+        hf_keepb_u32(b, w->heap);
     }
 }
 
-void hf_heap_save(const hf_heap *h, hf_ixw *w)
+void hf_heap_save(const hf_heap *h, hf_keepw *w)
 {
     GByteArray *b = g_byte_array_new();
     const hf_dump *d = &h->base;
-    hf_ixb_u32(b, h->id_size);
-    hf_ixb_u32(b, h->ref_size);
-    hf_ixb_u32(b, h->obj_header);
-    hf_ixb_u32(b, h->arr_header);
-    hf_ixb_u32(b, h->align);
-    hf_ixb_u8(b, h->compressed);
-    hf_ixb_u8(b, h->rule_basis);
-    hf_ixb_bytes(b, &h->layout, sizeof h->layout);
-    hf_ixb_u64(b, d->n_problems);
-    hf_ixb_u32(b, d->problems->len);
+    hf_keepb_u32(b, h->id_size);
+    hf_keepb_u32(b, h->ref_size);
+    hf_keepb_u32(b, h->obj_header);
+    hf_keepb_u32(b, h->arr_header);
+    hf_keepb_u32(b, h->align);
+    hf_keepb_u8(b, h->compressed);
+    hf_keepb_u8(b, h->rule_basis);
+    hf_keepb_bytes(b, &h->layout, sizeof h->layout);
+    hf_keepb_u64(b, d->n_problems);
+    hf_keepb_u32(b, d->problems->len);
     for (guint i = 0; i < d->problems->len; i++)
-        hf_ixb_str(b, g_ptr_array_index(d->problems, i));
-    hf_ixb_u32(b, h->frames->len);
+        hf_keepb_str(b, g_ptr_array_index(d->problems, i));
+    hf_keepb_u32(b, h->frames->len);
     for (guint i = 0; i < h->frames->len; i++) {
         const hf_hframe *f = &g_array_index(h->frames, hf_hframe, i);
-        hf_ixb_str(b, f->cls);
-        hf_ixb_str(b, f->method);
-        hf_ixb_str(b, f->sig);
-        hf_ixb_str(b, f->source);
-        hf_ixb_u32(b, (uint32_t)f->line);
+        hf_keepb_str(b, f->cls);
+        hf_keepb_str(b, f->method);
+        hf_keepb_str(b, f->sig);
+        hf_keepb_str(b, f->source);
+        hf_keepb_u32(b, (uint32_t)f->line);
     }
-    hf_ixb_u32(b, h->trace_frames->len);
-    hf_ixb_bytes(b, h->trace_frames->data, 4ull * h->trace_frames->len);
-    hf_ixb_u32(b, h->traces->len);
+    hf_keepb_u32(b, h->trace_frames->len);
+    hf_keepb_bytes(b, h->trace_frames->data, 4ull * h->trace_frames->len);
+    hf_keepb_u32(b, h->traces->len);
     for (guint i = 0; i < h->traces->len; i++) {
         const hf_htrace *t = &g_array_index(h->traces, hf_htrace, i);
-        hf_ixb_u32(b, t->serial);
-        hf_ixb_u32(b, t->thread);
-        hf_ixb_u32(b, t->first);
-        hf_ixb_u32(b, t->n);
+        hf_keepb_u32(b, t->serial);
+        hf_keepb_u32(b, t->thread);
+        hf_keepb_u32(b, t->first);
+        hf_keepb_u32(b, t->n);
     }
-    hf_ixb_u32(b, h->threads->len);
+    hf_keepb_u32(b, h->threads->len);
     for (guint i = 0; i < h->threads->len; i++) {
         const hf_hthread *t = &g_array_index(h->threads, hf_hthread, i);
-        hf_ixb_u32(b, t->serial);
-        hf_ixb_u32(b, t->trace);
-        hf_ixb_u64(b, t->obj);
-        hf_ixb_str(b, t->name);
-        hf_ixb_str(b, t->group);
-        hf_ixb_str(b, t->parent);
-        hf_ixb_str(b, t->dir);
-        hf_ixb_u32(b, t->snap);
+        hf_keepb_u32(b, t->serial);
+        hf_keepb_u32(b, t->trace);
+        hf_keepb_u64(b, t->obj);
+        hf_keepb_str(b, t->name);
+        hf_keepb_str(b, t->group);
+        hf_keepb_str(b, t->parent);
+        hf_keepb_str(b, t->dir);
+        hf_keepb_u32(b, t->snap);
     }
-    hf_ixb_u32(b, h->snaps->len);
+    hf_keepb_u32(b, h->snaps->len);
     for (guint s = 0; s < h->snaps->len; s++) {
         const hf_hsnap *sn = &g_array_index(h->snaps, hf_hsnap, s);
         save_snap(b, sn);
-        hf_ixw_add_big(w, HF_IX_SNAP + 4 * s, sn->locs, 5 * sn->n_objects);
-        hf_ixw_add_big(w, HF_IX_SNAP + 4 * s + 1, sn->cls, 4 * sn->n_objects);
-        hf_ixw_add_big(w, HF_IX_SNAP + 4 * s + 2, sn->samples, 8 * sn->n_samples);
+        hf_keepw_add_big(w, HF_KEEP_SNAP + 4 * s, sn->locs, 5 * sn->n_objects);
+        hf_keepw_add_big(w, HF_KEEP_SNAP + 4 * s + 1, sn->cls, 4 * sn->n_objects);
+        hf_keepw_add_big(w, HF_KEEP_SNAP + 4 * s + 2, sn->samples, 8 * sn->n_samples);
     }
-    hf_ixw_add_bytes(w, HF_IX_HEAP, b);
+    hf_keepw_add_bytes(w, HF_KEEP_HEAP, b);
 }
 
 /* ---- loading ---- */
 
 /* A string of the section, interned; NULL stays NULL. */
-static const char *load_str(hf_heap *h, hf_ixcur *c)
+static const char *load_str(hf_heap *h, hf_keepcur *c)
 {
     uint32_t len;
-    const char *s = hf_ixcur_str(c, &len);
+    const char *s = hf_keepcur_str(c, &len);
     return s ? hf_heap_intern(h, s, len) : NULL;
 }
 
 /* The same, never NULL (names that the views print). */
-static const char *load_name(hf_heap *h, hf_ixcur *c)
+static const char *load_name(hf_heap *h, hf_keepcur *c)
 {
     const char *s = load_str(h, c);
     if (!s)
@@ -174,9 +175,9 @@ static const char *load_name(hf_heap *h, hf_ixcur *c)
 
 /* A count of items of at least `min` bytes each: no more than the bytes
  * left could hold, so a damaged count cannot make us allocate the moon. */
-static uint32_t load_count(hf_ixcur *c, size_t min)
+static uint32_t load_count(hf_keepcur *c, size_t min)
 {
-    uint32_t n = hf_ixcur_u32(c);
+    uint32_t n = hf_keepcur_u32(c);
     if (c->ok && (uint64_t)n * min > (uint64_t)(c->end - c->p)) {
         c->ok = false;
         return 0;
@@ -184,27 +185,27 @@ static uint32_t load_count(hf_ixcur *c, size_t min)
     return c->ok ? n : 0;
 }
 
-static void load_field(hf_heap *h, hf_ixcur *c, hf_hfield *f)
+static void load_field(hf_heap *h, hf_keepcur *c, hf_hfield *f)
 {
     f->name = load_name(h, c);
     f->refname = load_str(h, c);
-    f->decl = hf_ixcur_u32(c);
-    f->offset = hf_ixcur_u32(c);
-    f->type = hf_ixcur_u8(c);
+    f->decl = hf_keepcur_u32(c);
+    f->offset = hf_keepcur_u32(c);
+    f->type = hf_keepcur_u8(c);
 }
 
-static bool load_class(hf_heap *h, hf_ixcur *c, hf_hclass *k)
+static bool load_class(hf_heap *h, hf_keepcur *c, hf_hclass *k)
 {
-    k->id = hf_ixcur_u64(c);
+    k->id = hf_keepcur_u64(c);
     k->name = load_name(h, c);
     k->dir = load_name(h, c);
-    k->super = (int64_t)hf_ixcur_u64(c);
-    k->super_id = hf_ixcur_u64(c);
-    k->loader_id = hf_ixcur_u64(c);
-    k->trace = hf_ixcur_u32(c);
-    k->inst_size = hf_ixcur_u32(c);
-    k->elem = hf_ixcur_u8(c);
-    k->synthetic = hf_ixcur_u8(c) != 0;
+    k->super = (int64_t)hf_keepcur_u64(c);
+    k->super_id = hf_keepcur_u64(c);
+    k->loader_id = hf_keepcur_u64(c);
+    k->trace = hf_keepcur_u32(c);
+    k->inst_size = hf_keepcur_u32(c);
+    k->elem = hf_keepcur_u8(c);
+    k->synthetic = hf_keepcur_u8(c) != 0;
     k->n_decl = load_count(c, 13);
     k->decl = k->n_decl ? g_new0(hf_hfield, k->n_decl) : NULL;
     for (uint32_t i = 0; i < k->n_decl; i++)
@@ -216,20 +217,20 @@ static bool load_class(hf_heap *h, hf_ixcur *c, hf_hclass *k)
     k->n_refs = load_count(c, 4);
     k->ref_offs = g_new0(uint32_t, k->n_refs + 1);
     for (uint32_t i = 0; i < k->n_refs; i++)
-        k->ref_offs[i] = hf_ixcur_u32(c);
-    k->data_size = hf_ixcur_u32(c);
+        k->ref_offs[i] = hf_keepcur_u32(c);
+    k->data_size = hf_keepcur_u32(c);
     k->n_statics = load_count(c, 13);
     k->statics = k->n_statics ? g_new0(hf_hstatic, k->n_statics) : NULL;
     for (uint32_t i = 0; i < k->n_statics; i++) {
         k->statics[i].name = load_name(h, c);
-        k->statics[i].value = hf_ixcur_u64(c);
-        k->statics[i].type = hf_ixcur_u8(c);
+        k->statics[i].value = hf_keepcur_u64(c);
+        k->statics[i].type = hf_keepcur_u8(c);
     }
-    k->vm_extra = hf_ixcur_u32(c);
-    k->omitted = hf_ixcur_u32(c);
-    k->shallow = hf_ixcur_u64(c);
-    k->count = hf_ixcur_u64(c);
-    k->bytes = hf_ixcur_u64(c);
+    k->vm_extra = hf_keepcur_u32(c);
+    k->omitted = hf_keepcur_u32(c);
+    k->shallow = hf_keepcur_u64(c);
+    k->count = hf_keepcur_u64(c);
+    k->bytes = hf_keepcur_u64(c);
     if (k->elem >= HF_T_MAX || k->data_size > INT32_MAX)
         return false;
     for (uint32_t i = 0; i < k->n_fields; i++)
@@ -278,12 +279,12 @@ static bool check_snap(const hf_hsnap *sn)
 }
 
 /* The object arrays of snapshot s, in place. */
-static bool map_arrays(const hf_ixr *r, uint32_t s, hf_hsnap *sn)
+static bool map_arrays(const hf_keepr *r, uint32_t s, hf_hsnap *sn)
 {
     uint64_t n = sn->n_objects, len[3];
     const uint8_t *p[3];
     for (int k = 0; k < 3; k++)
-        p[k] = hf_ixr_section(r, HF_IX_SNAP + 4 * s + (uint32_t)k, &len[k]);
+        p[k] = hf_keepr_section(r, HF_KEEP_SNAP + 4 * s + (uint32_t)k, &len[k]);
     if (n >= (1ull << 32) || sn->n_samples != (n + HF_SAMPLE - 1) / HF_SAMPLE ||
         !p[0] || !p[1] || !p[2] || len[0] != 5 * n || len[1] != 4 * n ||
         len[2] != 8 * sn->n_samples || (n && !sn->classes->len))
@@ -295,23 +296,23 @@ static bool map_arrays(const hf_ixr *r, uint32_t s, hf_hsnap *sn)
     return true;
 }
 
-static bool load_snap(hf_heap *h, const hf_ixr *r, hf_ixcur *c, uint32_t s)
+static bool load_snap(hf_heap *h, const hf_keepr *r, hf_keepcur *c, uint32_t s)
 {
     hf_hsnap *sn = hf_heap_add_snap(h);
-    sn->number = hf_ixcur_u64(c);
-    sn->n_objects = hf_ixcur_u64(c);
-    sn->n_samples = hf_ixcur_u64(c);
+    sn->number = hf_keepcur_u64(c);
+    sn->n_objects = hf_keepcur_u64(c);
+    sn->n_samples = hf_keepcur_u64(c);
     for (int k = 0; k < 4; k++)
-        sn->n_kind[k] = hf_ixcur_u64(c);
-    sn->total_bytes = hf_ixcur_u64(c);
+        sn->n_kind[k] = hf_keepcur_u64(c);
+    sn->total_bytes = hf_keepcur_u64(c);
     for (int t = 0; t < HF_T_MAX; t++)
-        sn->prim_class[t] = hf_ixcur_u32(c);
-    sn->class_class = hf_ixcur_u32(c);
-    sn->string_class = hf_ixcur_u32(c);
-    sn->str_value = (int32_t)hf_ixcur_u32(c);
-    sn->str_coder = (int32_t)hf_ixcur_u32(c);
-    sn->str_offset = (int32_t)hf_ixcur_u32(c);
-    sn->str_count = (int32_t)hf_ixcur_u32(c);
+        sn->prim_class[t] = hf_keepcur_u32(c);
+    sn->class_class = hf_keepcur_u32(c);
+    sn->string_class = hf_keepcur_u32(c);
+    sn->str_value = (int32_t)hf_keepcur_u32(c);
+    sn->str_coder = (int32_t)hf_keepcur_u32(c);
+    sn->str_offset = (int32_t)hf_keepcur_u32(c);
+    sn->str_count = (int32_t)hf_keepcur_u32(c);
     uint32_t nc = load_count(c, 60);
     for (uint32_t i = 0; i < nc && c->ok; i++) {
         hf_hclass k = {0};
@@ -328,15 +329,15 @@ static bool load_snap(hf_heap *h, const hf_ixr *r, hf_ixcur *c, uint32_t s)
     sn->n_hist = load_count(c, 4);
     sn->hist = g_new(uint32_t, sn->n_hist + 1);
     for (uint32_t i = 0; i < sn->n_hist; i++)
-        sn->hist[i] = hf_ixcur_u32(c);
+        sn->hist[i] = hf_keepcur_u32(c);
     uint32_t nr = load_count(c, 25);
     for (uint32_t i = 0; i < nr; i++) {
         hf_hroot rt = {0};
-        rt.id = hf_ixcur_u64(c);
-        rt.extra = hf_ixcur_u64(c);
-        rt.thread = hf_ixcur_u32(c);
-        rt.frame = hf_ixcur_u32(c);
-        rt.kind = hf_ixcur_u8(c);
+        rt.id = hf_keepcur_u64(c);
+        rt.extra = hf_keepcur_u64(c);
+        rt.thread = hf_keepcur_u32(c);
+        rt.frame = hf_keepcur_u32(c);
+        rt.kind = hf_keepcur_u8(c);
         g_array_append_val(sn->roots, rt);
     }
     uint32_t nh = load_count(c, 4);
@@ -345,33 +346,33 @@ static bool load_snap(hf_heap *h, const hf_ixr *r, hf_ixcur *c, uint32_t s)
     uint32_t nw = load_count(c, 12);
     for (uint32_t i = 0; i < nw; i++) {
         hf_hswitch w = {0};
-        w.loc = hf_ixcur_u64(c);
-        w.heap = hf_ixcur_u32(c);
+        w.loc = hf_keepcur_u64(c);
+        w.heap = hf_keepcur_u32(c);
         g_array_append_val(sn->heap_switch, w);
     }
     return c->ok && check_snap(sn) && map_arrays(r, s, sn);
 }
 
-bool hf_heap_load(hf_heap *h, const hf_ixr *r)
+bool hf_heap_load(hf_heap *h, const hf_keepr *r)
 {
-    hf_ixcur c = hf_ixcur_of(r, HF_IX_HEAP);
+    hf_keepcur c = hf_keepcur_of(r, HF_KEEP_HEAP);
     hf_dump *d = &h->base;
-    if (hf_ixcur_u32(&c) != h->id_size)
+    if (hf_keepcur_u32(&c) != h->id_size)
         return false;
-    h->ref_size = hf_ixcur_u32(&c);
-    h->obj_header = hf_ixcur_u32(&c);
-    h->arr_header = hf_ixcur_u32(&c);
-    h->align = hf_ixcur_u32(&c);
-    h->compressed = hf_ixcur_u8(&c) != 0;
-    h->rule_basis = hf_ixcur_u8(&c);
-    const void *lay = hf_ixcur_bytes(&c, sizeof h->layout);
+    h->ref_size = hf_keepcur_u32(&c);
+    h->obj_header = hf_keepcur_u32(&c);
+    h->arr_header = hf_keepcur_u32(&c);
+    h->align = hf_keepcur_u32(&c);
+    h->compressed = hf_keepcur_u8(&c) != 0;
+    h->rule_basis = hf_keepcur_u8(&c);
+    const void *lay = hf_keepcur_bytes(&c, sizeof h->layout);
     if (lay)
         memcpy(&h->layout, lay, sizeof h->layout);
-    d->n_problems = hf_ixcur_u64(&c);
+    d->n_problems = hf_keepcur_u64(&c);
     uint32_t np = load_count(&c, 4);
     for (uint32_t i = 0; i < np; i++) {
         uint32_t len;
-        const char *s = hf_ixcur_str(&c, &len);
+        const char *s = hf_keepcur_str(&c, &len);
         g_ptr_array_add(d->problems, s ? g_strndup(s, len) : g_strdup(""));
     }
     uint32_t nf = load_count(&c, 20);
@@ -381,12 +382,12 @@ bool hf_heap_load(hf_heap *h, const hf_ixr *r)
         f.method = load_str(h, &c);
         f.sig = load_str(h, &c);
         f.source = load_str(h, &c);
-        f.line = (int32_t)hf_ixcur_u32(&c);
+        f.line = (int32_t)hf_keepcur_u32(&c);
         g_array_append_val(h->frames, f);
     }
     uint32_t ntf = load_count(&c, 4);
     for (uint32_t i = 0; i < ntf; i++) {
-        uint32_t fi = hf_ixcur_u32(&c);
+        uint32_t fi = hf_keepcur_u32(&c);
         if (fi != UINT32_MAX && fi >= nf)
             return false;
         g_array_append_val(h->trace_frames, fi);
@@ -394,10 +395,10 @@ bool hf_heap_load(hf_heap *h, const hf_ixr *r)
     uint32_t nt = load_count(&c, 16);
     for (uint32_t i = 0; i < nt; i++) {
         hf_htrace t = {0};
-        t.serial = hf_ixcur_u32(&c);
-        t.thread = hf_ixcur_u32(&c);
-        t.first = hf_ixcur_u32(&c);
-        t.n = hf_ixcur_u32(&c);
+        t.serial = hf_keepcur_u32(&c);
+        t.thread = hf_keepcur_u32(&c);
+        t.first = hf_keepcur_u32(&c);
+        t.n = hf_keepcur_u32(&c);
         if (t.first > ntf || t.n > ntf - t.first)
             return false;
         g_array_append_val(h->traces, t);
@@ -405,14 +406,14 @@ bool hf_heap_load(hf_heap *h, const hf_ixr *r)
     uint32_t nth = load_count(&c, 36);
     for (uint32_t i = 0; i < nth; i++) {
         hf_hthread t = {0};
-        t.serial = hf_ixcur_u32(&c);
-        t.trace = hf_ixcur_u32(&c);
-        t.obj = hf_ixcur_u64(&c);
+        t.serial = hf_keepcur_u32(&c);
+        t.trace = hf_keepcur_u32(&c);
+        t.obj = hf_keepcur_u64(&c);
         t.name = load_str(h, &c);
         t.group = load_str(h, &c);
         t.parent = load_str(h, &c);
         t.dir = load_name(h, &c);
-        t.snap = hf_ixcur_u32(&c);
+        t.snap = hf_keepcur_u32(&c);
         g_array_append_val(h->threads, t);
     }
     uint32_t ns = load_count(&c, 100);

@@ -3,6 +3,7 @@
  * profile.h).
  */
 #include "decoders/heap/profile.h"
+#include "decoders/heap/render.h"
 #include "decoders/pprof/proto.h"
 
 #include <string.h>

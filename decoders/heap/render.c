@@ -11,7 +11,7 @@
  *
  * Read-only over the finished graph: thread-safe.
  */
-#include "decoders/heap/heap.h"
+#include "decoders/heap/render.h"
 
 #include <string.h>
 

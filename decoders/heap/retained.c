@@ -7,6 +7,7 @@
 
 #include "decoders/core/names.h"
 #include "decoders/core/progress.h"
+#include "decoders/core/search.h"
 #include "decoders/heap/graphfile.h"
 
 #include <string.h>
@@ -18,9 +19,8 @@ struct hf_hgraphs {
     gsize *once;     /* per snapshot: the hf_hgraph *, set once */
     /* index files (hf_heap_graphs_keep): none when dump_path is NULL */
     char *dump_path, *index_opt;
-    hf_ixkey key;
-    unsigned reach;
-    hf_ixr **files;     /* per snapshot: the file its graph was loaded from */
+    hf_keepkey key;     /* the dump's; a graph's variant is 1 + its reach */
+    hf_keepr **files;   /* per snapshot: the file its graph was loaded from */
     double *load_secs;  /* per snapshot: how long loading took */
     GThread **writers;  /* per snapshot: the thread writing its file */
     GMutex lock;        /* guards kept */
@@ -33,7 +33,7 @@ hf_hgraphs *hf_heap_graphs_new(uint32_t n_snaps)
     uint32_t n = n_snaps ? n_snaps : 1;
     g->n = n_snaps;
     g->once = g_new0(gsize, n);
-    g->files = g_new0(hf_ixr *, n);
+    g->files = g_new0(hf_keepr *, n);
     g->load_secs = g_new0(double, n);
     g->writers = g_new0(GThread *, n);
     g->kept = g_new0(char *, n);
@@ -42,13 +42,11 @@ hf_hgraphs *hf_heap_graphs_new(uint32_t n_snaps)
 }
 
 void hf_heap_graphs_keep(hf_hgraphs *g, const char *dump_path, const char *index_opt,
-                         const hf_ixkey *key, unsigned reach)
+                         const hf_keepkey *key)
 {
     g->dump_path = g_strdup(dump_path);
     g->index_opt = g_strdup(index_opt);
     g->key = *key;
-    g->key.variant = 1 + reach; /* never the index's own key */
-    g->reach = reach;
 }
 
 static void graph_free(hf_hgraph *g, bool mapped)
@@ -76,7 +74,7 @@ void hf_heap_graphs_free(hf_hgraphs *g)
             g_thread_join(g->writers[s]); /* it reads the graph */
         if (g->once[s])
             graph_free((hf_hgraph *)g->once[s], g->files[s] != NULL);
-        hf_ixr_free(g->files[s]);
+        hf_keepr_free(g->files[s]);
         g_free(g->kept[s]);
     }
     g_free(g->once);
@@ -151,13 +149,7 @@ static uint32_t resolve(const resolver *r, uint64_t id)
     if (b >= r->nb)
         return HF_NONE;
     uint32_t i = r->tab[b], j = r->tab[b + 1];
-    while (i < j) {
-        uint32_t mid = i + (j - i) / 2;
-        if (r->ids[mid] < id)
-            i = mid + 1;
-        else
-            j = mid;
-    }
+    i += (uint32_t)hf_lower_bound_u64(r->ids + i, j - i, id);
     return i < r->n && r->ids[i] == id ? i : HF_NONE;
 }
 
@@ -213,19 +205,9 @@ static int cmp_u32(const void *a, const void *b)
 /* The locals hanging under thread node v: [*first, *end) of c->locals. */
 static void locals_of(const gctx *c, uint32_t v, size_t *first, size_t *end)
 {
-    size_t lo = 0, hi = c->n_locals;
     uint64_t key = (uint64_t)v << 32;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->locals[mid] < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    *first = lo;
-    while (lo < c->n_locals && c->locals[lo] >> 32 == v)
-        lo++;
-    *end = lo;
+    *first = hf_lower_bound_u64(c->locals, c->n_locals, key);
+    *end = hf_upper_bound_u64(c->locals, c->n_locals, key | UINT32_MAX);
 }
 
 static void source(void *ud, uint32_t v, bool counting, hf_edge_emit emit, void *ectx)
@@ -516,12 +498,22 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
 
 /* ---- the index file of a snapshot's graph (graphfile.h) ---- */
 
-static GPtrArray *graph_paths(const hf_hgraphs *gs, uint32_t s)
+/* The files of snapshot s's graph at the mount's level (hf_dump.reach, set
+ * after open, so read here rather than by hf_heap_graphs_keep). */
+static GPtrArray *graph_paths(const hf_heap *h, uint32_t s)
 {
-    char *suffix = g_strdup_printf(".retained-%s.%u", hf_reach_names[gs->reach], s + 1);
-    GPtrArray *p = hf_ix_candidates(gs->dump_path, gs->index_opt, suffix);
+    char *suffix = g_strdup_printf(".retained-%s.%u", hf_reach_names[h->base.reach], s + 1);
+    GPtrArray *p = hf_keep_candidates(h->graphs->dump_path, h->graphs->index_opt, suffix);
     g_free(suffix);
     return p;
+}
+
+/* Their key: the dump's, never the index's own (variant 0). */
+static hf_keepkey graph_key(const hf_heap *h)
+{
+    hf_keepkey k = h->graphs->key;
+    k.variant = 1 + h->base.reach;
+    return k;
 }
 
 static hf_hgraph *load(hf_heap *h, uint32_t s)
@@ -531,13 +523,14 @@ static hf_hgraph *load(hf_heap *h, uint32_t s)
     if (!gs->dump_path || !sn || sn->n_objects >= UINT32_MAX - 2)
         return NULL;
     double t0 = g_get_monotonic_time() / 1e6;
-    GPtrArray *paths = graph_paths(gs, s);
-    hf_ixr *r = hf_ixr_open(&gs->key, paths, NULL);
+    GPtrArray *paths = graph_paths(h, s);
+    hf_keepkey key = graph_key(h);
+    hf_keepr *r = hf_keepr_open(&key, paths, NULL);
     g_ptr_array_free(paths, TRUE);
     hf_hgraph *g = g_new0(hf_hgraph, 1);
     if (!r || !hf_graphfile_load(g, r, (uint32_t)sn->n_objects, sn->classes->len)) {
         g_free(g);
-        hf_ixr_free(r);
+        hf_keepr_free(r);
         return NULL;
     }
     gs->files[s] = r;
@@ -566,27 +559,27 @@ static gpointer write_graph(gpointer ud)
     writer *wr = ud;
     hf_hgraphs *gs = wr->h->graphs;
     const hf_dump *d = &wr->h->base;
-    hf_ixkey again;
+    hf_keepkey key = graph_key(wr->h), again;
     struct stat st;
-    if (!hf_ix_key(&again, gs->dump_path, d->data, d->size, gs->key.format, gs->key.variant) ||
-        memcmp(&again, &gs->key, sizeof again) != 0 || stat(gs->dump_path, &st) != 0) {
+    if (!hf_keep_key(&again, gs->dump_path, d->data, d->size, key.format, key.variant) ||
+        memcmp(&again, &key, sizeof again) != 0 || stat(gs->dump_path, &st) != 0) {
         set_kept(gs, wr->s, g_strdup("not kept: the dump changed"));
         g_free(wr);
         return NULL;
     }
     double t0 = g_get_monotonic_time() / 1e6;
-    hf_ixw *w = hf_ixw_new();
+    hf_keepw *w = hf_keepw_new();
     hf_graphfile_save(wr->g, wr->n_classes, w);
-    GPtrArray *paths = graph_paths(gs, wr->s);
+    GPtrArray *paths = graph_paths(wr->h, wr->s);
     char *why = NULL;
-    char *to = hf_ixw_write(w, &gs->key, paths, st.st_mode & 0644, &why);
+    char *to = hf_keepw_write(w, &key, paths, st.st_mode & 0644, &why);
     set_kept(gs, wr->s, to ? g_strdup_printf("kept in %s (%.2f s)", to,
                                              g_get_monotonic_time() / 1e6 - t0)
                            : g_strdup_printf("not kept (%s)", why ? why : "no place"));
     g_free(to);
     g_free(why);
     g_ptr_array_free(paths, TRUE);
-    hf_ixw_free(w);
+    hf_keepw_free(w);
     g_free(wr);
     return NULL;
 }
@@ -632,7 +625,7 @@ void hf_heap_graph_status(hf_dump *d, GString *out)
                                    "%.2f s, not computed (computing took %.2f s), "
                                    "%" G_GUINT64_FORMAT " references\n",
                                    (unsigned)hf_heap_snap(h, s)->number,
-                                   hf_ixr_path(h->graphs->files[s]), h->graphs->load_secs[s],
+                                   hf_keepr_path(h->graphs->files[s]), h->graphs->load_secs[s],
                                    g->seconds, (guint64)g->edges);
         else
             g_string_append_printf(out, "retained sizes, snapshot %u: computed in %.2f s, "

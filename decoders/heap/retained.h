@@ -39,7 +39,7 @@
 #ifndef HF_HEAP_RETAINED_H
 #define HF_HEAP_RETAINED_H
 
-#include "decoders/core/ixfile.h"
+#include "decoders/core/keepfile.h"
 #include "decoders/heap/graph.h"
 #include "decoders/heap/heap.h"
 
@@ -93,14 +93,14 @@ hf_hgraphs *hf_heap_graphs_new(uint32_t n_snaps);
 void hf_heap_graphs_free(hf_hgraphs *g);
 
 /* Keep computed graphs in index files (graphfile.h), one per snapshot:
- * hf_ix_candidates(dump_path, index_opt, ".retained-LEVEL.N") with
- * LEVEL the reach's name and N the snapshot's position from 1 (so
- * DUMP.heapfs-index.retained-strong.1 by default), keyed by the dump's
- * key (its variant replaced by 1 + reach).  hf_heap_graph then maps a
- * snapshot's graph from its file when there is a valid one, and otherwise
- * computes it and writes the file on a thread of its own.  Call once,
- * inside open, before any hf_heap_graph. */
+ * hf_keep_candidates(dump_path, index_opt, ".retained-LEVEL.N") with
+ * LEVEL the name of the mount's level (hf_dump.reach) and N the
+ * snapshot's position from 1 (so DUMP.heapfs-index.retained-strong.1 by
+ * default), keyed by the dump's key (its variant replaced by 1 + reach).
+ * hf_heap_graph then maps a snapshot's graph from its file when there is
+ * a valid one, and otherwise computes it and writes the file on a thread
+ * of its own.  Call once, inside open, before any hf_heap_graph. */
 void hf_heap_graphs_keep(hf_hgraphs *g, const char *dump_path, const char *index_opt,
-                         const hf_ixkey *key, unsigned reach);
+                         const hf_keepkey *key);
 
 #endif

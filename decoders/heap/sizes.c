@@ -7,7 +7,8 @@
  * Building functions run single-threaded inside open(); the rest only read
  * the finished heap and are thread-safe.
  */
-#include "decoders/heap/heap.h"
+#include "decoders/heap/build.h"
+#include "decoders/heap/render.h"
 
 #include <string.h>
 

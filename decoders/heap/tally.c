@@ -8,7 +8,7 @@
  * such classes add up under one name.
  */
 #include "decoders/core/names.h"
-#include "decoders/heap/heap.h"
+#include "decoders/heap/render.h"
 #include "decoders/heap/retained.h"
 
 bool hf_heap_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud)

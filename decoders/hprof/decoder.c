@@ -9,7 +9,9 @@
  * thread-safe.
  */
 #include "decoders/hprof/hprof.h"
+#include "decoders/heap/build.h"
 #include "decoders/heap/persist.h"
+#include "decoders/heap/render.h"
 #include "decoders/heap/retained.h"
 
 #include <string.h>
@@ -52,10 +54,10 @@ static void hprof_destroy(hf_dump *base)
         g_array_free(d->sites, TRUE);
     if (d->sites_snap)
         g_array_free(d->sites_snap, TRUE);
-    if (d->ix.r)
+    if (d->store.r)
         hf_heap_unmap(&d->heap); /* its arrays are the index file's */
     hf_heap_clear(&d->heap);
-    hprof_ix_clear(&d->ix);
+    hprof_store_clear(&d->store);
     g_free(d);
 }
 
@@ -72,8 +74,8 @@ static hprof_dump *hprof_new(const char *path, GMappedFile *map, size_t hl, unsi
     return d;
 }
 
-static hf_dump *hprof_open_opts(const char *path, GMappedFile *map, const hf_open_opts *opts,
-                                GError **err)
+static hf_dump *hprof_open(const char *path, GMappedFile *map, const hf_open_opts *opts,
+                           GError **err)
 {
     const uint8_t *data = (const uint8_t *)g_mapped_file_get_contents(map);
     size_t size = g_mapped_file_get_length(map);
@@ -86,14 +88,14 @@ static hf_dump *hprof_open_opts(const char *path, GMappedFile *map, const hf_ope
     }
     /* An index file made from this very dump: mapped, nothing read. */
     hprof_dump *d = hprof_new(path, map, hl, idsz);
-    hprof_ix_begin(&d->ix, path, data, size, opts);
-    if (hprof_ix_load(d))
+    hprof_store_begin(&d->store, path, data, size, opts);
+    if (hprof_store_load(d))
         goto done;
-    hprof_ix ix = d->ix; /* what the attempt found goes on to the new one */
-    d->ix = (hprof_ix){0};
+    hprof_store store = d->store; /* what the attempt found goes on to the new one */
+    d->store = (hprof_store){0};
     hprof_destroy(&d->heap.base);
     d = hprof_new(path, map, hl, idsz);
-    d->ix = ix;
+    d->store = store;
     double t0 = g_get_monotonic_time() / 1e6;
     /* One sequential pass: map the whole file in one go where the kernel
      * can (Linux 5.14+), which beats a page fault per 64 KiB; else ask for
@@ -107,25 +109,19 @@ static hf_dump *hprof_open_opts(const char *path, GMappedFile *map, const hf_ope
         madvise(mstart, mlen, MADV_SEQUENTIAL);
     hprof_index(d);
     madvise(mstart, mlen, MADV_RANDOM); /* views read a record here and there */
-    hprof_ix_built(d, g_get_monotonic_time() / 1e6 - t0);
+    hprof_store_built(d, g_get_monotonic_time() / 1e6 - t0);
 done:
-    if (d->ix.keyed) /* dominator results go to files beside the index */
-        hf_heap_graphs_keep(d->heap.graphs, path, opts->index, &d->ix.key, opts->reach);
+    if (d->store.keyed) /* dominator results go to files beside the index */
+        hf_heap_graphs_keep(d->heap.graphs, path, opts->index, &d->store.key);
     d->heap.pprof = hf_heap_pprof_new(&d->heap, d->heap.snaps->len, "java", hprof_build_pprof, d,
                                       NULL, NULL);
     return &d->heap.base;
-}
-
-static hf_dump *hprof_open(const char *path, GMappedFile *map, GError **err)
-{
-    return hprof_open_opts(path, map, NULL, err);
 }
 
 const hf_decoder hf_decoder_hprof = {
     .format = "hprof",
     .detect = hprof_detect,
     .open = hprof_open,
-    .open_opts = hprof_open_opts,
 };
 
 static const hf_file snap_files[] = {
@@ -148,7 +144,7 @@ static const hf_dump_ops hprof_ops = {
     .describe = hprof_describe,
     .render_info = hprof_render_info,
     .status = hprof_status, /* the graphs' lines and the index file's */
-    .after_mount = hprof_ix_save,
+    .after_mount = hprof_store_save,
     HF_HEAP_MODEL_OPS,
     HF_HEAP_GRAPH_OPS,
     .text = hf_heap_text_of,

@@ -10,7 +10,7 @@
  * body is a sequence of sub-records that owes nothing to the bodies before
  * it, so its objects, roots, class dump offsets, layout evidence and
  * problems are its own.  Objects are keyed by class as they are met
- * (heap.h: hf_hkeys, one table per thread and snapshot) and handed over as
+ * (build.h: hf_hkeys, one table per thread and snapshot) and handed over as
  * runs, so hf_heap_finish reads no record back.  Afterwards the calling
  * thread hands everything to the snapshots in file order: the index is the
  * same whatever the number of threads, problems and their order included.
@@ -22,11 +22,12 @@
  * an atomic cursor into it, and the progress line.
  */
 #include "decoders/hprof/hprof.h"
+#include "decoders/heap/build.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 
-#define THREADS_MAX 64 /* so that key numbers fit (heap.h) */
+#define THREADS_MAX 64 /* so that key numbers fit (build.h) */
 
 typedef struct {
     uint64_t off, heap_id, name;

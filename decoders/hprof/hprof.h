@@ -12,7 +12,7 @@
  * scan.c (the one streaming pass, and lookups of strings, LOAD CLASS and
  * ALLOC SITES records), heapscan.c (the heap dump bodies of that pass, on
  * several threads), render.c (HPROF's own views: info, sites),
- * profile.c (heap.pprof), index.c (the index file).  The heap graph
+ * profile.c (heap.pprof), store.c (the index file).  The heap graph
  * itself (classes, object index, views) is heap.h's.
  *
  * Sub-record parsers are pure functions like the record parsers: they never
@@ -21,7 +21,7 @@
 #ifndef HF_HPROF_H
 #define HF_HPROF_H
 
-#include "decoders/core/ixfile.h"
+#include "decoders/core/keepfile.h"
 #include "decoders/core/progress.h"
 #include "decoders/heap/heap.h"
 #include "decoders/heap/profile.h"
@@ -75,18 +75,18 @@ typedef struct {
     uint64_t id, off; /* off: of the STRING record body */
 } hprof_strref;
 
-/* The index file of this dump (index.c; core/ixfile.h, heap/persist.h). */
+/* The index file of this dump (store.c; core/keepfile.h, heap/persist.h). */
 typedef struct {
     GPtrArray *paths; /* where to look and write; empty: -o index=none */
-    hf_ixkey key;     /* of the dump as it was opened */
+    hf_keepkey key;   /* of the dump as it was opened */
     bool keyed;
-    hf_ixr *r;        /* the file the index came from: mapped while the dump lives */
+    hf_keepr *r;      /* the file the index came from: mapped while the dump lives */
     char *why;        /* a file that was there but not used: why */
     double seconds;   /* indexing took, when built */
     GMutex lock;      /* guards status, which the writer thread replaces
                          (zero-filled: no init, as a static GMutex) */
     char *status;     /* the .stats line */
-} hprof_ix;
+} hprof_store;
 
 typedef struct hprof_dump {
     hf_heap heap; /* first: a hprof_dump is an hf_heap is an hf_dump */
@@ -102,10 +102,10 @@ typedef struct hprof_dump {
     GArray *sites;        /* uint64 record offset */
     GArray *sites_snap;   /* uint32 snapshot index per sites record */
     bool truncated;
-    hprof_ix ix;
+    hprof_store store;
 } hprof_dump;
 
-/* The index file (index.c).  begin: where it may be and the dump's key
+/* The index file (store.c).  begin: where it may be and the dump's key
  * (opts NULL or -o index=none: nowhere).  load: fills d, fresh from
  * hprof_new, from the file; false when there is no usable one (then d is
  * half-filled: destroy it and index anew).  built: after hprof_index
@@ -113,12 +113,12 @@ typedef struct hprof_dump {
  * file (hf_dump_ops.after_mount: on a thread of its own, after the mount
  * is live; it only reads d).  status: the .stats lines
  * (hf_dump_ops.status). */
-void hprof_ix_begin(hprof_ix *ix, const char *path, const uint8_t *data, size_t size,
-                    const hf_open_opts *opts);
-bool hprof_ix_load(hprof_dump *d);
-void hprof_ix_built(hprof_dump *d, double seconds);
-void hprof_ix_save(hf_dump *d);
-void hprof_ix_clear(hprof_ix *ix);
+void hprof_store_begin(hprof_store *store, const char *path, const uint8_t *data, size_t size,
+                       const hf_open_opts *opts);
+bool hprof_store_load(hprof_dump *d);
+void hprof_store_built(hprof_dump *d, double seconds);
+void hprof_store_save(hf_dump *d);
+void hprof_store_clear(hprof_store *store);
 void hprof_status(hf_dump *d, GString *out);
 
 /* The streaming pass (scan.c): fills everything above and calls

@@ -176,6 +176,64 @@ bool hprof_parse_control(const uint8_t *b, size_t len, unsigned idsz, hprof_cont
     return true;
 }
 
+hprof_body hprof_check_body(uint8_t tag, const uint8_t *b, size_t len, unsigned idsz)
+{
+    union {
+        hprof_string s;
+        hprof_load_class lc;
+        hprof_frame f;
+        hprof_trace t;
+        hprof_thread th;
+        hprof_sites si;
+        hprof_heap_summary hs;
+        hprof_cpu_samples c;
+        hprof_control ct;
+        uint32_t serial;
+    } u;
+    bool ok;
+    switch (tag) {
+    case HPROF_STRING:
+        ok = hprof_parse_string(b, len, idsz, &u.s);
+        break;
+    case HPROF_LOAD_CLASS:
+        ok = hprof_parse_load_class(b, len, idsz, &u.lc);
+        break;
+    case HPROF_STACK_FRAME:
+        ok = hprof_parse_stack_frame(b, len, idsz, &u.f);
+        break;
+    case HPROF_STACK_TRACE:
+        ok = hprof_parse_stack_trace(b, len, idsz, &u.t);
+        break;
+    case HPROF_START_THREAD:
+        ok = hprof_parse_start_thread(b, len, idsz, &u.th);
+        break;
+    case HPROF_END_THREAD:
+    case HPROF_UNLOAD_CLASS:
+        ok = hprof_parse_serial(b, len, idsz, &u.serial);
+        break;
+    case HPROF_ALLOC_SITES:
+        ok = hprof_parse_alloc_sites(b, len, idsz, &u.si);
+        break;
+    case HPROF_HEAP_SUMMARY:
+        ok = hprof_parse_heap_summary(b, len, idsz, &u.hs);
+        break;
+    case HPROF_CPU_SAMPLES:
+        ok = hprof_parse_cpu_samples(b, len, idsz, &u.c);
+        break;
+    case HPROF_CONTROL_SETTINGS:
+        ok = hprof_parse_control(b, len, idsz, &u.ct);
+        break;
+    case HPROF_HEAP_DUMP:
+    case HPROF_HEAP_DUMP_SEGMENT:
+    case HPROF_HEAP_DUMP_END:
+        ok = true;
+        break;
+    default:
+        return HPROF_BODY_UNKNOWN_TAG;
+    }
+    return ok ? HPROF_BODY_OK : HPROF_BODY_SHORT;
+}
+
 /* ---- heap dump sub-records ---- */
 
 bool hprof_parse_class_dump(const uint8_t *p, const uint8_t *end, unsigned idsz,

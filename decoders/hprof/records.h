@@ -128,4 +128,10 @@ typedef struct {
 } hprof_control;
 bool hprof_parse_control(const uint8_t *b, size_t len, unsigned idsz, hprof_control *out);
 
+/* How a top-level record's body holds up against its tag's parser above:
+ * the check HPROF's scan and BMD's legacy records share.  The heap dump
+ * records' bodies are sub-records, checked as they are scanned: OK here. */
+typedef enum { HPROF_BODY_OK, HPROF_BODY_SHORT, HPROF_BODY_UNKNOWN_TAG } hprof_body;
+hprof_body hprof_check_body(uint8_t tag, const uint8_t *b, size_t len, unsigned idsz);
+
 #endif

@@ -8,6 +8,7 @@
  * Read-only over the finished dump: thread-safe.
  */
 #include "decoders/hprof/hprof.h"
+#include "decoders/heap/render.h"
 
 #include <time.h>
 

@@ -17,6 +17,7 @@
  */
 #include "decoders/hprof/hprof.h"
 #include "decoders/core/search.h"
+#include "decoders/heap/build.h"
 
 #include <string.h>
 
@@ -329,27 +330,6 @@ void hprof_index(hprof_dump *d)
             }
             break;
         }
-        case HPROF_HEAP_SUMMARY: {
-            hprof_heap_summary s;
-            ok = hprof_parse_heap_summary(b, blen, sc.idsz, &s);
-            break;
-        }
-        case HPROF_UNLOAD_CLASS:
-        case HPROF_END_THREAD: {
-            uint32_t serial;
-            ok = hprof_parse_serial(b, blen, sc.idsz, &serial);
-            break;
-        }
-        case HPROF_CPU_SAMPLES: {
-            hprof_cpu_samples s;
-            ok = hprof_parse_cpu_samples(b, blen, sc.idsz, &s);
-            break;
-        }
-        case HPROF_CONTROL_SETTINGS: {
-            hprof_control c;
-            ok = hprof_parse_control(b, blen, sc.idsz, &c);
-            break;
-        }
         case HPROF_HEAP_DUMP:
             open_snap(&sc);
             queue_body(&sc, body, end, cut);
@@ -366,10 +346,16 @@ void hprof_index(hprof_dump *d)
                 hprof_heapscan_problem(sc.hs, off, "HEAP DUMP END without a heap dump segment before it");
             sc.cur = NULL;
             break;
-        default:
-            d->n_records[tag]--;
-            hprof_heapscan_problem(sc.hs, off, "unknown record tag 0x%02x (%u bytes) skipped", tag, len);
+        default: { /* records kept only as counts: their bodies checked */
+            hprof_body st = hprof_check_body(tag, b, blen, sc.idsz);
+            ok = st != HPROF_BODY_SHORT;
+            if (st == HPROF_BODY_UNKNOWN_TAG) {
+                d->n_records[tag]--;
+                hprof_heapscan_problem(sc.hs, off, "unknown record tag 0x%02x (%u bytes) skipped",
+                                       tag, len);
+            }
             break;
+        }
         }
         if (!ok && !cut)
             hprof_heapscan_problem(sc.hs, off, "record 0x%02x: body of %u bytes too short for its contents",

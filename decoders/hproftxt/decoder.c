@@ -10,6 +10,8 @@
  * The dump is read-only after open: thread-safe.
  */
 #include "decoders/hproftxt/hproftxt.h"
+#include "decoders/heap/build.h"
+#include "decoders/heap/render.h"
 #include "decoders/heap/retained.h"
 
 #include <string.h>
@@ -35,9 +37,9 @@ static bool detect(const uint8_t *head, size_t len)
 
 static void hproftxt_destroy(hf_dump *d)
 {
-    txt_dump *t = (txt_dump *)d;
+    hproftxt_dump *t = (hproftxt_dump *)d;
     for (guint i = 0; i < t->snaps->len; i++) {
-        txt_snap *sn = &g_array_index(t->snaps, txt_snap, i);
+        hproftxt_snap *sn = &g_array_index(t->snaps, hproftxt_snap, i);
         g_array_free(sn->sites, TRUE);
         g_array_free(sn->samples, TRUE);
         g_array_free(sn->times, TRUE);
@@ -51,18 +53,19 @@ static void hproftxt_destroy(hf_dump *d)
     g_free(t);
 }
 
-static hf_dump *hproftxt_open(const char *path, GMappedFile *map, GError **err)
+static hf_dump *hproftxt_open(const char *path, GMappedFile *map, const hf_open_opts *opts,
+                              GError **err)
 {
-    txt_dump *t = g_new0(txt_dump, 1);
+    hproftxt_dump *t = g_new0(hproftxt_dump, 1);
     /* Ids in these files are 32-bit object tags. */
-    hf_heap_init(&t->heap, &hproftxt_ops, &txt_codec, path, map, 4);
+    hf_heap_init(&t->heap, &hproftxt_ops, &hproftxt_codec, path, map, 4);
     t->chunk = g_string_chunk_new(4096);
-    t->snaps = g_array_new(FALSE, FALSE, sizeof(txt_snap));
-    t->traces = g_array_new(FALSE, FALSE, sizeof(txt_trace));
-    t->threads = g_array_new(FALSE, FALSE, sizeof(txt_thread));
-    txt_scan(t);
-    t->heap.pprof = hf_heap_pprof_new(&t->heap, t->snaps->len, "java", txt_build_pprof, t,
-                                 txt_trace_names, t);
+    t->snaps = g_array_new(FALSE, FALSE, sizeof(hproftxt_snap));
+    t->traces = g_array_new(FALSE, FALSE, sizeof(hproftxt_trace));
+    t->threads = g_array_new(FALSE, FALSE, sizeof(hproftxt_thread));
+    hproftxt_scan(t);
+    t->heap.pprof = hf_heap_pprof_new(&t->heap, t->snaps->len, "java", hproftxt_build_pprof, t,
+                                      hproftxt_trace_names, t);
     if (!t->traces->len && !t->threads->len && !t->snaps->len) {
         g_set_error(err, HF_ERROR, HF_ERROR_FORMAT,
                     "%s: HPROF agent text output with no TRACE, THREAD or BEGIN..END block",
@@ -77,44 +80,43 @@ const hf_decoder hf_decoder_hproftxt = {
     .format = "hprof-text",
     .detect = detect,
     .open = hproftxt_open,
-    .open_series = NULL,
 };
 
 /* ---- the model ---- */
 
 static const hf_file snap_files[] = {
-    {"info", txt_view_snap_info, NULL},
-    {"sites", txt_view_sites, txt_has_sites},
-    {"cpu/samples", txt_view_samples, txt_has_samples},
-    {"cpu/times", txt_view_times, txt_has_times},
-    {"histogram", hf_heap_view_histogram, txt_has_heap},
-    {"roots", hf_heap_view_roots, txt_has_heap},
-    {"heap.pprof", hf_heap_view_pprof, txt_has_profile},
-    {"heap.pb.gz", hf_heap_view_pb, txt_has_profile},
-    {"stacks.folded", hf_heap_view_folded, txt_has_profile},
-    {"dominators", hf_heap_view_dominators, txt_has_heap},
-    {"histogram-retained", hf_heap_view_histogram_retained, txt_has_heap},
-    {"suspects", hf_heap_view_suspects, txt_has_heap},
-    {"unreachable", hf_heap_view_unreachable, txt_has_heap},
+    {"info", hproftxt_view_snap_info, NULL},
+    {"sites", hproftxt_view_sites, hproftxt_has_sites},
+    {"cpu/samples", hproftxt_view_samples, hproftxt_has_samples},
+    {"cpu/times", hproftxt_view_times, hproftxt_has_times},
+    {"histogram", hf_heap_view_histogram, hproftxt_has_heap},
+    {"roots", hf_heap_view_roots, hproftxt_has_heap},
+    {"heap.pprof", hf_heap_view_pprof, hproftxt_has_profile},
+    {"heap.pb.gz", hf_heap_view_pb, hproftxt_has_profile},
+    {"stacks.folded", hf_heap_view_folded, hproftxt_has_profile},
+    {"dominators", hf_heap_view_dominators, hproftxt_has_heap},
+    {"histogram-retained", hf_heap_view_histogram_retained, hproftxt_has_heap},
+    {"suspects", hf_heap_view_suspects, hproftxt_has_heap},
+    {"unreachable", hf_heap_view_unreachable, hproftxt_has_heap},
     {NULL},
 };
 
 static const hf_file thread_files[] = {
-    {"info", txt_view_thread_info, NULL},
-    {"stack", txt_view_thread_stack, NULL},
+    {"info", hproftxt_view_thread_info, NULL},
+    {"stack", hproftxt_view_thread_stack, NULL},
     {NULL},
 };
 
 /* No value file: the text has no string contents. */
 static const hf_file object_files[] = {
     {"info", hf_heap_view_object_info, NULL},
-    {"fields", txt_view_object_fields, hf_heap_has_object_fields},
+    {"fields", hproftxt_view_object_fields, hf_heap_has_object_fields},
     HF_HEAP_RETAINED_OBJECT_FILES,
     {NULL},
 };
 
 static const hf_linkdir object_dirs[] = {
-    {"refs", hf_heap_has_refs, txt_refs_entry, txt_refs_find},
+    {"refs", hf_heap_has_refs, hproftxt_refs_entry, hproftxt_refs_find},
     {"referrers", NULL, hf_heap_referrers_entry, hf_heap_referrers_find},
     {"dominated", NULL, hf_heap_dominated_entry, hf_heap_dominated_find},
     {NULL},
@@ -122,52 +124,48 @@ static const hf_linkdir object_dirs[] = {
 
 static uint32_t hproftxt_n_snapshots(hf_dump *d)
 {
-    return ((txt_dump *)d)->snaps->len;
-}
-
-static uint64_t hproftxt_snapshot_number(hf_dump *d, uint32_t s)
-{
-    return (uint64_t)s + 1;
+    return ((hproftxt_dump *)d)->snaps->len;
 }
 
 static uint64_t hproftxt_n_traces(hf_dump *d)
 {
-    return ((txt_dump *)d)->traces->len;
+    return ((hproftxt_dump *)d)->traces->len;
 }
 
 static uint64_t hproftxt_trace_number(hf_dump *d, uint64_t t)
 {
-    return g_array_index(((txt_dump *)d)->traces, txt_trace, t).serial;
+    return g_array_index(((hproftxt_dump *)d)->traces, hproftxt_trace, t).serial;
 }
 
 static uint64_t hproftxt_n_threads(hf_dump *d)
 {
-    return ((txt_dump *)d)->threads->len;
+    return ((hproftxt_dump *)d)->threads->len;
 }
 
 static void hproftxt_thread_name(hf_dump *d, uint64_t t, char name[HF_NAME_MAX])
 {
-    g_strlcpy(name, g_array_index(((txt_dump *)d)->threads, txt_thread, t).dir, HF_NAME_MAX);
+    g_strlcpy(name, g_array_index(((hproftxt_dump *)d)->threads, hproftxt_thread, t).dir,
+              HF_NAME_MAX);
 }
 
 static const hf_dump_ops hproftxt_ops = {
     .format = "hprof-text",
     .destroy = hproftxt_destroy,
-    .describe = txt_describe,
-    .render_info = txt_render_info,
-    .render_trace = txt_view_trace,
+    .describe = hproftxt_describe,
+    .render_info = hproftxt_render_info,
+    .render_trace = hproftxt_view_trace,
     .status = hf_heap_graph_status,
     HF_HEAP_MODEL_OPS,
     .n_snapshots = hproftxt_n_snapshots,
-    .snapshot_number = hproftxt_snapshot_number,
+    .snapshot_number = hf_snapshot_ordinal,
     .n_traces = hproftxt_n_traces,
     .trace_number = hproftxt_trace_number,
     .n_threads = hproftxt_n_threads,
     .thread_name = hproftxt_thread_name,
-    .n_classes = txt_n_classes,
-    .class_find = txt_class_find,
-    .n_objects = txt_n_objects,
-    .object_find = txt_object_find,
+    .n_classes = hproftxt_n_classes,
+    .class_find = hproftxt_class_find,
+    .n_objects = hproftxt_n_objects,
+    .object_find = hproftxt_object_find,
     .snapshot = {.files = snap_files},
     .thread = {.files = thread_files},
     .object = {object_files, hf_heap_object_links, object_dirs},

@@ -27,10 +27,11 @@
  * even with "nelems=0").  Class objects have no sz= and count 0 bytes, so
  * a histogram adds up to the file's sz= values.
  *
- * Ownership: the scanner's tables live until txt_hscan_finish.
+ * Ownership: the scanner's tables live until hproftxt_hscan_finish.
  * Thread safety: building is single-threaded; the codec is pure.
  */
 #include "decoders/hproftxt/hproftxt.h"
+#include "decoders/heap/build.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -212,7 +213,7 @@ static bool codec_element(const hf_heap *h, const hf_hobj *ob, uint64_t i, uint6
     return false;
 }
 
-const hf_heap_codec txt_codec = {
+const hf_heap_codec hproftxt_codec = {
     .fixed_be = false,
     .object_id = codec_object_id,
     .shape = codec_shape,
@@ -223,7 +224,7 @@ const hf_heap_codec txt_codec = {
 
 /* ---- sub-lines of an object: "\tname\t\tID" ---- */
 
-bool txt_sub_line(const char *s, size_t len, const char **name, size_t *name_len, uint64_t *id)
+bool hproftxt_sub_line(const char *s, size_t len, const char **name, size_t *name_len, uint64_t *id)
 {
     if (len < 2 || s[0] != '\t')
         return false;
@@ -255,8 +256,8 @@ typedef struct {
     GArray *statics;       /* hf_hstatic */
 } tclass;
 
-struct txt_hscan {
-    txt_dump *t;
+struct hproftxt_hscan {
+    hproftxt_dump *t;
     uint32_t snap;          /* heap snapshot being filled */
     GHashTable *classes;    /* class id -> tclass * (this heap dump) */
     char cur;               /* record the sub-lines belong to: 'O', 'C' or 0 */
@@ -274,7 +275,7 @@ static void tclass_free(gpointer p)
     g_free(c);
 }
 
-static tclass *tclass_get(txt_hscan *hs, uint64_t id)
+static tclass *tclass_get(hproftxt_hscan *hs, uint64_t id)
 {
     tclass *c = g_hash_table_lookup(hs->classes, GSIZE_TO_POINTER(id));
     if (!c) {
@@ -298,9 +299,9 @@ static bool stated_size(const hf_heap *h, uint64_t loc, uint64_t *size)
     return true;
 }
 
-txt_hscan *txt_hscan_new(txt_dump *t)
+hproftxt_hscan *hproftxt_hscan_new(hproftxt_dump *t)
 {
-    txt_hscan *hs = g_new0(txt_hscan, 1);
+    hproftxt_hscan *hs = g_new0(hproftxt_hscan, 1);
     hs->t = t;
     hs->seen = g_hash_table_new(g_direct_hash, g_direct_equal);
     hs->scratch = g_string_new(NULL);
@@ -308,12 +309,12 @@ txt_hscan *txt_hscan_new(txt_dump *t)
     return hs;
 }
 
-static hf_hsnap *hsnap(txt_hscan *hs)
+static hf_hsnap *hsnap(hproftxt_hscan *hs)
 {
     return &g_array_index(hs->t->heap.snaps, hf_hsnap, hs->snap);
 }
 
-void txt_hscan_begin(txt_hscan *hs, uint32_t snap)
+void hproftxt_hscan_begin(hproftxt_hscan *hs, uint32_t snap)
 {
     hf_heap *h = &hs->t->heap;
     while (h->snaps->len <= snap)
@@ -323,7 +324,7 @@ void txt_hscan_begin(txt_hscan *hs, uint32_t snap)
     hs->cur = 0;
 }
 
-static void add_root(txt_hscan *hs, const char *s, const char *e, uint64_t off, uint32_t no)
+static void add_root(hproftxt_hscan *hs, const char *s, const char *e, uint64_t off, uint32_t no)
 {
     /* "ROOT 5000328b (kind=<JNI global ref>, id=1, trace=300000)" */
     static const struct { const char *k; uint8_t kind; } kinds[] = {
@@ -375,7 +376,7 @@ static void raise_count(tclass *c, const char *in, unsigned k)
 /* A reference line "\tname\t\tID" of an instance of c: counted per
  * object, so a name shown twice (a shadowed field) is two fields.  Each
  * name is interned once per class. */
-static void field_seen(txt_hscan *hs, tclass *c, const char *name, size_t nl)
+static void field_seen(hproftxt_hscan *hs, tclass *c, const char *name, size_t nl)
 {
     g_string_truncate(hs->scratch, 0);
     g_string_append_len(hs->scratch, name, (gssize)nl);
@@ -391,7 +392,7 @@ static void field_seen(txt_hscan *hs, tclass *c, const char *name, size_t nl)
 }
 
 /* A sub-line of the current OBJ or CLS record. */
-static void sub_line(txt_hscan *hs, const char *name, size_t nl, uint64_t id)
+static void sub_line(hproftxt_hscan *hs, const char *name, size_t nl, uint64_t id)
 {
     hf_heap *h = &hs->t->heap;
     tclass *c = tclass_get(hs, hs->cur_class);
@@ -407,7 +408,7 @@ static void sub_line(txt_hscan *hs, const char *name, size_t nl, uint64_t id)
     } /* constant pool entries, signers, domain: not shown */
 }
 
-void txt_hscan_line(txt_hscan *hs, const char *s, size_t len, uint64_t off, uint32_t no)
+void hproftxt_hscan_line(hproftxt_hscan *hs, const char *s, size_t len, uint64_t off, uint32_t no)
 {
     const char *e = s + len;
     hf_heap *h = &hs->t->heap;
@@ -415,7 +416,7 @@ void txt_hscan_line(txt_hscan *hs, const char *s, size_t len, uint64_t off, uint
         const char *name;
         size_t nl;
         uint64_t id;
-        if (hs->cur && txt_sub_line(s, len, &name, &nl, &id))
+        if (hs->cur && hproftxt_sub_line(s, len, &name, &nl, &id))
             sub_line(hs, name, nl, id);
         return; /* else element lines of arrays, or something unreadable */
     }
@@ -454,7 +455,7 @@ void txt_hscan_line(txt_hscan *hs, const char *s, size_t len, uint64_t off, uint
 }
 
 /* The super class of c when the dump defines it (a CLS line), else NULL. */
-static tclass *super_of(txt_hscan *hs, const tclass *c)
+static tclass *super_of(hproftxt_hscan *hs, const tclass *c)
 {
     tclass *a = c->super_id ? g_hash_table_lookup(hs->classes, GSIZE_TO_POINTER(c->super_id))
                             : NULL;
@@ -462,7 +463,7 @@ static tclass *super_of(txt_hscan *hs, const tclass *c)
 }
 
 /* How many fields named `name` c's ancestors have (the most any shows). */
-static unsigned inherited(txt_hscan *hs, const tclass *c, const char *name)
+static unsigned inherited(hproftxt_hscan *hs, const tclass *c, const char *name)
 {
     unsigned m = 0;
     const tclass *a = c;
@@ -474,7 +475,7 @@ static unsigned inherited(txt_hscan *hs, const tclass *c, const char *name)
 /* A name c's instances show k > 1 times is k fields on its chain, one per
  * class at most: the super class has k - 1 of them, its super k - 2, ...
  * (as far as the dump defines the chain; the rest stay on the last class). */
-static void push_shadowed(txt_hscan *hs, tclass *c)
+static void push_shadowed(hproftxt_hscan *hs, tclass *c)
 {
     GPtrArray *names = g_ptr_array_new(); /* c's repeated names, collected first:
                                              a looping chain may lead back to c */
@@ -501,7 +502,7 @@ static void push_shadowed(txt_hscan *hs, tclass *c)
 /* c's declared fields, in first-seen order: as many of each name as its
  * count exceeds its ancestors' (one, unless the dump lacks the super class
  * that declares the others). */
-static void declared(txt_hscan *hs, const tclass *c, GArray *decl)
+static void declared(hproftxt_hscan *hs, const tclass *c, GArray *decl)
 {
     g_array_set_size(decl, 0);
     for (guint i = 0; i < c->fields->len; i++) {
@@ -521,7 +522,7 @@ static gint cmp_u64(gconstpointer a, gconstpointer b)
 }
 
 /* Classes of the finished heap dump go to the layer. */
-void txt_hscan_end(txt_hscan *hs)
+void hproftxt_hscan_end(hproftxt_hscan *hs)
 {
     hf_heap *h = &hs->t->heap;
     if (!hs->classes)
@@ -577,10 +578,10 @@ static void stated_instance_sizes(hf_heap *h)
     }
 }
 
-void txt_hscan_finish(txt_hscan *hs, uint32_t n_snaps)
+void hproftxt_hscan_finish(hproftxt_hscan *hs, uint32_t n_snaps)
 {
     hf_heap *h = &hs->t->heap;
-    txt_hscan_end(hs);
+    hproftxt_hscan_end(hs);
     while (h->snaps->len < n_snaps)
         hf_heap_add_snap(h);
     hf_heap_finish(h);

@@ -47,25 +47,25 @@ typedef struct {
     bool present, closed;
     uint64_t total; /* CPU: "total = N"; heap: objects in the BEGIN line */
     uint64_t total2; /* heap: bytes in the BEGIN line */
-} txt_block;
+} hproftxt_block;
 
 typedef struct {
     uint32_t trace;
     uint64_t live_bytes, live_objs, alloc_bytes, alloc_objs;
     const char *cls; /* class name (chunk) */
-} txt_site;
+} hproftxt_site;
 
 typedef struct {
     uint64_t count;
     uint32_t trace;
-} txt_cpu;
+} hproftxt_cpu;
 
 typedef struct {
-    txt_block blk[TB_N];
-    GArray *sites;   /* txt_site, file order */
-    GArray *samples; /* txt_cpu */
-    GArray *times;   /* txt_cpu */
-} txt_snap;
+    hproftxt_block blk[TB_N];
+    GArray *sites;   /* hproftxt_site, file order */
+    GArray *samples; /* hproftxt_cpu */
+    GArray *times;   /* hproftxt_cpu */
+} hproftxt_snap;
 
 typedef struct {
     uint32_t serial, thread; /* thread 0: none given */
@@ -73,8 +73,8 @@ typedef struct {
     uint64_t off;    /* "TRACE N:" line */
     uint64_t frames; /* first frame line */
     uint64_t end;    /* end of the block */
-} txt_trace;
-G_STATIC_ASSERT(offsetof(txt_trace, serial) == 0); /* search.h's serial helpers */
+} hproftxt_trace;
+G_STATIC_ASSERT(offsetof(hproftxt_trace, serial) == 0); /* search.h's serial helpers */
 
 typedef struct {
     uint32_t serial;
@@ -83,18 +83,18 @@ typedef struct {
     const char *name, *group, *dir; /* chunk; name/group NULL when not given */
     uint64_t start_off;
     bool ended;
-} txt_thread;
-G_STATIC_ASSERT(offsetof(txt_thread, serial) == 0);
+} hproftxt_thread;
+G_STATIC_ASSERT(offsetof(hproftxt_thread, serial) == 0);
 
 typedef struct {
     hf_heap heap; /* first: the heap dump part (heap.h); heap.base is the hf_dump */
     bool has_heap; /* some snapshot has a HEAP DUMP block */
     GStringChunk *chunk;
     char *created;   /* the header's date, NULL when none */
-    GArray *snaps;   /* txt_snap */
-    GArray *traces;  /* txt_trace, ascending serial */
-    GArray *threads; /* txt_thread, ascending serial */
-} txt_dump;
+    GArray *snaps;   /* hproftxt_snap */
+    GArray *traces;  /* hproftxt_trace, ascending serial */
+    GArray *threads; /* hproftxt_thread, ascending serial */
+} hproftxt_dump;
 
 extern const hf_decoder hf_decoder_hproftxt;
 
@@ -104,12 +104,13 @@ extern const hf_decoder hf_decoder_hproftxt;
  * through heap.c), sorts traces (a repeated serial keeps its first) and
  * threads, and checks what needs the whole file.  Problems go to
  * hf_problem(). */
-void txt_scan(txt_dump *t);
+void hproftxt_scan(hproftxt_dump *t);
 /* Index of the trace with this serial, -1 when none. */
-int64_t txt_trace_find(const txt_dump *t, uint32_t serial);
+int64_t hproftxt_trace_find(const hproftxt_dump *t, uint32_t serial);
 /* Appends frame k of a trace: the text of its line (full) or the method
  * without "(File.java:N)" (short).  False past the last frame. */
-bool txt_trace_frame(const txt_dump *t, const txt_trace *tr, uint32_t k, bool full, GString *out);
+bool hproftxt_trace_frame(const hproftxt_dump *t, const hproftxt_trace *tr, uint32_t k, bool full,
+                          GString *out);
 
 /* ---- heap.c: the HEAP DUMP block on the heap layer ---- */
 
@@ -117,66 +118,68 @@ bool txt_trace_frame(const txt_dump *t, const txt_trace *tr, uint32_t k, bool fu
  * (snap: its snapshot index), every line of the block, end at its end;
  * finish once after the scan (adds empty heap snapshots up to n_snaps,
  * runs hf_heap_finish, frees the scanner). */
-typedef struct txt_hscan txt_hscan;
-txt_hscan *txt_hscan_new(txt_dump *t);
-void txt_hscan_begin(txt_hscan *hs, uint32_t snap);
-void txt_hscan_line(txt_hscan *hs, const char *s, size_t len, uint64_t off, uint32_t no);
-void txt_hscan_end(txt_hscan *hs);
-void txt_hscan_finish(txt_hscan *hs, uint32_t n_snaps);
+typedef struct hproftxt_hscan hproftxt_hscan;
+hproftxt_hscan *hproftxt_hscan_new(hproftxt_dump *t);
+void hproftxt_hscan_begin(hproftxt_hscan *hs, uint32_t snap);
+void hproftxt_hscan_line(hproftxt_hscan *hs, const char *s, size_t len, uint64_t off, uint32_t no);
+void hproftxt_hscan_end(hproftxt_hscan *hs);
+void hproftxt_hscan_finish(hproftxt_hscan *hs, uint32_t n_snaps);
 /* A sub-line "\tname\t\tID" of an OBJ, ARR or CLS record. */
-bool txt_sub_line(const char *s, size_t len, const char **name, size_t *name_len, uint64_t *id);
+bool hproftxt_sub_line(const char *s, size_t len, const char **name, size_t *name_len,
+                       uint64_t *id);
 /* Objects read back from their lines. */
-extern const hf_heap_codec txt_codec;
+extern const hf_heap_codec hproftxt_codec;
 
 /* ---- render.c: views (the render protocol, model.h) and has() rows ---- */
 
-uint64_t txt_render_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                         size_t budget);
-uint64_t txt_view_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                        size_t budget);
-uint64_t txt_view_thread_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+uint64_t hproftxt_render_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                               size_t budget);
-uint64_t txt_view_thread_stack(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+uint64_t hproftxt_view_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                             size_t budget);
+uint64_t hproftxt_view_thread_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                   size_t budget);
+uint64_t hproftxt_view_thread_stack(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                    size_t budget);
+uint64_t hproftxt_view_snap_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                 size_t budget);
+uint64_t hproftxt_view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                             size_t budget);
+uint64_t hproftxt_view_samples(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                                size_t budget);
-uint64_t txt_view_snap_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                            size_t budget);
-uint64_t txt_view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                        size_t budget);
-uint64_t txt_view_samples(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                          size_t budget);
-uint64_t txt_view_times(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                        size_t budget);
-bool txt_has_sites(hf_dump *d, uint32_t s, uint64_t index);
-bool txt_has_samples(hf_dump *d, uint32_t s, uint64_t index);
-bool txt_has_times(hf_dump *d, uint32_t s, uint64_t index);
+uint64_t hproftxt_view_times(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                             size_t budget);
+bool hproftxt_has_sites(hf_dump *d, uint32_t s, uint64_t index);
+bool hproftxt_has_samples(hf_dump *d, uint32_t s, uint64_t index);
+bool hproftxt_has_times(hf_dump *d, uint32_t s, uint64_t index);
 /* True when snapshot s has a HEAP DUMP block. */
-bool txt_has_heap(hf_dump *d, uint32_t s, uint64_t index);
+bool hproftxt_has_heap(hf_dump *d, uint32_t s, uint64_t index);
 /* True when it has SITES or a HEAP DUMP: heap.pprof and stacks.folded. */
-bool txt_has_profile(hf_dump *d, uint32_t s, uint64_t index);
-void txt_describe(hf_dump *d, GString *out);
+bool hproftxt_has_profile(hf_dump *d, uint32_t s, uint64_t index);
+void hproftxt_describe(hf_dump *d, GString *out);
 
 /* ---- profile.c: heap.pprof and stacks.folded ---- */
 
-/* Frame names of a TRACE (an hf_trace_names_fn; ud: the txt_dump). */
-void txt_trace_names(const hf_heap *h, uint32_t serial, bool full, GPtrArray *frames, void *ud);
+/* Frame names of a TRACE (an hf_trace_names_fn; ud: the hproftxt_dump). */
+void hproftxt_trace_names(const hf_heap *h, uint32_t serial, bool full, GPtrArray *frames,
+                          void *ud);
 /* Builds snapshot s's heap.pprof samples (for hf_heap_pprof; ud: the
- * txt_dump): SITES where the snapshot has them, else the heap dump. */
-void txt_build_pprof(hf_heap_pprof_out *o, uint32_t s, void *ud);
+ * hproftxt_dump): SITES where the snapshot has them, else the heap dump. */
+void hproftxt_build_pprof(hf_heap_pprof_out *o, uint32_t s, void *ud);
 
 /* ---- objects.c ---- */
 
 /* objects/O/fields and refs/ of an instance or object array, read from
  * its lines; the heap layer's for class objects. */
-uint64_t txt_view_object_fields(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                                size_t budget);
-hf_ref_status txt_refs_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
-                             char name[HF_NAME_MAX], hf_target *to);
-int64_t txt_refs_find(hf_dump *d, uint32_t s, uint64_t o, const char *name);
+uint64_t hproftxt_view_object_fields(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                     size_t budget);
+hf_ref_status hproftxt_refs_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
+                                  char name[HF_NAME_MAX], hf_target *to);
+int64_t hproftxt_refs_find(hf_dump *d, uint32_t s, uint64_t o, const char *name);
 /* The model ops that hide classes/ and objects/ in snapshots without a
  * HEAP DUMP. */
-uint64_t txt_n_classes(hf_dump *d, uint32_t s);
-int64_t txt_class_find(hf_dump *d, uint32_t s, const char *name);
-uint64_t txt_n_objects(hf_dump *d, uint32_t s);
-int64_t txt_object_find(hf_dump *d, uint32_t s, const char *name);
+uint64_t hproftxt_n_classes(hf_dump *d, uint32_t s);
+int64_t hproftxt_class_find(hf_dump *d, uint32_t s, const char *name);
+uint64_t hproftxt_n_objects(hf_dump *d, uint32_t s);
+int64_t hproftxt_object_find(hf_dump *d, uint32_t s, const char *name);
 
 #endif

@@ -11,6 +11,7 @@
 #include "decoders/hproftxt/hproftxt.h"
 
 #include "decoders/core/names.h"
+#include "decoders/heap/render.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -19,7 +20,7 @@
 
 static bool has_heap(hf_dump *d, uint32_t s)
 {
-    return txt_has_heap(d, s, 0);
+    return hproftxt_has_heap(d, s, 0);
 }
 
 /* Calls fn(name, len, id) for each sub-line of the record at loc. */
@@ -40,7 +41,7 @@ static void each_sub(const hf_heap *h, uint64_t loc, sub_fn fn, void *ud)
         const char *name;
         size_t n;
         uint64_t id;
-        if (txt_sub_line(d + pos, len, &name, &n, &id) && !fn(name, n, id, ud))
+        if (hproftxt_sub_line(d + pos, len, &name, &n, &id) && !fn(name, n, id, ud))
             return;
         pos = end + 1;
     }
@@ -107,7 +108,7 @@ static bool elem_cb(const char *name, size_t len, uint64_t id, void *ud)
 
 /* Instances: every reference field of the class with its value (null when
  * the text lists none); object arrays: "[i] value" for every element. */
-static bool render_fields(txt_dump *t, uint32_t s, uint64_t o, GString *out)
+static bool render_fields(hproftxt_dump *t, uint32_t s, uint64_t o, GString *out)
 {
     hf_heap *h = &t->heap;
     const hf_hsnap *sn = hf_heap_snap(h, s);
@@ -139,38 +140,38 @@ static bool render_fields(txt_dump *t, uint32_t s, uint64_t o, GString *out)
     return false; /* class objects: the layer's statics */
 }
 
-uint64_t txt_view_object_fields(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                                size_t budget)
+uint64_t hproftxt_view_object_fields(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                     size_t budget)
 {
-    if (render_fields((txt_dump *)d, v->snap, v->index, out))
+    if (render_fields((hproftxt_dump *)d, v->snap, v->index, out))
         return HF_DONE;
     return hf_heap_view_object_fields(d, v, first, out, budget);
 }
 
 /* ---- ops ---- */
 
-uint64_t txt_n_classes(hf_dump *d, uint32_t s)
+uint64_t hproftxt_n_classes(hf_dump *d, uint32_t s)
 {
     return has_heap(d, s) ? hf_heap_n_classes(d, s) : 0;
 }
 
-int64_t txt_class_find(hf_dump *d, uint32_t s, const char *name)
+int64_t hproftxt_class_find(hf_dump *d, uint32_t s, const char *name)
 {
     return has_heap(d, s) ? hf_heap_class_find(d, s, name) : -1;
 }
 
-uint64_t txt_n_objects(hf_dump *d, uint32_t s)
+uint64_t hproftxt_n_objects(hf_dump *d, uint32_t s)
 {
     return has_heap(d, s) ? hf_heap_n_objects(d, s) : 0;
 }
 
-int64_t txt_object_find(hf_dump *d, uint32_t s, const char *name)
+int64_t hproftxt_object_find(hf_dump *d, uint32_t s, const char *name)
 {
     return has_heap(d, s) ? hf_heap_object_find(d, s, name) : -1;
 }
 
-hf_ref_status txt_refs_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
-                             char name[HF_NAME_MAX], hf_target *to)
+hf_ref_status hproftxt_refs_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
+                                  char name[HF_NAME_MAX], hf_target *to)
 {
     hf_heap *h = H(d);
     const hf_hsnap *sn = hf_heap_snap(h, s);
@@ -199,7 +200,7 @@ hf_ref_status txt_refs_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
     return HF_REF_OK;
 }
 
-int64_t txt_refs_find(hf_dump *d, uint32_t s, uint64_t o, const char *name)
+int64_t hproftxt_refs_find(hf_dump *d, uint32_t s, uint64_t o, const char *name)
 {
     hf_heap *h = H(d);
     const hf_hsnap *sn = hf_heap_snap(h, s);

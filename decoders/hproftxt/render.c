@@ -20,19 +20,20 @@
  * Read-only over the finished dump: thread-safe.
  */
 #include "decoders/hproftxt/hproftxt.h"
+#include "decoders/heap/render.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-static txt_dump *T(hf_dump *d)
+static hproftxt_dump *T(hf_dump *d)
 {
-    return (txt_dump *)d;
+    return (hproftxt_dump *)d;
 }
 
 /* Copies file bytes [first, end) (first: an offset, 0 meaning `start`)
  * line by line until budget; returns the next line's offset or HF_DONE. */
-static uint64_t verbatim(txt_dump *t, uint64_t start, uint64_t end, uint64_t first, GString *out,
-                         size_t budget)
+static uint64_t verbatim(hproftxt_dump *t, uint64_t start, uint64_t end, uint64_t first,
+                         GString *out, size_t budget)
 {
     const char *data = (const char *)t->heap.base.data;
     uint64_t pos = first ? first : start;
@@ -52,10 +53,10 @@ static uint64_t verbatim(txt_dump *t, uint64_t start, uint64_t end, uint64_t fir
 
 /* ---- info views ---- */
 
-uint64_t txt_render_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                         size_t budget)
+uint64_t hproftxt_render_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                              size_t budget)
 {
-    txt_dump *t = T(d);
+    hproftxt_dump *t = T(d);
     g_string_append(out, "format: HPROF agent text output (java.hprof.txt)\n");
     const char *text = (const char *)t->heap.base.data;
     size_t n = strcspn(text, ",\n");
@@ -72,7 +73,7 @@ uint64_t txt_render_info(hf_dump *d, const hf_view *v, uint64_t first, GString *
     return HF_DONE;
 }
 
-static void block_line(txt_dump *t, const txt_block *b, GString *out)
+static void block_line(hproftxt_dump *t, const hproftxt_block *b, GString *out)
 {
     /* The BEGIN line itself: it has the block's date and totals. */
     const char *s = (const char *)t->heap.base.data + b->off;
@@ -83,7 +84,7 @@ static void block_line(txt_dump *t, const txt_block *b, GString *out)
     g_string_append(out, b->closed ? "\n" : " (no END line)\n");
 }
 
-static void snap_info(txt_dump *t, txt_snap *sn, GString *out)
+static void snap_info(hproftxt_dump *t, hproftxt_snap *sn, GString *out)
 {
     static const char *const keys[TB_N] = {"sites", "cpu samples", "cpu times",
                                            "heap dump", "monitor dump", "monitor time"};
@@ -96,7 +97,7 @@ static void snap_info(txt_dump *t, txt_snap *sn, GString *out)
     if (sn->blk[TB_SITES].present) {
         uint64_t v[4] = {0};
         for (guint i = 0; i < sn->sites->len; i++) {
-            const txt_site *st = &g_array_index(sn->sites, txt_site, i);
+            const hproftxt_site *st = &g_array_index(sn->sites, hproftxt_site, i);
             v[0] += st->live_objs;
             v[1] += st->live_bytes;
             v[2] += st->alloc_objs;
@@ -112,7 +113,7 @@ static void snap_info(txt_dump *t, txt_snap *sn, GString *out)
     if (sn->blk[TB_CPU_SAMPLES].present) {
         uint64_t sum = 0;
         for (guint i = 0; i < sn->samples->len; i++)
-            sum += g_array_index(sn->samples, txt_cpu, i).count;
+            sum += g_array_index(sn->samples, hproftxt_cpu, i).count;
         g_string_append_printf(out, "cpu samples rows: %u\ncpu samples: %" PRIu64 "\n",
                                sn->samples->len, sum);
     }
@@ -121,16 +122,16 @@ static void snap_info(txt_dump *t, txt_snap *sn, GString *out)
                                sn->times->len, sn->blk[TB_CPU_TIME].total);
 }
 
-static const txt_thread *view_thread(hf_dump *d, const hf_view *v)
+static const hproftxt_thread *view_thread(hf_dump *d, const hf_view *v)
 {
     GArray *a = T(d)->threads;
-    return v->index < a->len ? &g_array_index(a, txt_thread, v->index) : NULL;
+    return v->index < a->len ? &g_array_index(a, hproftxt_thread, v->index) : NULL;
 }
 
-uint64_t txt_view_thread_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                              size_t budget)
+uint64_t hproftxt_view_thread_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                   size_t budget)
 {
-    const txt_thread *th = view_thread(d, v);
+    const hproftxt_thread *th = view_thread(d, v);
     if (!th)
         return HF_DONE;
     g_string_append_printf(out, "id: %u\n", th->serial);
@@ -145,58 +146,61 @@ uint64_t txt_view_thread_info(hf_dump *d, const hf_view *v, uint64_t first, GStr
     return HF_DONE;
 }
 
-uint64_t txt_view_thread_stack(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                               size_t budget)
+uint64_t hproftxt_view_thread_stack(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                    size_t budget)
 {
-    txt_dump *t = T(d);
-    const txt_thread *th = view_thread(d, v);
-    int64_t ti = th && th->trace ? txt_trace_find(t, th->trace) : -1;
+    hproftxt_dump *t = T(d);
+    const hproftxt_thread *th = view_thread(d, v);
+    int64_t ti = th && th->trace ? hproftxt_trace_find(t, th->trace) : -1;
     if (ti < 0) {
         g_string_append(out, "# the file records no stack for this thread\n");
         return HF_DONE;
     }
-    const txt_trace *tr = &g_array_index(t->traces, txt_trace, ti);
+    const hproftxt_trace *tr = &g_array_index(t->traces, hproftxt_trace, ti);
     verbatim(t, tr->off, tr->end, 0, out, SIZE_MAX);
     return HF_DONE;
 }
 
-uint64_t txt_view_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                        size_t budget)
+uint64_t hproftxt_view_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                             size_t budget)
 {
-    txt_dump *t = T(d);
+    hproftxt_dump *t = T(d);
     if (v->index >= t->traces->len)
         return HF_DONE;
-    const txt_trace *tr = &g_array_index(t->traces, txt_trace, v->index);
+    const hproftxt_trace *tr = &g_array_index(t->traces, hproftxt_trace, v->index);
     return verbatim(t, tr->off, tr->end, first, out, budget);
 }
 
 /* ---- snapshot files ---- */
 
-static txt_snap *view_snap(hf_dump *d, uint32_t s)
+static hproftxt_snap *view_snap(hf_dump *d, uint32_t s)
 {
     GArray *a = T(d)->snaps;
-    return s < a->len ? &g_array_index(a, txt_snap, s) : NULL;
+    return s < a->len ? &g_array_index(a, hproftxt_snap, s) : NULL;
 }
 
 static bool has_block(hf_dump *d, uint32_t s, int b)
 {
-    txt_snap *sn = view_snap(d, s);
+    hproftxt_snap *sn = view_snap(d, s);
     return sn && sn->blk[b].present;
 }
 
-bool txt_has_sites(hf_dump *d, uint32_t s, uint64_t i) { return has_block(d, s, TB_SITES); }
-bool txt_has_samples(hf_dump *d, uint32_t s, uint64_t i) { return has_block(d, s, TB_CPU_SAMPLES); }
-bool txt_has_times(hf_dump *d, uint32_t s, uint64_t i) { return has_block(d, s, TB_CPU_TIME); }
-bool txt_has_heap(hf_dump *d, uint32_t s, uint64_t i) { return has_block(d, s, TB_HEAP); }
-bool txt_has_profile(hf_dump *d, uint32_t s, uint64_t i)
+bool hproftxt_has_sites(hf_dump *d, uint32_t s, uint64_t i) { return has_block(d, s, TB_SITES); }
+bool hproftxt_has_samples(hf_dump *d, uint32_t s, uint64_t i)
+{
+    return has_block(d, s, TB_CPU_SAMPLES);
+}
+bool hproftxt_has_times(hf_dump *d, uint32_t s, uint64_t i) { return has_block(d, s, TB_CPU_TIME); }
+bool hproftxt_has_heap(hf_dump *d, uint32_t s, uint64_t i) { return has_block(d, s, TB_HEAP); }
+bool hproftxt_has_profile(hf_dump *d, uint32_t s, uint64_t i)
 {
     return has_block(d, s, TB_SITES) || has_block(d, s, TB_HEAP);
 }
 
-uint64_t txt_view_snap_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                            size_t budget)
+uint64_t hproftxt_view_snap_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                 size_t budget)
 {
-    txt_snap *sn = view_snap(d, v->snap);
+    hproftxt_snap *sn = view_snap(d, v->snap);
     if (!sn)
         return HF_DONE;
     snap_info(T(d), sn, out);
@@ -209,31 +213,31 @@ uint64_t txt_view_snap_info(hf_dump *d, const hf_view *v, uint64_t first, GStrin
 static uint64_t render_block(hf_dump *d, uint32_t s, int b, uint64_t first, GString *out,
                              size_t budget)
 {
-    txt_snap *sn = view_snap(d, s);
+    hproftxt_snap *sn = view_snap(d, s);
     return sn ? verbatim(T(d), sn->blk[b].off, sn->blk[b].end, first, out, budget) : HF_DONE;
 }
 
-uint64_t txt_view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                        size_t budget)
+uint64_t hproftxt_view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                             size_t budget)
 {
     return render_block(d, v->snap, TB_SITES, first, out, budget);
 }
 
-uint64_t txt_view_samples(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                          size_t budget)
+uint64_t hproftxt_view_samples(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                               size_t budget)
 {
     return render_block(d, v->snap, TB_CPU_SAMPLES, first, out, budget);
 }
 
-uint64_t txt_view_times(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                        size_t budget)
+uint64_t hproftxt_view_times(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                             size_t budget)
 {
     return render_block(d, v->snap, TB_CPU_TIME, first, out, budget);
 }
 
 /* ---- the README paragraph ---- */
 
-void txt_describe(hf_dump *d, GString *out)
+void hproftxt_describe(hf_dump *d, GString *out)
 {
     g_string_append(
         out,

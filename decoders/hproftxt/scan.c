@@ -11,6 +11,7 @@
 #include "decoders/hproftxt/hproftxt.h"
 
 #include "decoders/core/search.h"
+#include "decoders/heap/build.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -26,15 +27,15 @@ typedef struct {
 } line;
 
 typedef struct {
-    txt_dump *t;
+    hproftxt_dump *t;
     bool in_header;  /* still in the explanatory comment */
     int block;       /* TB_* being read, -1 when none */
-    txt_snap *cur;   /* current snapshot, NULL before the first block */
+    hproftxt_snap *cur;   /* current snapshot, NULL before the first block */
     int64_t trace;   /* index of the trace being read, -1 when none */
     GHashTable *thread_idx; /* serial -> index + 1 */
     GString *tmp;
     double accum; /* running accumulated percentage of the block's rows */
-    txt_hscan *hs; /* the heap part, made at the first HEAP DUMP */
+    hproftxt_hscan *hs; /* the heap part, made at the first HEAP DUMP */
 } scan;
 
 static void problem(scan *c, const line *l, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
@@ -118,7 +119,7 @@ static void thread_start(scan *c, const line *l)
     }
     attr_num(s, "obj", 16, &obj);
     char *name = attr(s, "name"), *group = attr(s, "group");
-    txt_thread th = {(uint32_t)id, 0, obj, NULL, NULL, NULL, l->off, false};
+    hproftxt_thread th = {(uint32_t)id, 0, obj, NULL, NULL, NULL, l->off, false};
     if (name)
         th.name = g_string_chunk_insert(c->t->chunk, name);
     if (group)
@@ -139,7 +140,7 @@ static void thread_end(scan *c, const line *l)
         problem(c, l, "THREAD END for a thread never started");
         return;
     }
-    g_array_index(c->t->threads, txt_thread, GPOINTER_TO_UINT(i) - 1).ended = true;
+    g_array_index(c->t->threads, hproftxt_thread, GPOINTER_TO_UINT(i) - 1).ended = true;
 }
 
 /* "TRACE N:" or "TRACE N: (thread=M)". */
@@ -152,7 +153,7 @@ static bool trace_start(scan *c, const line *l)
         return false;
     uint64_t thread = 0;
     attr_num(end + 1, "thread", 10, &thread);
-    txt_trace tr = {(uint32_t)serial, (uint32_t)thread, 0, l->off, 0, 0};
+    hproftxt_trace tr = {(uint32_t)serial, (uint32_t)thread, 0, l->off, 0, 0};
     g_array_append_val(c->t->traces, tr);
     c->trace = c->t->traces->len - 1;
     return true;
@@ -210,7 +211,7 @@ static void block_row(scan *c, const line *l)
         return;
     double self, acc;
     if (c->block == TB_SITES) {
-        txt_site st;
+        hproftxt_site st;
         uint64_t tr;
         if (n < 9 || !pct(w[1], &self) || !pct(w[2], &acc) || !num(w[3], &st.live_bytes) ||
             !num(w[4], &st.live_objs) || !num(w[5], &st.alloc_bytes) ||
@@ -222,7 +223,7 @@ static void block_row(scan *c, const line *l)
         st.cls = g_string_chunk_insert_const(c->t->chunk, g_strstrip(w[8]));
         g_array_append_val(c->cur->sites, st);
     } else {
-        txt_cpu r;
+        hproftxt_cpu r;
         uint64_t tr;
         if (n < 5 || !pct(w[1], &self) || !pct(w[2], &acc) || !num(w[3], &r.count) ||
             !num(w[4], &tr) || tr > UINT32_MAX) {
@@ -244,14 +245,14 @@ static void block_row(scan *c, const line *l)
 static const char *const block_names[TB_N] = {"SITES",     "CPU SAMPLES",  "CPU TIME",
                                               "HEAP DUMP", "MONITOR DUMP", "MONITOR TIME"};
 
-static txt_snap *new_snap(txt_dump *t)
+static hproftxt_snap *new_snap(hproftxt_dump *t)
 {
-    txt_snap sn = {0};
-    sn.sites = g_array_new(FALSE, FALSE, sizeof(txt_site));
-    sn.samples = g_array_new(FALSE, FALSE, sizeof(txt_cpu));
-    sn.times = g_array_new(FALSE, FALSE, sizeof(txt_cpu));
+    hproftxt_snap sn = {0};
+    sn.sites = g_array_new(FALSE, FALSE, sizeof(hproftxt_site));
+    sn.samples = g_array_new(FALSE, FALSE, sizeof(hproftxt_cpu));
+    sn.times = g_array_new(FALSE, FALSE, sizeof(hproftxt_cpu));
     g_array_append_val(t->snaps, sn);
-    return &g_array_index(t->snaps, txt_snap, t->snaps->len - 1);
+    return &g_array_index(t->snaps, hproftxt_snap, t->snaps->len - 1);
 }
 
 /* Which block a line begins, -1 for none. */
@@ -296,7 +297,7 @@ static void open_block(scan *c, const line *l, int b)
 {
     if (!c->cur || c->cur->blk[b].present)
         c->cur = new_snap(c->t);
-    txt_block *k = &c->cur->blk[b];
+    hproftxt_block *k = &c->cur->blk[b];
     k->present = true;
     k->off = l->off;
     k->end = l->off + l->len;
@@ -310,9 +311,9 @@ static void open_block(scan *c, const line *l, int b)
     }
     if (b == TB_HEAP) {
         if (!c->hs)
-            c->hs = txt_hscan_new(c->t);
+            c->hs = hproftxt_hscan_new(c->t);
         c->t->has_heap = true;
-        txt_hscan_begin(c->hs, c->t->snaps->len - 1);
+        hproftxt_hscan_begin(c->hs, c->t->snaps->len - 1);
     }
     if (b == TB_HEAP && strchr(s, '(')) {
         char *end;
@@ -328,7 +329,7 @@ static void open_block(scan *c, const line *l, int b)
  * also gives that thread's trace (its stack). */
 static void heap_line(scan *c, const line *l)
 {
-    txt_hscan_line(c->hs, l->s, l->len, l->off, l->no);
+    hproftxt_hscan_line(c->hs, l->s, l->len, l->off, l->no);
     if (!starts(l, "ROOT ") || !g_strstr_len(l->s, (gssize)l->len, "kind=<thread>"))
         return;
     const char *s = cstr(c, l);
@@ -336,7 +337,7 @@ static void heap_line(scan *c, const line *l)
     if (attr_num(s, "id", 10, &id) && attr_num(s, "trace", 10, &trace)) {
         gpointer i = g_hash_table_lookup(c->thread_idx, GUINT_TO_POINTER(id));
         if (i)
-            g_array_index(c->t->threads, txt_thread, GPOINTER_TO_UINT(i) - 1).trace =
+            g_array_index(c->t->threads, hproftxt_thread, GPOINTER_TO_UINT(i) - 1).trace =
                 (uint32_t)trace;
     }
 }
@@ -344,8 +345,8 @@ static void heap_line(scan *c, const line *l)
 static void close_block(scan *c, uint64_t end, bool closed)
 {
     if (c->block == TB_HEAP)
-        txt_hscan_end(c->hs);
-    txt_block *k = &c->cur->blk[c->block];
+        hproftxt_hscan_end(c->hs);
+    hproftxt_block *k = &c->cur->blk[c->block];
     k->end = end;
     k->closed = closed;
     c->block = -1;
@@ -354,7 +355,7 @@ static void close_block(scan *c, uint64_t end, bool closed)
 static void end_trace(scan *c, uint64_t end)
 {
     if (c->trace >= 0)
-        g_array_index(c->t->traces, txt_trace, c->trace).end = end;
+        g_array_index(c->t->traces, hproftxt_trace, c->trace).end = end;
     c->trace = -1;
 }
 
@@ -383,7 +384,7 @@ static void one_line(scan *c, const line *l)
     }
     if (c->trace >= 0) {
         if (l->len && l->s[0] == '\t') {
-            txt_trace *tr = &g_array_index(c->t->traces, txt_trace, c->trace);
+            hproftxt_trace *tr = &g_array_index(c->t->traces, hproftxt_trace, c->trace);
             bool empty = l->len >= 8 && memcmp(l->s + 1, "<empty>", 7) == 0;
             if (!tr->frames)
                 tr->frames = l->off;
@@ -420,26 +421,26 @@ static void one_line(scan *c, const line *l)
 
 /* ---- after the scan ---- */
 
-int64_t txt_trace_find(const txt_dump *t, uint32_t serial)
+int64_t hproftxt_trace_find(const hproftxt_dump *t, uint32_t serial)
 {
     return hf_serial_find_array(t->traces, serial);
 }
 
 static void trace_dropped(const void *elem, void *ud)
 {
-    const txt_trace *tr = elem;
+    const hproftxt_trace *tr = elem;
     hf_problem(ud, tr->off, "TRACE %u repeated: the first one is kept", tr->serial);
 }
 
 /* Sort traces (dropping repeated serials), name thread directories. */
-static void finish_index(txt_dump *t)
+static void finish_index(hproftxt_dump *t)
 {
     hf_serial_sort(t->traces);
     hf_serial_dedup(t->traces, trace_dropped, &t->heap.base);
     hf_serial_sort(t->threads);
     GString *s = g_string_new(NULL);
     for (guint i = 0; i < t->threads->len; i++) {
-        txt_thread *th = &g_array_index(t->threads, txt_thread, i);
+        hproftxt_thread *th = &g_array_index(t->threads, hproftxt_thread, i);
         hf_heap_thread_dir(s, th->serial, th->name);
         th->dir = g_string_chunk_insert(t->chunk, s->str);
     }
@@ -447,13 +448,13 @@ static void finish_index(txt_dump *t)
 }
 
 /* The internal checks that need the whole file, and each snapshot's files. */
-static void finish_snaps(txt_dump *t)
+static void finish_snaps(hproftxt_dump *t)
 {
     for (guint i = 0; i < t->snaps->len; i++) {
-        txt_snap *sn = &g_array_index(t->snaps, txt_snap, i);
+        hproftxt_snap *sn = &g_array_index(t->snaps, hproftxt_snap, i);
         for (guint k = 0; k < sn->sites->len; k++) {
-            const txt_site *st = &g_array_index(sn->sites, txt_site, k);
-            if (txt_trace_find(t, st->trace) < 0)
+            const hproftxt_site *st = &g_array_index(sn->sites, hproftxt_site, k);
+            if (hproftxt_trace_find(t, st->trace) < 0)
                 hf_problem(&t->heap.base, sn->blk[TB_SITES].off,
                            "SITES row %u (%s) names TRACE %u, which the file does not have",
                            k + 1, st->cls, st->trace);
@@ -461,17 +462,17 @@ static void finish_snaps(txt_dump *t)
         GArray *cpu[2] = {sn->samples, sn->times};
         for (int b = 0; b < 2; b++)
             for (guint k = 0; k < cpu[b]->len; k++)
-                if (txt_trace_find(t, g_array_index(cpu[b], txt_cpu, k).trace) < 0)
+                if (hproftxt_trace_find(t, g_array_index(cpu[b], hproftxt_cpu, k).trace) < 0)
                     hf_problem(&t->heap.base, sn->blk[TB_CPU_SAMPLES + b].off,
                                "%s row %u names TRACE %u, which the file does not have",
                                block_names[TB_CPU_SAMPLES + b], k + 1,
-                               g_array_index(cpu[b], txt_cpu, k).trace);
+                               g_array_index(cpu[b], hproftxt_cpu, k).trace);
         if (sn->blk[TB_CPU_SAMPLES].present) {
             /* Rows may sum below the total (the agent lists no row below its
              * cutoff but counts every sample), never above it. */
             uint64_t sum = 0;
             for (guint k = 0; k < sn->samples->len; k++)
-                sum += g_array_index(sn->samples, txt_cpu, k).count;
+                sum += g_array_index(sn->samples, hproftxt_cpu, k).count;
             if (sum > sn->blk[TB_CPU_SAMPLES].total)
                 hf_problem(&t->heap.base, sn->blk[TB_CPU_SAMPLES].off,
                            "CPU SAMPLES counts sum to %" PRIu64 ", above the total %" PRIu64, sum,
@@ -480,7 +481,7 @@ static void finish_snaps(txt_dump *t)
     }
 }
 
-static void scan_file(txt_dump *t)
+static void scan_file(hproftxt_dump *t)
 {
     scan c = {t, true, -1, NULL, -1, g_hash_table_new(g_direct_hash, g_direct_equal),
               g_string_new(NULL), 0, NULL};
@@ -512,12 +513,13 @@ static void scan_file(txt_dump *t)
     }
     end_trace(&c, size);
     if (c.hs)
-        txt_hscan_finish(c.hs, t->snaps->len);
+        hproftxt_hscan_finish(c.hs, t->snaps->len);
     g_hash_table_destroy(c.thread_idx);
     g_string_free(c.tmp, TRUE);
 }
 
-bool txt_trace_frame(const txt_dump *t, const txt_trace *tr, uint32_t k, bool full, GString *out)
+bool hproftxt_trace_frame(const hproftxt_dump *t, const hproftxt_trace *tr, uint32_t k, bool full,
+                          GString *out)
 {
     if (k >= tr->n_frames || !tr->frames)
         return false;
@@ -546,7 +548,7 @@ bool txt_trace_frame(const txt_dump *t, const txt_trace *tr, uint32_t k, bool fu
     }
 }
 
-void txt_scan(txt_dump *t)
+void hproftxt_scan(hproftxt_dump *t)
 {
     scan_file(t);
     /* Real files end with a newline; a last line without one was cut. */

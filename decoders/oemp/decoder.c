@@ -44,7 +44,8 @@ static void oemp_free(hf_dump *hd)
     g_free(d);
 }
 
-static hf_dump *oemp_open(const char *path, GMappedFile *map, GError **err)
+static hf_dump *oemp_open(const char *path, GMappedFile *map, const hf_open_opts *opts,
+                          GError **err)
 {
     oemp_dump *d = g_new0(oemp_dump, 1);
     hf_dump_init(&d->base, &oemp_ops, path, map);
@@ -79,7 +80,6 @@ const hf_decoder hf_decoder_oemp = {
     .format = "oemp",
     .detect = oemp_detect,
     .open = oemp_open,
-    .open_series = NULL,
 };
 
 /* ---- model ops --------------------------------------------------------- */

@@ -18,7 +18,7 @@
  * max(CHECKPOINT_MIN, |previous checkpoint|): so rebuilding any snapshot
  * costs at most about 2 |live(c)| + CHECKPOINT_MIN steps, and checkpoints
  * hold at most about 2 object indices (8 bytes) per object created.
- * Rebuilt sets are kept in a memo (live_memo, cache/memo.h: CACHE_MAX_SETS
+ * Rebuilt sets are kept in a memo (live_memo, memo.h: CACHE_MAX_SETS
  * sets or CACHE_MAX_BYTES), so listing a snapshot's objects, stat-ing each
  * and reading their files rebuilds it once.
  *
@@ -26,6 +26,7 @@
  * memo has its own lock, hands out references and makes a set once.
  */
 #include "decoders/oemp/oemp.h"
+#include "decoders/core/search.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -78,35 +79,29 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* The other searches look for where a sorted sequence crosses a value, which
- * bsearch cannot: the first i in [lo, hi) whose key_at(d, i) >= key, hi when
- * none, for keys that never decrease with i. */
-static uint32_t first_at_least(const oemp_dump *d, uint32_t lo, uint32_t hi,
-                               uint64_t (*key_at)(const oemp_dump *d, uint32_t i), uint64_t key)
+ * bsearch cannot: hf_lower_bound (search.h) with these predicates, "the
+ * i-th element's key < f->key", for keys that never decrease with i. */
+typedef struct {
+    const oemp_dump *d;
+    uint64_t key;
+} key_find;
+
+static bool chg_snap_below(const void *ud, uint64_t i) /* i-th of chg_by_obj */
 {
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (key_at(d, mid) < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    const key_find *f = ud;
+    return g_array_index(f->d->chgs, oemp_chg, f->d->chg_by_obj[i]).snap < f->key;
 }
 
-/* Keys for first_at_least. */
-static uint64_t chg_snap_at(const oemp_dump *d, uint32_t i) /* i-th of chg_by_obj */
+static bool checkpoint_snap_below(const void *ud, uint64_t i)
 {
-    return g_array_index(d->chgs, oemp_chg, d->chg_by_obj[i]).snap;
+    const key_find *f = ud;
+    return ((const oemp_live *)g_ptr_array_index(f->d->checkpoints, i))->snap < f->key;
 }
 
-static uint64_t checkpoint_snap_at(const oemp_dump *d, uint32_t i)
+static bool id_below(const void *ud, uint64_t i) /* i-th of by_id */
 {
-    return ((const oemp_live *)g_ptr_array_index(d->checkpoints, i))->snap;
-}
-
-static uint64_t id_at(const oemp_dump *d, uint32_t i) /* i-th of by_id */
-{
-    return oemp_obj_at(d, d->by_id[i])->id;
+    const key_find *f = ud;
+    return oemp_obj_at(f->d, f->d->by_id[i])->id < f->key;
 }
 
 /* ---- tables ---------------------------------------------------------------- */
@@ -373,7 +368,8 @@ static uint32_t chg_end(const oemp_dump *d, uint32_t g)
 const oemp_chg *oemp_change_at(const oemp_dump *d, uint32_t g, uint32_t s)
 {
     uint32_t first = oemp_obj_at(d, g)->chg;
-    uint32_t after = first_at_least(d, first, chg_end(d, g), chg_snap_at, (uint64_t)s + 1);
+    uint32_t after = (uint32_t)hf_lower_bound(first, chg_end(d, g), chg_snap_below,
+                                              &(key_find){d, (uint64_t)s + 1});
     return after > first ? &g_array_index(d->chgs, oemp_chg, d->chg_by_obj[after - 1]) : NULL;
 }
 
@@ -441,7 +437,8 @@ static void build_checkpoints(oemp_dump *d)
 /* The last checkpoint at or before s, or NULL. */
 static oemp_live *checkpoint_before(const oemp_dump *d, uint32_t s)
 {
-    uint32_t after = first_at_least(d, 0, d->checkpoints->len, checkpoint_snap_at, (uint64_t)s + 1);
+    uint32_t after = (uint32_t)hf_lower_bound(0, d->checkpoints->len, checkpoint_snap_below,
+                                              &(key_find){d, (uint64_t)s + 1});
     return after ? g_ptr_array_index(d->checkpoints, after - 1) : NULL;
 }
 
@@ -462,13 +459,13 @@ oemp_live *oemp_live_get(oemp_dump *d, uint32_t s)
     oemp_live *base = checkpoint_before(d, s);
     if (base && base->snap == s)
         return base;
-    return hf_memo_get(d->live_memo, s, make_live, d);
+    return oemp_memo_get(d->live_memo, s, make_live, d);
 }
 
 void oemp_live_unref(oemp_dump *d, oemp_live *l)
 {
     if (l && !l->checkpoint)
-        hf_memo_unref(d->live_memo, l);
+        oemp_memo_unref(d->live_memo, l);
 }
 
 /* Position of object g in l, or -1. */
@@ -480,7 +477,7 @@ static int64_t live_rank(const oemp_live *l, uint32_t g)
 
 int64_t oemp_find_live(oemp_dump *d, uint32_t s, uint64_t id)
 {
-    uint32_t lo = first_at_least(d, 0, d->objs->len, id_at, id);
+    uint32_t lo = (uint32_t)hf_lower_bound(0, d->objs->len, id_below, &(key_find){d, id});
     for (; lo < d->objs->len && oemp_obj_at(d, d->by_id[lo])->id == id; lo++) {
         const oemp_obj *o = oemp_obj_at(d, d->by_id[lo]);
         if (o->created <= s && s < o->deleted)
@@ -521,7 +518,7 @@ void oemp_index_build(oemp_dump *d)
     build_by_id(d);
     build_groups(d);
     build_checkpoints(d);
-    d->live_memo = hf_memo_new_bytes(CACHE_MAX_SETS, CACHE_MAX_BYTES, live_bytes, g_free);
+    d->live_memo = oemp_memo_new_bytes(CACHE_MAX_SETS, CACHE_MAX_BYTES, live_bytes, g_free);
 }
 
 uint64_t oemp_index_bytes(const oemp_dump *d)
@@ -546,7 +543,7 @@ void oemp_index_free(oemp_dump *d)
 {
     if (d->checkpoints)
         g_ptr_array_free(d->checkpoints, TRUE);
-    hf_memo_free(d->live_memo);
+    oemp_memo_free(d->live_memo);
     d->live_memo = NULL;
     g_free(d->chg_by_obj);
     g_free(d->by_id);

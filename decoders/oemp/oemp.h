@@ -39,13 +39,13 @@
  * the dump.
  *
  * Thread safety: after oemp_index_build() the dump is read-only, except the
- * memos of rebuilt live sets and of profiles (cache/memo.h), which have
+ * memos of rebuilt live sets and of profiles (memo.h), which have
  * their own locks.
  */
 #ifndef HF_OEMP_H
 #define HF_OEMP_H
 
-#include "cache/memo.h"
+#include "decoders/oemp/memo.h"
 #include "decoders/core/model.h"
 
 #include <stdbool.h>
@@ -227,10 +227,10 @@ typedef struct {
 
     /* Checkpoints: live sets of some snapshots, ascending. */
     GPtrArray *checkpoints; /* oemp_live * */
-    hf_memo *live_memo;     /* other live sets, rebuilt: oemp_live * by snapshot */
+    oemp_memo *live_memo;     /* other live sets, rebuilt: oemp_live * by snapshot */
 
     /* Profiles built for heap.pprof / stacks.folded (profile.c). */
-    hf_memo *prof_memo;     /* hf_pprof * by snapshot */
+    oemp_memo *prof_memo;     /* hf_pprof * by snapshot */
 
     /* Problem counting while indexing (oemp_problem). */
     uint32_t problem_count[16];

@@ -10,7 +10,7 @@
  * snapshot's live objects and bytes.  The allocated values are the in-use ones: a
  * recording does not say what was created and freed between snapshots.
  *
- * Built profiles are kept in a memo (prof_memo, cache/memo.h: the last
+ * Built profiles are kept in a memo (prof_memo, memo.h: the last
  * PROF_CACHE_MAX used) because fs/ renders a big view in several calls; a
  * rebuilt profile gives the same bytes.
  *
@@ -112,36 +112,36 @@ static gpointer make_prof(guint64 s, gpointer d)
 uint64_t oemp_render_pprof(oemp_dump *d, uint32_t s, uint64_t first, GString *out,
                            size_t budget)
 {
-    hf_pprof *p = hf_memo_get(d->prof_memo, s, make_prof, d);
+    hf_pprof *p = oemp_memo_get(d->prof_memo, s, make_prof, d);
     uint64_t next = hf_pprof_render(p, first, out, budget);
-    hf_memo_unref(d->prof_memo, p);
+    oemp_memo_unref(d->prof_memo, p);
     return next;
 }
 
 uint64_t oemp_render_folded(oemp_dump *d, uint32_t s, uint64_t first, GString *out,
                             size_t budget)
 {
-    hf_pprof *p = hf_memo_get(d->prof_memo, s, make_prof, d);
+    hf_pprof *p = oemp_memo_get(d->prof_memo, s, make_prof, d);
     uint64_t next = hf_pprof_render_folded(p, HF_PPROF_INUSE_BYTES, first, out, budget);
-    hf_memo_unref(d->prof_memo, p);
+    oemp_memo_unref(d->prof_memo, p);
     return next;
 }
 
 uint64_t oemp_render_pb(oemp_dump *d, uint32_t s, uint64_t first, GString *out, size_t budget)
 {
-    hf_pprof *p = hf_memo_get(d->prof_memo, s, make_prof, d);
+    hf_pprof *p = oemp_memo_get(d->prof_memo, s, make_prof, d);
     uint64_t next = hf_pprof_render_proto(p, first, out, budget);
-    hf_memo_unref(d->prof_memo, p);
+    oemp_memo_unref(d->prof_memo, p);
     return next;
 }
 
 void oemp_pprof_init(oemp_dump *d)
 {
-    d->prof_memo = hf_memo_new(PROF_CACHE_MAX, (GDestroyNotify)hf_pprof_free);
+    d->prof_memo = oemp_memo_new(PROF_CACHE_MAX, (GDestroyNotify)hf_pprof_free);
 }
 
 void oemp_pprof_free(oemp_dump *d)
 {
-    hf_memo_free(d->prof_memo);
+    oemp_memo_free(d->prof_memo);
     d->prof_memo = NULL;
 }

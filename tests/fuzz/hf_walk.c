@@ -147,7 +147,7 @@ static int walk_one(const config *c, const char *path, const char *name)
         }
         g_free(data);
     } else {
-        d = hf_open(path, &err);
+        d = hf_open(path, NULL, &err);
     }
     int rc = walk_report(c, d ? hf_dumps_new(&d, 1, true) : NULL, err);
     g_clear_error(&err);

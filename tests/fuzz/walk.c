@@ -81,8 +81,13 @@ hf_dump *hf_walk_open_buffers(const uint8_t *const *data, const size_t *len, int
         }
         paths[k] = g_strdup_printf("/proc/self/fd/%d", fds[k]);
     }
-    if (!dec) {
-        d = hf_open_series((const char *const *)paths, n, err);
+    if (!dec) { /* as a mount opens them, into one dump */
+        GPtrArray *got = g_ptr_array_new_with_free_func((GDestroyNotify)hf_dump_close);
+        if (hf_open_files((const char *const *)paths, n, NULL, got, err) && got->len == 1)
+            d = g_ptr_array_steal_index(got, 0);
+        else if (got->len)
+            g_set_error(err, HF_ERROR, HF_ERROR_OPEN, "walk: %u dumps, not one", got->len);
+        g_ptr_array_free(got, TRUE);
         goto out;
     }
     /* Forced decoder: the same checks registry.c makes before calling it. */
@@ -95,7 +100,7 @@ hf_dump *hf_walk_open_buffers(const uint8_t *const *data, const size_t *len, int
     }
     if (n > 1) {
         if (dec->open_series)
-            d = dec->open_series((const char *const *)paths, n, err);
+            d = dec->open_series((const char *const *)paths, n, NULL, err);
         else
             g_set_error(err, HF_ERROR, HF_ERROR_FORMAT, "%s: no series", dec->format);
         goto out;
@@ -107,7 +112,7 @@ hf_dump *hf_walk_open_buffers(const uint8_t *const *data, const size_t *len, int
         g_error_free(e);
         goto out;
     }
-    d = dec->open(paths[0], map, err);
+    d = dec->open(paths[0], map, NULL, err);
     g_mapped_file_unref(map);
 out:
     for (int i = 0; i < k; i++) {

@@ -70,12 +70,13 @@ const hf_decoder *hf_walk_decoder(const char *format);
  * Open bytes in memory as a dump, as hf_open would open a file holding
  * them: each buffer goes to a memfd ("/proc/self/fd/N" is the path the
  * decoder sees).  With dec NULL the format is detected by the registry
- * (hf_open / hf_open_series); with dec set, the bytes must pass dec's own
+ * (hf_open / hf_open_files); with dec set, the bytes must pass dec's own
  * detect() (else NULL with *err set) and dec opens them.  n > 1 opens a
- * series (dec->open_series, or hf_open_series).  Returns the dump or NULL
- * with *err set.  The memfds are closed before returning, except the first
- * one when keep_fd is not NULL: it is stored there (the caller closes it),
- * so the caller can change the bytes under the dump's mapping.
+ * series (dec->open_series, or hf_open_files, which must give one dump).
+ * Returns the dump or NULL with *err set.  The memfds are closed before
+ * returning, except the first one when keep_fd is not NULL: it is stored
+ * there (the caller closes it), so the caller can change the bytes under
+ * the dump's mapping.
  */
 hf_dump *hf_walk_open_buffers(const uint8_t *const *data, const size_t *len, int n,
                               const hf_decoder *dec, int *keep_fd, GError **err);

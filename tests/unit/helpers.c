@@ -3,6 +3,8 @@
  */
 #include "tests/unit/helpers.h"
 
+#include "decoders/bmd/bmd.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +121,14 @@ char *th_file(hf_dump *d, const hf_file *files, uint32_t s, uint64_t index, cons
 char *th_snap_file(hf_dump *d, uint32_t s, const char *name)
 {
     return th_file(d, d->ops->snapshot.files, s, 0, name);
+}
+
+char *th_snap_file_needed(hf_dump *d, uint32_t s, const char *name)
+{
+    char *text = th_snap_file(d, s, name);
+    if (!text)
+        fail_msg("snapshot %u has no file %s", s, name);
+    return text;
 }
 
 char *th_snap_files(hf_dump *d, uint32_t s)
@@ -342,4 +352,255 @@ char *th_corpus(const char *sub, const char *name)
 char *th_fixture(const char *name)
 {
     return g_build_filename("tests", "fixtures", name, NULL);
+}
+
+/* ---- opening bytes ---- */
+
+hf_dump *th_open_temp(const void *data, size_t len, const hf_open_opts *opts, char **path,
+                      GError **err)
+{
+    GError *e = NULL;
+    char *p = th_write_temp(data, len);
+    hf_dump *d = hf_open(p, opts, err ? err : &e);
+    if (!d && !err)
+        fail_msg("open: %s", e ? e->message : "?");
+    if (path) {
+        *path = p;
+    } else {
+        unlink(p);
+        g_free(p);
+    }
+    return d;
+}
+
+void th_close_temp(hf_dump *d, char *path)
+{
+    hf_dump_close(d);
+    unlink(path);
+    g_free(path);
+}
+
+/* ---- text and problems ---- */
+
+bool th_has_line(const char *text, const char *line)
+{
+    size_t n = strlen(line);
+    for (const char *p = text; (p = strstr(p, line)) != NULL; p++)
+        if ((p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+bool th_has_problem(hf_dump *d, const char *what)
+{
+    for (guint i = 0; i < d->problems->len; i++)
+        if (strstr(g_ptr_array_index(d->problems, i), what))
+            return true;
+    return false;
+}
+
+char *th_object_names(hf_dump *d, uint32_t s)
+{
+    GString *out = g_string_new(NULL);
+    uint64_t n = d->ops->n_objects(d, s);
+    for (uint64_t o = 0; o < n; o++) {
+        char name[HF_NAME_MAX];
+        d->ops->object_name(d, s, o, name);
+        g_string_append_printf(out, "%s%s", o ? " " : "", name);
+    }
+    return g_string_free(out, FALSE);
+}
+
+/* ---- BMD files built byte by byte ---- */
+
+GByteArray *th_bmd_start(void)
+{
+    GByteArray *b = g_byte_array_new();
+    th_bmd_varint(b, 1);
+    th_bmd_varint(b, 18);
+    th_bmd_raw(b, "JAVA PROFILE 1.0.3", 18);
+    return b;
+}
+
+void th_bmd_u8(GByteArray *b, uint8_t v)
+{
+    g_byte_array_append(b, &v, 1);
+}
+
+void th_bmd_hex(GByteArray *b, const char *hex)
+{
+    for (size_t i = 0; hex[i] && hex[i + 1]; i += 2) {
+        if (hex[i] == ' ') {
+            i--;
+            continue;
+        }
+        char t[3] = {hex[i], hex[i + 1], 0};
+        th_bmd_u8(b, (uint8_t)strtoul(t, NULL, 16));
+    }
+}
+
+void th_bmd_varint(GByteArray *b, uint64_t v)
+{
+    while (v >= 0x80) {
+        th_bmd_u8(b, (uint8_t)(v | 0x80));
+        v >>= 7;
+    }
+    th_bmd_u8(b, (uint8_t)v);
+}
+
+void th_bmd_int(GByteArray *b, int32_t v)
+{
+    th_bmd_varint(b, (uint64_t)(int64_t)v);
+}
+
+void th_bmd_raw(GByteArray *b, const void *p, size_t n)
+{
+    g_byte_array_append(b, p, (guint)n);
+}
+
+void th_bmd_u4(GByteArray *b, uint32_t v)
+{
+    for (int shift = 24; shift >= 0; shift -= 8)
+        th_bmd_u8(b, (uint8_t)(v >> shift));
+}
+
+void th_bmd_value(GByteArray *b, int t, uint64_t v)
+{
+    switch (t) {
+    case TH_BMD_OBJ:
+    case TH_BMD_INT:
+    case TH_BMD_SHORT:
+        th_bmd_int(b, (int32_t)v);
+        break;
+    case TH_BMD_LONG:
+        th_bmd_varint(b, v);
+        break;
+    case TH_BMD_FLOAT: /* little-endian IEEE bits */
+    case TH_BMD_DOUBLE:
+        for (int i = 0; i < (t == TH_BMD_FLOAT ? 4 : 8); i++)
+            th_bmd_u8(b, (uint8_t)(v >> (8 * i)));
+        break;
+    case TH_BMD_BOOL:
+    case TH_BMD_BYTE:
+        th_bmd_u8(b, (uint8_t)v);
+        break;
+    case TH_BMD_CHAR:
+        th_bmd_u8(b, (uint8_t)(v >> 8));
+        th_bmd_u8(b, (uint8_t)v);
+        break;
+    }
+}
+
+void th_bmd_string(GByteArray *b, uint32_t id, const char *s)
+{
+    th_bmd_varint(b, BMD_STRING);
+    th_bmd_varint(b, id);
+    th_bmd_varint(b, strlen(s));
+    th_bmd_raw(b, s, strlen(s));
+}
+
+void th_bmd_hashed(GByteArray *b, uint32_t id, const char *s)
+{
+    th_bmd_varint(b, BMD_HASHED_STRING);
+    th_bmd_varint(b, id);
+    th_bmd_varint(b, strlen(s));
+    th_bmd_int(b, bmd_java_hash(s, strlen(s)));
+}
+
+void th_bmd_class(GByteArray *b, uint32_t id, uint32_t super, uint32_t name, int ns,
+                  const uint64_t *st, int nf, const uint32_t *f, uint32_t discarded)
+{
+    th_bmd_varint(b, BMD_CLASS);
+    th_bmd_varint(b, id);
+    th_bmd_varint(b, super);
+    th_bmd_varint(b, name);
+    th_bmd_varint(b, 1); /* one constant: index 7, int 99 */
+    th_bmd_varint(b, 7);
+    th_bmd_varint(b, TH_BMD_INT);
+    th_bmd_varint(b, 99);
+    th_bmd_varint(b, (uint64_t)ns);
+    for (int i = 0; i < ns; i++) {
+        th_bmd_varint(b, st[3 * i]);
+        th_bmd_varint(b, st[3 * i + 1]);
+        th_bmd_value(b, (int)st[3 * i + 1], st[3 * i + 2]);
+    }
+    th_bmd_varint(b, (uint64_t)nf);
+    for (int i = 0; i < nf; i++) {
+        th_bmd_varint(b, f[2 * i]);
+        th_bmd_varint(b, f[2 * i + 1]);
+    }
+    th_bmd_varint(b, discarded);
+}
+
+void th_bmd_instance(GByteArray *b, uint32_t id, uint32_t cls)
+{
+    th_bmd_varint(b, BMD_INSTANCE);
+    th_bmd_varint(b, id);
+    th_bmd_varint(b, cls);
+}
+
+void th_bmd_roots(GByteArray *b, int n, const uint32_t *ids)
+{
+    th_bmd_varint(b, BMD_ROOTS);
+    th_bmd_varint(b, (uint64_t)n);
+    for (int i = 0; i < n; i++)
+        th_bmd_varint(b, ids[i]);
+}
+
+void th_bmd_objarray(GByteArray *b, uint32_t id, uint32_t cls, int n, const uint32_t *el)
+{
+    th_bmd_varint(b, BMD_OBJARRAY);
+    th_bmd_varint(b, id);
+    th_bmd_varint(b, cls);
+    th_bmd_varint(b, (uint64_t)n);
+    for (int i = 0; i < n; i++)
+        th_bmd_varint(b, el[i]);
+}
+
+void th_bmd_primarray(GByteArray *b, uint32_t id, uint32_t type, uint32_t n)
+{
+    th_bmd_varint(b, BMD_PRIMARRAY);
+    th_bmd_varint(b, id);
+    th_bmd_varint(b, type);
+    th_bmd_varint(b, n);
+}
+
+void th_bmd_legacy(GByteArray *b, uint32_t tag, const GByteArray *body)
+{
+    th_bmd_varint(b, BMD_LEGACY);
+    th_bmd_varint(b, tag);
+    th_bmd_varint(b, body->len);
+    th_bmd_raw(b, body->data, body->len);
+}
+
+hf_dump *th_bmd_open(const GByteArray *b, const hf_open_opts *opts, char **path)
+{
+    hf_dump *d = th_open_temp(b->data, b->len, opts, path, NULL);
+    assert_string_equal(d->ops->format, "bmd");
+    return d;
+}
+
+/* ---- OEMP recordings built line by line ---- */
+
+void th_oemp_snap(GString *out, int seq, const char *pcat, const char *acat, const char *bcat,
+                  const char *pdata, const char *abln, const char *othn, const char *nodes,
+                  const char *aobj, const char *chg, const char *del)
+{
+    g_string_append_printf(out,
+                           "2 77 %d \"2024-05-01T10:00:00.000+00:00\" \"AVM-Client\" \"_PROG\" "
+                           "\"\" \"\" 0 \"u-1\" \"\" 0 \"app\" \"\" 1.5 \"12.8\" \"\" \"\"\n.\n",
+                           seq);
+    const char *secs[] = {pcat, acat, bcat, pdata, abln, othn, nodes, aobj, chg, del};
+    for (size_t i = 0; i < G_N_ELEMENTS(secs); i++)
+        g_string_append_printf(out, "%s.\n", secs[i]);
+    g_string_append_printf(out, "1000 0 0 0 0 0 0 0 0 \"_PROG\" %d\n.\n", seq);
+}
+
+void th_oemp_aobj(GString *out, uint64_t id, int type, int64_t mem, int node, int line, int src,
+                  uint64_t scope, int nameid, int bio)
+{
+    g_string_append_printf(out,
+                           "%" G_GUINT64_FORMAT " %d %" G_GINT64_FORMAT " 0 0 %" G_GUINT64_FORMAT
+                           " %d %d %d 0 %" G_GUINT64_FORMAT " 0 %d 0 %d 0\n",
+                           id, type, mem, id * 10, node, line, src, scope, nameid, bio);
 }

@@ -2,7 +2,8 @@
  * helpers.h - what the unit tests of the decoders share: rendering views
  * (whole, or in chunks compared with the whole), files of a snapshot, an
  * object, a class or a thread by name, links and link directories, the
- * problem list, temporary files and corpus paths.
+ * problem list, temporary files and corpus paths; and builders of BMD and
+ * OEMP test files, which more than one test file writes.
  *
  * Everything reads the model through the dump's ops and its tables
  * (model.h), as fs/ does, so a test sees what a mount would show.  A helper
@@ -56,6 +57,8 @@ char *th_file(hf_dump *d, const hf_file *files, uint32_t s, uint64_t index, cons
 
 /* Snapshot s's file `name` ("cpu/samples"), NULL when absent. */
 char *th_snap_file(hf_dump *d, uint32_t s, const char *name);
+/* The same for a file snapshot s must have: the test fails when absent. */
+char *th_snap_file_needed(hf_dump *d, uint32_t s, const char *name);
 /* Names of the files snapshot s has, in table order, each followed by a
  * space: "info sites heap.pprof ". */
 char *th_snap_files(hf_dump *d, uint32_t s);
@@ -115,6 +118,84 @@ char *th_write_temp(const void *data, size_t len);
 char *th_corpus(const char *sub, const char *name);
 /* tests/fixtures/name. */
 char *th_fixture(const char *name);
+
+/* ---- opening bytes ---- */
+
+/* Writes data to a new temporary file and opens it as heapfs would
+ * (opts NULL: none).  With path, the file stays until th_close_temp;
+ * without, it is removed at once (the dump keeps its mapping).  With err,
+ * NULL and *err set when the file does not open; without, the test fails
+ * then. */
+hf_dump *th_open_temp(const void *data, size_t len, const hf_open_opts *opts, char **path,
+                      GError **err);
+/* Closes d, removes the file at path and frees path. */
+void th_close_temp(hf_dump *d, char *path);
+
+/* ---- text and problems ---- */
+
+/* Whether text holds `line` as a whole line. */
+bool th_has_line(const char *text, const char *line);
+/* Whether one of d's problems contains `what`. */
+bool th_has_problem(hf_dump *d, const char *what);
+/* Snapshot s's object names in index order, separated by spaces. */
+char *th_object_names(hf_dump *d, uint32_t s);
+
+/* ---- BMD files built byte by byte (test_bmd*.c) ---- */
+
+/* BMD's field types. */
+enum {
+    TH_BMD_OBJ,
+    TH_BMD_INT,
+    TH_BMD_BOOL,
+    TH_BMD_BYTE,
+    TH_BMD_CHAR,
+    TH_BMD_FLOAT,
+    TH_BMD_DOUBLE,
+    TH_BMD_LONG,
+    TH_BMD_SHORT
+};
+/* A new file with its header: version 1, "JAVA PROFILE 1.0.3". */
+GByteArray *th_bmd_start(void);
+void th_bmd_u8(GByteArray *b, uint8_t v);
+/* Bytes written as hex digits ("9a81ec9a01"; spaces between bytes). */
+void th_bmd_hex(GByteArray *b, const char *hex);
+void th_bmd_varint(GByteArray *b, uint64_t v);
+/* As Java's writeInt32: negatives sign-extended to 64 bits (10 bytes). */
+void th_bmd_int(GByteArray *b, int32_t v);
+void th_bmd_raw(GByteArray *b, const void *p, size_t n);
+/* 4 bytes big-endian, as in the bodies of legacy HPROF records. */
+void th_bmd_u4(GByteArray *b, uint32_t v);
+/* A value of field type t (TH_BMD_*) as BMD writes it. */
+void th_bmd_value(GByteArray *b, int t, uint64_t v);
+/* Records. */
+void th_bmd_string(GByteArray *b, uint32_t id, const char *s);
+void th_bmd_hashed(GByteArray *b, uint32_t id, const char *s);
+/* Class with nf fields {name, type} (pairs), ns statics {name, type,
+ * value} (triples), one constant (index 7, int 99), discarded bytes. */
+void th_bmd_class(GByteArray *b, uint32_t id, uint32_t super, uint32_t name, int ns,
+                  const uint64_t *st, int nf, const uint32_t *f, uint32_t discarded);
+void th_bmd_instance(GByteArray *b, uint32_t id, uint32_t cls);
+void th_bmd_roots(GByteArray *b, int n, const uint32_t *ids);
+void th_bmd_objarray(GByteArray *b, uint32_t id, uint32_t cls, int n, const uint32_t *el);
+void th_bmd_primarray(GByteArray *b, uint32_t id, uint32_t type, uint32_t n);
+void th_bmd_legacy(GByteArray *b, uint32_t tag, const GByteArray *body);
+/* th_open_temp for a BMD file, kept at *path: the test fails unless the
+ * BMD decoder opens it. */
+hf_dump *th_bmd_open(const GByteArray *b, const hf_open_opts *opts, char **path);
+
+/* ---- OEMP recordings built line by line (test_oemp*.c) ---- */
+
+/* An AppObjCatalog section body: types 1 to 5. */
+#define TH_OEMP_ACAT                                                                     \
+    "\"Procedure\" 1\n\"OOABL Obj\" 2\n\"OO Builtin\" 3\n\"DB Connection\" 4\n\"Buffer\" 5\n"
+/* A version 2 snapshot from its section bodies (each "" or lines ending
+ * in \n), appended to out. */
+void th_oemp_snap(GString *out, int seq, const char *pcat, const char *acat, const char *bcat,
+                  const char *pdata, const char *abln, const char *othn, const char *nodes,
+                  const char *aobj, const char *chg, const char *del);
+/* An AppObjData line: id type mem node line src scope nameid biotyp. */
+void th_oemp_aobj(GString *out, uint64_t id, int type, int64_t mem, int node, int line, int src,
+                  uint64_t scope, int nameid, int bio);
 
 /* Checks that take (and free) a rendered string. */
 #define assert_contains(hay, needle)                                                     \

@@ -212,7 +212,7 @@ static hf_dump *open_bytes(const uint8_t *data, size_t len, bool gzip, char **er
         g_string_append_len(gz, (const char *)data, (gssize)len);
     char *path = th_write_temp(gz->str, gz->len);
     GError *e = NULL;
-    hf_dump *d = hf_open(path, &e);
+    hf_dump *d = hf_open(path, NULL, &e);
     if (err)
         *err = e ? g_strdup(e->message) : NULL;
     g_clear_error(&e);
@@ -300,7 +300,7 @@ static void test_decoder_hostile(void **state)
     for (size_t cut = 1; cut < gz->len; cut++) {
         char *path = th_write_temp(gz->str, cut);
         GError *e = NULL;
-        hf_dump *d = hf_open(path, &e);
+        hf_dump *d = hf_open(path, NULL, &e);
         if (d) {
             th_render_everything(d, 64);
             hf_dump_close(d);
@@ -332,7 +332,7 @@ static void test_detect_strict(void **state)
             gchar *data;
             gsize n;
             assert_true(g_file_get_contents(p, &data, &n, NULL));
-            assert_false(gop_head_is_profile((const uint8_t *)data, n < 4096 ? n : 4096));
+            assert_false(gopprof_head_is_profile((const uint8_t *)data, n < 4096 ? n : 4096));
             g_free(data);
             g_free(p);
         }

@@ -26,7 +26,7 @@ static gperf_dump *open_corpus(const char *name)
 {
     char *p = corpus(name);
     GError *e = NULL;
-    hf_dump *d = hf_open(p, &e);
+    hf_dump *d = hf_open(p, NULL, &e);
     if (!d)
         fail_msg("%s: %s", p, e ? e->message : "?");
     assert_string_equal(d->ops->format, "gperftools");
@@ -267,12 +267,25 @@ static void test_gobench_problems(void **state)
 
 /* ---- a series ---- */
 
+/* The files as a mount opens them: one dump, or NULL with *err set. */
+static hf_dump *open_series(const char *const *paths, int n, GError **err)
+{
+    GPtrArray *got = g_ptr_array_new();
+    hf_dump *d = NULL;
+    if (hf_open_files(paths, n, NULL, got, err)) {
+        assert_int_equal(got->len, 1); /* a series is one dump */
+        d = g_ptr_array_index(got, 0);
+    }
+    g_ptr_array_free(got, TRUE);
+    return d;
+}
+
 static void test_series(void **state)
 {
     char *a = corpus("local_tcmalloc_hp.0001.heap"), *b = corpus("local_tcmalloc_hp.0002.heap");
     const char *paths[] = {a, b};
     GError *e = NULL;
-    hf_dump *d = hf_open_series(paths, 2, &e);
+    hf_dump *d = open_series(paths, 2, &e);
     assert_non_null(d);
     assert_int_equal(d->ops->n_snapshots(d), 2);
     assert_int_equal(d->ops->snapshot_number(d, 1), 2);
@@ -291,7 +304,7 @@ static void test_series(void **state)
     /* a series whose second file is not a profile is refused, clearly */
     char *bad = th_write_temp("hello\n", 6);
     const char *paths2[] = {a, bad};
-    d = hf_open_series(paths2, 2, &e);
+    d = open_series(paths2, 2, &e);
     assert_null(d);
     assert_non_null(e);
     g_clear_error(&e);
@@ -307,7 +320,7 @@ static hf_dump *open_text(const char *text, char **file)
 {
     *file = th_write_temp(text, strlen(text));
     GError *e = NULL;
-    hf_dump *d = hf_open(*file, &e);
+    hf_dump *d = hf_open(*file, NULL, &e);
     g_clear_error(&e);
     return d;
 }
@@ -340,7 +353,7 @@ static void test_malformed(void **state)
     /* not a profile at all: refused with one line */
     char *f2 = th_write_temp("--- symbol\nbinary=x\n---\nnothing\n", 33);
     GError *e = NULL;
-    assert_null(hf_open(f2, &e));
+    assert_null(hf_open(f2, NULL, &e));
     assert_non_null(e);
     g_clear_error(&e);
     unlink(f2);
@@ -357,7 +370,7 @@ static void test_truncations(void **state)
     for (size_t cut = 0; cut < len; cut += (cut < 800 ? 1 : 97)) {
         char *file = th_write_temp(text, cut);
         GError *e = NULL;
-        hf_dump *d = cut ? hf_open(file, &e) : NULL;
+        hf_dump *d = cut ? hf_open(file, NULL, &e) : NULL;
         if (d) {
             th_render_node(d, d->ops->snapshot.files, 0, 0, 100);
             hf_dump_close(d);

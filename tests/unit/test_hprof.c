@@ -17,6 +17,7 @@
 #include "tests/unit/helpers.h"
 
 #include "decoders/hprof/hprof.h"
+#include "decoders/heap/build.h"
 
 /* ---- builder ---- */
 
@@ -125,7 +126,7 @@ static hf_dump *open_bytes(GByteArray *bytes, char **path)
 {
     GError *e = NULL;
     *path = th_write_temp(bytes->data, bytes->len);
-    hf_dump *d = hf_open(*path, &e);
+    hf_dump *d = hf_open(*path, NULL, &e);
     if (!d)
         fail_msg("open: %s", e->message);
     return d;
@@ -512,13 +513,17 @@ static void test_truncated(void **state)
     g_byte_array_unref(full);
 }
 
-/* Unknown top-level tags are skipped by their length; an unknown sub-record
- * ends its record; both are problems with offsets. */
+/* Unknown top-level tags are skipped by their length; a known record too
+ * short for its tag is named; an unknown sub-record ends its record; all
+ * are problems with offsets. */
 static void test_unknown_tags(void **state)
 {
     bld b = start(4, "JAVA PROFILE 1.0.2");
     rec(&b, 0x55);
     u4(&b, 1234);
+    end(&b);
+    rec(&b, HPROF_HEAP_SUMMARY); /* 24 bytes of totals: only 4 */
+    u4(&b, 7);
     end(&b);
     str(&b, 1, "java/lang/Object");
     load_class(&b, 1, C_OBJECT, 1);
@@ -530,12 +535,14 @@ static void test_unknown_tags(void **state)
     end(&b);
     char *path;
     hf_dump *d = open_bytes(b.b, &path);
-    assert_int_equal(d->problems->len, 2);
+    assert_int_equal(d->problems->len, 3);
     assert_string_equal(g_ptr_array_index(d->problems, 0),
                         "offset 0x1f: unknown record tag 0x55 (4 bytes) skipped");
+    assert_string_equal(g_ptr_array_index(d->problems, 1),
+                        "offset 0x2c: record 0x07: body of 4 bytes too short for its contents");
     char want[100];
     g_snprintf(want, sizeof want, "offset 0x%zx: unknown heap dump sub-record 0x77", bad);
-    assert_true(g_str_has_prefix(g_ptr_array_index(d->problems, 1), want));
+    assert_true(g_str_has_prefix(g_ptr_array_index(d->problems, 2), want));
     assert_int_equal(d->ops->n_objects(d, 0), 1);
     assert_true(d->ops->class_find(d, 0, "java.lang.Object") >= 0);
     close_bytes(d, path);
@@ -740,7 +747,7 @@ static void test_damage(void **state)
             assert_non_null(f);
             assert_int_equal(fwrite(b->data, 1, b->len, f), b->len);
             fclose(f);
-            hf_dump *d = hf_open(path, &e);
+            hf_dump *d = hf_open(path, NULL, &e);
             if (d) {
                 th_render_everything(d, 16);
                 hf_dump_close(d);
@@ -786,7 +793,7 @@ static void test_corpus_opens(void **state)
             continue;
         char *p = g_build_filename(corpus, n, NULL);
         GError *e = NULL;
-        hf_dump *d = hf_open(p, &e);
+        hf_dump *d = hf_open(p, NULL, &e);
         if (!d)
             fail_msg("%s: %s", p, e->message);
         assert_string_equal(d->ops->format, "hprof");
@@ -846,7 +853,7 @@ static void check_slurp(const char *bin, const char *result, bool extra_array_su
     if (!g_file_get_contents(result, &text, NULL, NULL))
         skip();
     GError *e = NULL;
-    hf_dump *d = hf_open(bin, &e);
+    hf_dump *d = hf_open(bin, NULL, &e);
     if (!d)
         fail_msg("%s: %s", bin, e->message);
     hprof_dump *hd = (hprof_dump *)d;
@@ -953,7 +960,7 @@ static void test_android(void **state)
 {
     GError *e = NULL;
     char *p = th_corpus("hprof", "leakcanary_leak_service_binder.hprof");
-    hf_dump *d = hf_open(p, &e);
+    hf_dump *d = hf_open(p, NULL, &e);
     g_free(p);
     if (!d)
         skip();

@@ -23,20 +23,20 @@ static char *corpus(const char *name)
     return th_corpus("hprof-txt", name);
 }
 
-static txt_dump *open_path(const char *p)
+static hproftxt_dump *open_path(const char *p)
 {
     GError *e = NULL;
-    hf_dump *d = hf_open(p, &e);
+    hf_dump *d = hf_open(p, NULL, &e);
     if (!d)
         fail_msg("%s: %s", p, e ? e->message : "?");
     assert_string_equal(d->ops->format, "hprof-text");
-    return (txt_dump *)d;
+    return (hproftxt_dump *)d;
 }
 
-static txt_dump *open_corpus(const char *name)
+static hproftxt_dump *open_corpus(const char *name)
 {
     char *p = corpus(name);
-    txt_dump *t = open_path(p);
+    hproftxt_dump *t = open_path(p);
     g_free(p);
     return t;
 }
@@ -62,7 +62,7 @@ static void test_corpus(void **state)
         {"Kanatoko_libinjection_cputimes.java.hprof.txt", 364, 3, 1, "info cpu/times ", false},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-        txt_dump *t = open_corpus(cases[i].file);
+        hproftxt_dump *t = open_corpus(cases[i].file);
         hf_dump *d = &t->heap.base;
         char *p = th_problems(d);
         assert_string_equal(p, ""); /* every internal check holds */
@@ -95,22 +95,22 @@ static void test_corpus(void **state)
  * traces: checked here from the parsed rows, independently of errors. */
 static void test_corpus_checks(void **state)
 {
-    txt_dump *t = open_corpus("pjstadig_deque-clojure_cpusamples.java.hprof.txt");
-    txt_snap *sn = &g_array_index(t->snaps, txt_snap, 0);
+    hproftxt_dump *t = open_corpus("pjstadig_deque-clojure_cpusamples.java.hprof.txt");
+    hproftxt_snap *sn = &g_array_index(t->snaps, hproftxt_snap, 0);
     uint64_t sum = 0;
     for (guint i = 0; i < sn->samples->len; i++)
-        sum += g_array_index(sn->samples, txt_cpu, i).count;
+        sum += g_array_index(sn->samples, hproftxt_cpu, i).count;
     assert_int_equal(sn->samples->len, 173);
     assert_int_equal(sum, 267);
     assert_int_equal(sn->blk[TB_CPU_SAMPLES].total, 267);
     hf_dump_close(&t->heap.base);
 
     t = open_corpus("JoelStuart_COMP3702A1_sites.java.hprof.txt");
-    sn = &g_array_index(t->snaps, txt_snap, 0);
+    sn = &g_array_index(t->snaps, hproftxt_snap, 0);
     assert_int_equal(sn->sites->len, 712);
     for (guint i = 0; i < sn->sites->len; i++)
-        assert_true(txt_trace_find(t, g_array_index(sn->sites, txt_site, i).trace) >= 0);
-    txt_site *first = &g_array_index(sn->sites, txt_site, 0);
+        assert_true(hproftxt_trace_find(t, g_array_index(sn->sites, hproftxt_site, i).trace) >= 0);
+    hproftxt_site *first = &g_array_index(sn->sites, hproftxt_site, 0);
     assert_int_equal(first->live_bytes, 16912);
     assert_int_equal(first->live_objs, 109);
     assert_int_equal(first->trace, 300050);
@@ -119,7 +119,7 @@ static void test_corpus_checks(void **state)
 
     /* decimal commas (a Swedish locale): all 1092 rows parse */
     t = open_corpus("Magnulas_ADKLabb3_heapdump_sites.java.hprof.txt");
-    sn = &g_array_index(t->snaps, txt_snap, 0);
+    sn = &g_array_index(t->snaps, hproftxt_snap, 0);
     assert_int_equal(sn->sites->len, 1092);
     assert_true(sn->blk[TB_HEAP].present && sn->blk[TB_HEAP].closed);
     assert_int_equal(sn->blk[TB_HEAP].total, 12938);
@@ -132,9 +132,9 @@ static void test_verbatim(void **state)
 {
     char *p = corpus("JoelStuart_COMP3702A1_sites.java.hprof.txt"), *text = NULL;
     assert_true(g_file_get_contents(p, &text, NULL, NULL));
-    txt_dump *t = open_path(p);
+    hproftxt_dump *t = open_path(p);
     hf_dump *d = &t->heap.base;
-    int64_t k = txt_trace_find(t, 300003);
+    int64_t k = hproftxt_trace_find(t, 300003);
     assert_true(k >= 0);
     char *tr = th_trace(d, (uint64_t)k);
     assert_string_equal(tr, "TRACE 300003:\n"
@@ -162,15 +162,15 @@ static void test_verbatim(void **state)
     g_free(p);
 }
 
-static txt_dump *open_text_ext(const char *body, char **file);
-static txt_dump *open_text(const char *body, bool with_header, char **file);
-static void close_text(txt_dump *t, char *file);
+static hproftxt_dump *open_text_ext(const char *body, char **file);
+static hproftxt_dump *open_text(const char *body, bool with_header, char **file);
+static void close_text(hproftxt_dump *t, char *file);
 
 /* ---- the text HEAP DUMP on the heap layer ---- */
 
 static void test_heap_dump(void **state)
 {
-    txt_dump *t = open_corpus("Magnulas_ADKLabb3_heapdump_sites.java.hprof.txt");
+    hproftxt_dump *t = open_corpus("Magnulas_ADKLabb3_heapdump_sites.java.hprof.txt");
     hf_dump *d = &t->heap.base;
     /* every CLS, OBJ and ARR line is an object; every CLS a class */
     assert_int_equal(d->ops->n_classes(d, 0), 685);
@@ -232,14 +232,14 @@ static void test_heap_dump(void **state)
 
     /* A HEAP DUMP without SITES: heap.pprof from the live objects. */
     char *file;
-    txt_dump *t2 = open_text_ext("TRACE 1:\n\tA.make(A.java:3)\n"
-                                 "HEAP DUMP BEGIN (3 objects, 48 bytes) x\n"
-                                 "CLS 10 (name=A, trace=1)\n"
-                                 "OBJ 20 (sz=16, trace=1, class=A@10)\n\tnext\t\t21\n"
-                                 "OBJ 21 (sz=16, trace=1, class=A@10)\n"
-                                 "ARR 22 (sz=8, trace=1, nelems=4, elem type=short[])\n"
-                                 "HEAP DUMP END\n",
-                                 &file);
+    hproftxt_dump *t2 = open_text_ext("TRACE 1:\n\tA.make(A.java:3)\n"
+                                      "HEAP DUMP BEGIN (3 objects, 48 bytes) x\n"
+                                      "CLS 10 (name=A, trace=1)\n"
+                                      "OBJ 20 (sz=16, trace=1, class=A@10)\n\tnext\t\t21\n"
+                                      "OBJ 21 (sz=16, trace=1, class=A@10)\n"
+                                      "ARR 22 (sz=8, trace=1, nelems=4, elem type=short[])\n"
+                                      "HEAP DUMP END\n",
+                                      &file);
     assert_non_null(t2);
     char *p = th_problems(&t2->heap.base);
     assert_string_equal(p, "");
@@ -264,7 +264,7 @@ static void test_stated_sizes(void **state)
     for (const char *q = text; (q = strstr(q, "(sz=")); q += 4)
         sum += g_ascii_strtoull(q + 4, NULL, 10);
     assert_int_equal(sum, 1149543);
-    txt_dump *t = open_path(p);
+    hproftxt_dump *t = open_path(p);
     hf_dump *d = &t->heap.base;
     const hf_hsnap *sn = hf_heap_snap(&t->heap, 0);
     assert_int_equal(sn->total_bytes, sum);
@@ -311,7 +311,7 @@ static void test_shadowed_fields(void **state)
             "\tparent\t\t21\n\tucp\t\t22\n\tacc\t\t23\n\tucp\t\t24\n"
             "OBJ 21 (sz=16, trace=1, class=java.lang.Object@13)\n"
             "HEAP DUMP END\n", k ? "11" : "99", body[k]);
-        txt_dump *t = open_text(text, true, &file);
+        hproftxt_dump *t = open_text(text, true, &file);
         g_free(text);
         assert_non_null(t);
         hf_dump *d = &t->heap.base;
@@ -342,10 +342,10 @@ static void test_shadowed_fields(void **state)
 static void test_cpu_cutoff(void **state)
 {
     char *file;
-    txt_dump *t = open_text("TRACE 1:\n\tA.b(A.java:3)\n"
-                            "CPU SAMPLES BEGIN (total = 9) x\n"
-                            "   1 44.44% 44.44% 4 1 A.b\nCPU SAMPLES END\n",
-                            true, &file);
+    hproftxt_dump *t = open_text("TRACE 1:\n\tA.b(A.java:3)\n"
+                                 "CPU SAMPLES BEGIN (total = 9) x\n"
+                                 "   1 44.44% 44.44% 4 1 A.b\nCPU SAMPLES END\n",
+                                 true, &file);
     assert_non_null(t);
     char *p = th_problems(&t->heap.base);
     assert_string_equal(p, "");
@@ -360,24 +360,24 @@ static const char header[] = "JAVA PROFILE 1.0.1, created Mon Jan  1 00:00:00 20
                              "THREAD START\nTRACE           represents a Java stack trace.\n"
                              "HEAP DUMP       is a complete snapshot\n\n--------\n\n";
 
-static txt_dump *open_text(const char *body, bool with_header, char **file)
+static hproftxt_dump *open_text(const char *body, bool with_header, char **file)
 {
     GString *s = g_string_new(with_header ? header : "JAVA PROFILE 1.0.1, created x\n");
     g_string_append(s, body);
     *file = th_write_temp(s->str, s->len);
     g_string_free(s, TRUE);
     GError *e = NULL;
-    hf_dump *d = hf_open(*file, &e);
+    hf_dump *d = hf_open(*file, NULL, &e);
     g_clear_error(&e);
-    return (txt_dump *)d;
+    return (hproftxt_dump *)d;
 }
 
-static txt_dump *open_text_ext(const char *body, char **file)
+static hproftxt_dump *open_text_ext(const char *body, char **file)
 {
     return open_text(body, true, file);
 }
 
-static void close_text(txt_dump *t, char *file)
+static void close_text(hproftxt_dump *t, char *file)
 {
     if (t)
         hf_dump_close(&t->heap.base);
@@ -389,29 +389,29 @@ static void test_variants(void **state)
 {
     char *file;
     /* Older agents: "TRACE N: (thread=M)", CRLF line ends, no comment. */
-    txt_dump *t = open_text("THREAD START (obj=1a, id = 7, name=\"main\", group=\"main\")\r\n"
-                            "TRACE 1: (thread=7)\r\n\tA.b(A.java:3)\r\n\tA.main(A.java:9)\r\n"
-                            "TRACE 2: (thread=7)\r\n\t<empty>\r\n"
-                            "SITES BEGIN (ordered by live bytes) Mon Jan  1 00:00:01 2001\r\n"
-                            "          percent         live       alloc'ed  stack class\r\n"
-                            " rank   self  accum    bytes objs   bytes objs trace name\r\n"
-                            "    1 75.00% 75.00%      300    3     600    6     1 A\r\n"
-                            "    2 25.00% 100.00%     100    1     100    1     2 int[]\r\n"
-                            "SITES END\r\n"
-                            "CPU SAMPLES BEGIN (total = 5) Mon Jan  1 00:00:01 2001\r\n"
-                            "rank   self  accum   count trace method\r\n"
-                            "   1 80.00% 80.00%       4     1 A.b\r\n"
-                            "   2 20.00% 100.00%      1     2 A.main\r\n"
-                            "CPU SAMPLES END\r\n",
-                            false, &file);
+    hproftxt_dump *t = open_text("THREAD START (obj=1a, id = 7, name=\"main\", group=\"main\")\r\n"
+                                 "TRACE 1: (thread=7)\r\n\tA.b(A.java:3)\r\n\tA.main(A.java:9)\r\n"
+                                 "TRACE 2: (thread=7)\r\n\t<empty>\r\n"
+                                 "SITES BEGIN (ordered by live bytes) Mon Jan  1 00:00:01 2001\r\n"
+                                 "          percent         live       alloc'ed  stack class\r\n"
+                                 " rank   self  accum    bytes objs   bytes objs trace name\r\n"
+                                 "    1 75.00% 75.00%      300    3     600    6     1 A\r\n"
+                                 "    2 25.00% 100.00%     100    1     100    1     2 int[]\r\n"
+                                 "SITES END\r\n"
+                                 "CPU SAMPLES BEGIN (total = 5) Mon Jan  1 00:00:01 2001\r\n"
+                                 "rank   self  accum   count trace method\r\n"
+                                 "   1 80.00% 80.00%       4     1 A.b\r\n"
+                                 "   2 20.00% 100.00%      1     2 A.main\r\n"
+                                 "CPU SAMPLES END\r\n",
+                                 false, &file);
     assert_non_null(t);
     char *p = th_problems(&t->heap.base);
     assert_string_equal(p, "");
     g_free(p);
     assert_int_equal(t->traces->len, 2);
-    assert_int_equal(g_array_index(t->traces, txt_trace, 0).thread, 7);
-    assert_int_equal(g_array_index(t->traces, txt_trace, 0).n_frames, 2);
-    assert_int_equal(g_array_index(t->traces, txt_trace, 1).n_frames, 0);
+    assert_int_equal(g_array_index(t->traces, hproftxt_trace, 0).thread, 7);
+    assert_int_equal(g_array_index(t->traces, hproftxt_trace, 0).n_frames, 2);
+    assert_int_equal(g_array_index(t->traces, hproftxt_trace, 1).n_frames, 0);
     char *pp = th_snap_file(&t->heap.base, 0, "heap.pprof");
     assert_non_null(strstr(pp, "heap profile:      4:      400 [     7:      700] @ heapprofile\n"));
     assert_non_null(strstr(pp, " A.b(A.java:3)\n"));
@@ -437,21 +437,21 @@ static void test_variants(void **state)
 static void test_broken(void **state)
 {
     char *file;
-    txt_dump *t = open_text("THREAD END (id = 99)\n"
-                            "TRACE 1:\n\tA.b(A.java:3)\n"
-                            "what is this\n"
-                            "SITES BEGIN (ordered by live bytes) x\n"
-                            "    1 50.00% 50.00%  100 1 100 1 1 A\n"
-                            "    2 50.00% 100.00% 100 1 100 1 42 B\n"
-                            "    3 oops\n"
-                            "SITES END\n"
-                            "CPU SAMPLES BEGIN (total = 7) x\n"
-                            "   1 50.00% 50.00% 4 1 A.b\n"
-                            "   2 50.00% 90.00% 4 1 A.b\n"
-                            "TRACE 2:\n\tC.d(C.java:1)\n"
-                            "HEAP DUMP BEGIN (1 objects, 16 bytes) x\n"
-                            "OBJ 5 (sz=16, trace=1, class=A@9)\n",
-                            true, &file);
+    hproftxt_dump *t = open_text("THREAD END (id = 99)\n"
+                                 "TRACE 1:\n\tA.b(A.java:3)\n"
+                                 "what is this\n"
+                                 "SITES BEGIN (ordered by live bytes) x\n"
+                                 "    1 50.00% 50.00%  100 1 100 1 1 A\n"
+                                 "    2 50.00% 100.00% 100 1 100 1 42 B\n"
+                                 "    3 oops\n"
+                                 "SITES END\n"
+                                 "CPU SAMPLES BEGIN (total = 7) x\n"
+                                 "   1 50.00% 50.00% 4 1 A.b\n"
+                                 "   2 50.00% 90.00% 4 1 A.b\n"
+                                 "TRACE 2:\n\tC.d(C.java:1)\n"
+                                 "HEAP DUMP BEGIN (1 objects, 16 bytes) x\n"
+                                 "OBJ 5 (sz=16, trace=1, class=A@9)\n",
+                                 true, &file);
     assert_non_null(t);
     char *p = th_problems(&t->heap.base);
     assert_non_null(strstr(p, "THREAD END for a thread never started"));
@@ -465,7 +465,7 @@ static void test_broken(void **state)
     g_free(p);
     /* the rest decoded */
     assert_int_equal(t->traces->len, 2);
-    txt_snap *sn = &g_array_index(t->snaps, txt_snap, 0);
+    hproftxt_snap *sn = &g_array_index(t->snaps, hproftxt_snap, 0);
     assert_int_equal(sn->sites->len, 2);
     assert_int_equal(sn->samples->len, 2);
     assert_true(sn->blk[TB_HEAP].present);
@@ -487,7 +487,7 @@ static void test_detect(void **state)
     static const char bin[] = "JAVA PROFILE 1.0.2\0\0\0\0\x08";
     char *file = th_write_temp(bin, sizeof bin);
     GError *e = NULL;
-    hf_dump *d = hf_open(file, &e);
+    hf_dump *d = hf_open(file, NULL, &e);
     if (d) {
         assert_string_not_equal(d->ops->format, "hprof-text");
         hf_dump_close(d);
@@ -506,7 +506,7 @@ static void test_truncations(void **state)
     for (size_t cut = 1; cut < len; cut += 1543) {
         char *file = th_write_temp(text, cut);
         GError *e = NULL;
-        hf_dump *d = hf_open(file, &e);
+        hf_dump *d = hf_open(file, NULL, &e);
         if (d) {
             th_render_everything(d, 100);
             hf_dump_close(d);
@@ -530,7 +530,7 @@ static void test_google_pprof(void **state)
     static const char *const files[] = {"JoelStuart_COMP3702A1_sites.java.hprof.txt",
                                         "Magnulas_ADKLabb3_heapdump_sites.java.hprof.txt"};
     for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
-        txt_dump *t = open_corpus(files[i]);
+        hproftxt_dump *t = open_corpus(files[i]);
         char *pp = th_snap_file(&t->heap.base, 0, "heap.pprof");
         char *tmp = th_write_temp(pp, strlen(pp));
         char *info = th_snap_file(&t->heap.base, 0, "info");

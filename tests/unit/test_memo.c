@@ -1,6 +1,6 @@
 /*
- * test_memo.c - unit tests of the per-key memo (cache/memo.h): one make per
- * key, references, LRU order of eviction, the byte bound, values in use
+ * test_memo.c - unit tests of the per-key memo (decoders/oemp/memo.h): one
+ * make per key, references, LRU order of eviction, the byte bound, values in use
  * never freed, and threads asking for the same keys at once with counters
  * that prove one make per key.
  *
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cache/memo.h"
+#include "decoders/oemp/memo.h"
 
 #define ALIVE 0x600dcafeu
 #define KEYS_MAX 64
@@ -80,9 +80,9 @@ static gsize size_of(gconstpointer p)
     return ((const value *)p)->bytes;
 }
 
-static value *get(hf_memo *m, guint64 key)
+static value *get(oemp_memo *m, guint64 key)
 {
-    value *v = hf_memo_get(m, key, make_value, NULL);
+    value *v = oemp_memo_get(m, key, make_value, NULL);
     assert_non_null(v);
     assert_int_equal(v->key, key);
     assert_int_equal(v->magic, ALIVE);
@@ -90,9 +90,9 @@ static value *get(hf_memo *m, guint64 key)
 }
 
 /* get and unref at once: the key becomes the most recently used. */
-static void use(hf_memo *m, guint64 key)
+static void use(oemp_memo *m, guint64 key)
 {
-    hf_memo_unref(m, get(m, key));
+    oemp_memo_unref(m, get(m, key));
 }
 
 static void assert_freed(const guint64 *keys, guint n)
@@ -107,49 +107,49 @@ static void assert_freed(const guint64 *keys, guint n)
 static void test_make_once(void **state)
 {
     reset();
-    hf_memo *m = hf_memo_new(8, free_value);
+    oemp_memo *m = oemp_memo_new(8, free_value);
     gint calls = 0;
-    value *a = hf_memo_get(m, 7, make_value, &calls);
-    value *b = hf_memo_get(m, 7, make_value, &calls);
+    value *a = oemp_memo_get(m, 7, make_value, &calls);
+    value *b = oemp_memo_get(m, 7, make_value, &calls);
     assert_ptr_equal(a, b);
     assert_int_equal(calls, 1);
-    hf_memo_unref(m, a);
-    hf_memo_unref(m, b);
+    oemp_memo_unref(m, a);
+    oemp_memo_unref(m, b);
     /* released, still kept: no second make */
-    value *c = hf_memo_get(m, 7, make_value, &calls);
+    value *c = oemp_memo_get(m, 7, make_value, &calls);
     assert_ptr_equal(c, a);
     assert_int_equal(calls, 1);
-    hf_memo_unref(m, c);
+    oemp_memo_unref(m, c);
     /* another key, another value */
-    value *d = hf_memo_get(m, 8, make_value, &calls);
+    value *d = oemp_memo_get(m, 8, make_value, &calls);
     assert_ptr_not_equal(d, a);
     assert_int_equal(d->key, 8);
     assert_int_equal(calls, 2);
-    hf_memo_unref(m, d);
-    hf_memo_unref(m, NULL); /* harmless */
+    oemp_memo_unref(m, d);
+    oemp_memo_unref(m, NULL); /* harmless */
     assert_int_equal(freed, 0);
-    hf_memo_free(m);
+    oemp_memo_free(m);
     assert_int_equal(freed, 2);
-    hf_memo_free(NULL);
+    oemp_memo_free(NULL);
 }
 
 /* A value is freed only once every reference is given back. */
 static void test_refcounts(void **state)
 {
     reset();
-    hf_memo *m = hf_memo_new_bytes(0, 0, NULL, free_value_recorded);
+    oemp_memo *m = oemp_memo_new_bytes(0, 0, NULL, free_value_recorded);
     value *a1 = get(m, 1), *a2 = get(m, 1);
-    hf_memo_unref(m, a1);
+    oemp_memo_unref(m, a1);
     use(m, 2); /* over the bound (0), but 1 is held and 2 the latest */
     assert_int_equal(freed, 0);
     assert_int_equal(a2->magic, ALIVE);
-    hf_memo_unref(m, a2); /* 1 is now the latest: 2 goes */
+    oemp_memo_unref(m, a2); /* 1 is now the latest: 2 goes */
     assert_freed((guint64[]){2}, 1);
     use(m, 1); /* still there */
     assert_int_equal(makes[1], 1);
     use(m, 3);
     assert_freed((guint64[]){2, 1}, 2);
-    hf_memo_free(m);
+    oemp_memo_free(m);
     assert_freed((guint64[]){2, 1, 3}, 3);
     assert_int_equal(made, freed);
 }
@@ -158,7 +158,7 @@ static void test_refcounts(void **state)
 static void test_eviction_order(void **state)
 {
     reset();
-    hf_memo *m = hf_memo_new(2, free_value_recorded);
+    oemp_memo *m = oemp_memo_new(2, free_value_recorded);
     use(m, 1);
     use(m, 2);
     assert_int_equal(freed, 0);
@@ -174,7 +174,7 @@ static void test_eviction_order(void **state)
     use(m, 1); /* made again */
     assert_int_equal(makes[1], 2);
     assert_freed((guint64[]){1, 3, 2}, 3);
-    hf_memo_free(m);
+    oemp_memo_free(m);
     assert_int_equal(made, freed);
 }
 
@@ -183,7 +183,7 @@ static void test_eviction_order(void **state)
 static void test_in_use_never_freed(void **state)
 {
     reset();
-    hf_memo *m = hf_memo_new(1, free_value_recorded);
+    oemp_memo *m = oemp_memo_new(1, free_value_recorded);
     value *held = get(m, 0);
     for (guint64 k = 1; k < 50; k++)
         use(m, k);
@@ -193,12 +193,12 @@ static void test_in_use_never_freed(void **state)
     value *again = get(m, 0);
     assert_ptr_equal(again, held);
     assert_int_equal(makes[0], 1);
-    hf_memo_unref(m, again);
-    hf_memo_unref(m, held); /* the latest now: key 49 goes */
+    oemp_memo_unref(m, again);
+    oemp_memo_unref(m, held); /* the latest now: key 49 goes */
     assert_int_equal(g_array_index(free_order, guint64, free_order->len - 1), 49);
     use(m, 50);
     assert_int_equal(g_array_index(free_order, guint64, free_order->len - 1), 0);
-    hf_memo_free(m);
+    oemp_memo_free(m);
     assert_int_equal(made, freed);
 }
 
@@ -207,7 +207,7 @@ static void test_in_use_never_freed(void **state)
 static void test_byte_bound(void **state)
 {
     reset();
-    hf_memo *m = hf_memo_new_bytes(16, 100, size_of, free_value_recorded);
+    oemp_memo *m = oemp_memo_new_bytes(16, 100, size_of, free_value_recorded);
     next_bytes = 40;
     use(m, 1);
     use(m, 2);
@@ -222,14 +222,14 @@ static void test_byte_bound(void **state)
     next_bytes = 10;
     use(m, 5);
     assert_freed((guint64[]){1, 2, 3, 4}, 4);
-    hf_memo_free(m);
+    oemp_memo_free(m);
     assert_int_equal(made, freed);
 }
 
 /* ---- threads ----------------------------------------------------------------- */
 
 typedef struct {
-    hf_memo *m;
+    oemp_memo *m;
     guint keys;      /* keys 0 .. keys-1 */
     guint rounds;
     guint seed;
@@ -247,18 +247,18 @@ static gpointer worker(gpointer p)
         /* the first round asks for key 0 in every thread at once */
         guint64 key = i == 0 ? 0 : (x = x * 1103515245u + 12345u) >> 16 & 0xffff;
         key %= a->keys;
-        value *v = hf_memo_get(a->m, key, make_value, NULL);
+        value *v = oemp_memo_get(a->m, key, make_value, NULL);
         if (v->key != key || v->magic != ALIVE)
             a->bad++;
         g_thread_yield();
         if (v->key != key || v->magic != ALIVE)
             a->bad++;
-        hf_memo_unref(a->m, v);
+        oemp_memo_unref(a->m, v);
     }
     return NULL;
 }
 
-static void run_threads(hf_memo *m, guint nthreads, guint keys, guint rounds)
+static void run_threads(oemp_memo *m, guint nthreads, guint keys, guint rounds)
 {
     GThread *th[16];
     worker_arg args[16];
@@ -281,14 +281,14 @@ static void test_threads_make_once(void **state)
 {
     reset();
     enum { KEYS = 12, THREADS = 8 };
-    hf_memo *m = hf_memo_new(KEYS, free_value);
+    oemp_memo *m = oemp_memo_new(KEYS, free_value);
     make_sleep_us = 20000; /* long enough for every thread to ask meanwhile */
     run_threads(m, THREADS, KEYS, 60);
     for (guint k = 0; k < KEYS; k++)
         assert_int_equal(g_atomic_int_get(&makes[k]), 1);
     assert_int_equal(made, KEYS);
     assert_int_equal(freed, 0);
-    hf_memo_free(m);
+    oemp_memo_free(m);
     assert_int_equal(freed, KEYS);
 }
 
@@ -300,11 +300,11 @@ static void test_threads_evicting(void **state)
 {
     reset();
     enum { KEYS = 40, THREADS = 6, KEEP = 3 };
-    hf_memo *m = hf_memo_new(KEEP, free_value);
+    oemp_memo *m = oemp_memo_new(KEEP, free_value);
     run_threads(m, THREADS, KEYS, 2000);
     assert_true(made >= KEYS);
     assert_true(made - freed <= KEEP); /* nothing is held now */
-    hf_memo_free(m);
+    oemp_memo_free(m);
     assert_int_equal(made, freed);
 }
 

@@ -1,6 +1,6 @@
 /*
- * test_persist.c - the index file (decoders/core/ixfile.h) and HPROF's
- * index saved in it (decoders/heap/persist.h, decoders/hprof/index.c).
+ * test_persist.c - the index file (decoders/core/keepfile.h) and HPROF's
+ * index saved in it (decoders/heap/persist.h, decoders/hprof/store.c).
  *
  * The container: sections round trip, a cursor never reads past its
  * section, a damaged byte, a truncated file, a changed dump or another
@@ -23,7 +23,7 @@
 
 #include "tests/unit/helpers.h"
 
-#include "decoders/core/ixfile.h"
+#include "decoders/core/keepfile.h"
 
 static char *tmpdir(void)
 {
@@ -84,60 +84,60 @@ static void test_container(void **state)
     for (int i = 0; i < 3 << 20; i++)
         g_byte_array_append(content, (const uint8_t *)&i, 1);
     assert_true(g_file_set_contents(dump, (const char *)content->data, content->len, NULL));
-    hf_ixkey key;
-    assert_true(hf_ix_key(&key, dump, content->data, content->len, "test", 7));
+    hf_keepkey key;
+    assert_true(hf_keep_key(&key, dump, content->data, content->len, "test", 7));
 
     uint32_t *big = g_new(uint32_t, 1 << 20); /* 4 MiB: checksummed by samples */
     for (uint32_t i = 0; i < 1u << 20; i++)
         big[i] = i * 2654435761u;
-    hf_ixw *w = hf_ixw_new();
+    hf_keepw *w = hf_keepw_new();
     GByteArray *small = g_byte_array_new();
-    hf_ixb_u8(small, 9);
-    hf_ixb_u32(small, 123456);
-    hf_ixb_u64(small, UINT64_C(1) << 40);
-    hf_ixb_str(small, "name");
-    hf_ixb_str(small, NULL);
-    hf_ixw_add_bytes(w, 1, small);
-    hf_ixw_add_big(w, 2, big, 4u << 20);
-    hf_ixw_add(w, 3, "", 0);
+    hf_keepb_u8(small, 9);
+    hf_keepb_u32(small, 123456);
+    hf_keepb_u64(small, UINT64_C(1) << 40);
+    hf_keepb_str(small, "name");
+    hf_keepb_str(small, NULL);
+    hf_keepw_add_bytes(w, 1, small);
+    hf_keepw_add_big(w, 2, big, 4u << 20);
+    hf_keepw_add(w, 3, "", 0);
     GPtrArray *paths = one_path(ix);
     char *why = NULL;
-    char *to = hf_ixw_write(w, &key, paths, 0600, &why);
-    hf_ixw_free(w);
+    char *to = hf_keepw_write(w, &key, paths, 0600, &why);
+    hf_keepw_free(w);
     assert_string_equal(to, ix);
     g_free(to);
 
-    hf_ixr *r = hf_ixr_open(&key, paths, NULL);
+    hf_keepr *r = hf_keepr_open(&key, paths, NULL);
     assert_non_null(r);
-    hf_ixcur c = hf_ixcur_of(r, 1);
-    assert_int_equal(hf_ixcur_u8(&c), 9);
-    assert_int_equal(hf_ixcur_u32(&c), 123456);
-    assert_true(hf_ixcur_u64(&c) == UINT64_C(1) << 40);
+    hf_keepcur c = hf_keepcur_of(r, 1);
+    assert_int_equal(hf_keepcur_u8(&c), 9);
+    assert_int_equal(hf_keepcur_u32(&c), 123456);
+    assert_true(hf_keepcur_u64(&c) == UINT64_C(1) << 40);
     uint32_t len;
-    const char *s = hf_ixcur_str(&c, &len);
+    const char *s = hf_keepcur_str(&c, &len);
     assert_true(s && len == 4 && memcmp(s, "name", 4) == 0);
-    assert_null(hf_ixcur_str(&c, &len));
+    assert_null(hf_keepcur_str(&c, &len));
     assert_true(c.ok && c.p == c.end);
-    assert_int_equal(hf_ixcur_u32(&c), 0); /* past the end: zeros, not ok */
+    assert_int_equal(hf_keepcur_u32(&c), 0); /* past the end: zeros, not ok */
     assert_false(c.ok);
     uint64_t n;
-    const uint8_t *p = hf_ixr_section(r, 2, &n);
+    const uint8_t *p = hf_keepr_section(r, 2, &n);
     assert_true(p && n == 4u << 20 && ((uintptr_t)p & 7) == 0);
     assert_memory_equal(p, big, 4u << 20);
-    assert_non_null(hf_ixr_section(r, 3, &n));
+    assert_non_null(hf_keepr_section(r, 3, &n));
     assert_int_equal(n, 0);
-    assert_null(hf_ixr_section(r, 4, &n));
-    hf_ixr_free(r);
+    assert_null(hf_keepr_section(r, 4, &n));
+    hf_keepr_free(r);
 
     /* another key, another variant, a changed dump */
-    hf_ixkey other = key;
+    hf_keepkey other = key;
     other.variant = 8;
-    assert_null(hf_ixr_open(&other, paths, NULL));
+    assert_null(hf_keepr_open(&other, paths, NULL));
     other = key;
     other.mtime_ns++;
-    assert_null(hf_ixr_open(&other, paths, NULL));
+    assert_null(hf_keepr_open(&other, paths, NULL));
     content->data[content->len - 100] ^= 1; /* in the last block, one of those hashed */
-    hf_ix_key(&other, dump, content->data, content->len, "test", 7);
+    hf_keep_key(&other, dump, content->data, content->len, "test", 7);
     assert_memory_not_equal(other.sample, key.sample, 32);
 
     /* damaged: the header, the small section, a sampled block of the big one */
@@ -146,27 +146,27 @@ static void test_container(void **state)
     for (size_t i = 0; i < G_N_ELEMENTS(where); i++) {
         damage(ix, where[i]);
         why = NULL;
-        assert_null(hf_ixr_open(&key, paths, &why));
+        assert_null(hf_keepr_open(&key, paths, &why));
         assert_non_null(why);
         g_free(why);
         damage(ix, where[i]);
-        r = hf_ixr_open(&key, paths, NULL);
+        r = hf_keepr_open(&key, paths, NULL);
         assert_non_null(r);
-        hf_ixr_free(r);
+        hf_keepr_free(r);
     }
     /* truncated */
     assert_int_equal(truncate(ix, size - 100), 0);
-    assert_null(hf_ixr_open(&key, paths, NULL));
+    assert_null(hf_keepr_open(&key, paths, NULL));
     assert_int_equal(truncate(ix, 10), 0);
-    assert_null(hf_ixr_open(&key, paths, NULL));
+    assert_null(hf_keepr_open(&key, paths, NULL));
     /* not a file of ours: writable by others */
     unlink(ix);
-    w = hf_ixw_new();
-    hf_ixw_add(w, 1, "x", 1);
-    g_free(hf_ixw_write(w, &key, paths, 0600, NULL));
-    hf_ixw_free(w);
+    w = hf_keepw_new();
+    hf_keepw_add(w, 1, "x", 1);
+    g_free(hf_keepw_write(w, &key, paths, 0600, NULL));
+    hf_keepw_free(w);
     chmod(ix, 0666);
-    assert_null(hf_ixr_open(&key, paths, NULL));
+    assert_null(hf_keepr_open(&key, paths, NULL));
 
     g_ptr_array_free(paths, TRUE);
     g_byte_array_free(content, TRUE);
@@ -252,7 +252,7 @@ static hf_dump *open_ix(const char *dump, const char *ix)
 {
     hf_open_opts o = {.index = ix};
     GError *e = NULL;
-    hf_dump *d = hf_open_with(dump, &o, &e);
+    hf_dump *d = hf_open(dump, &o, &e);
     if (!d)
         fail_msg("%s", e->message);
     return d;
@@ -297,15 +297,15 @@ static void test_hprof_round_trip(void **state)
 
         /* a damaged byte in the small sections: not used, built again */
         off_t size = file_size(ix);
-        hf_ixkey key;
-        assert_true(hf_ix_key(&key, dump, (const uint8_t *)data, len, "hprof", 0));
+        hf_keepkey key;
+        assert_true(hf_keep_key(&key, dump, (const uint8_t *)data, len, "hprof", 0));
         GPtrArray *paths = one_path(ix);
-        hf_ixr *r = hf_ixr_open(&key, paths, NULL);
+        hf_keepr *r = hf_keepr_open(&key, paths, NULL);
         assert_non_null(r);
         uint64_t n;
         size_t flen;
-        off_t heap = hf_ixr_section(r, 1, &n) - hf_ixr_data(r, &flen);
-        hf_ixr_free(r);
+        off_t heap = hf_keepr_section(r, 1, &n) - hf_keepr_data(r, &flen);
+        hf_keepr_free(r);
         g_ptr_array_free(paths, TRUE);
         damage(ix, heap + (off_t)n / 2);
         loaded = reopen(dump, ix, "damaged", true, false);
@@ -354,43 +354,43 @@ static void test_hprof_hostile(void **state)
     hf_dump *d = open_ix(dump, ix);
     d->ops->after_mount(d);
     hf_dump_close(d);
-    hf_ixkey key;
-    assert_true(hf_ix_key(&key, dump, (const uint8_t *)data, len, "hprof", 0));
+    hf_keepkey key;
+    assert_true(hf_keep_key(&key, dump, (const uint8_t *)data, len, "hprof", 0));
     GPtrArray *paths = one_path(ix), *bpaths = one_path(bad);
-    hf_ixr *r = hf_ixr_open(&key, paths, NULL);
+    hf_keepr *r = hf_keepr_open(&key, paths, NULL);
     assert_non_null(r);
     const uint32_t small[] = {1, 8}, big[] = {64, 65, 66};
     GRand *rnd = g_rand_new_with_seed(13);
     int loaded = 0;
     for (int round = 0; round < 60; round++) {
-        hf_ixw *w = hf_ixw_new();
+        hf_keepw *w = hf_keepw_new();
         /* rounds 0, 3, 6...: a small section; the others: a big array,
          * whose damage the sampled checksum need not see */
         uint32_t victim = round % 3 == 0 ? small[round / 3 % 2] : big[round % 3];
         for (size_t i = 0; i < G_N_ELEMENTS(small); i++) {
             uint64_t n;
-            const uint8_t *p = hf_ixr_section(r, small[i], &n);
+            const uint8_t *p = hf_keepr_section(r, small[i], &n);
             GByteArray *b = g_byte_array_new();
             g_byte_array_append(b, p, (guint)n);
             if (small[i] == victim)
                 for (int k = 0; k < 1 + round % 3; k++)
                     b->data[g_rand_int_range(rnd, 0, (gint32)n)] = (uint8_t)g_rand_int(rnd);
-            hf_ixw_add_bytes(w, small[i], b);
+            hf_keepw_add_bytes(w, small[i], b);
         }
         for (size_t i = 0; i < G_N_ELEMENTS(big); i++) {
             uint64_t n;
-            const uint8_t *p = hf_ixr_section(r, big[i], &n);
+            const uint8_t *p = hf_keepr_section(r, big[i], &n);
             GByteArray *b = g_byte_array_new();
             g_byte_array_append(b, p, (guint)n);
             if (big[i] == victim)
                 for (int k = 0; k < 8; k++)
                     b->data[g_rand_int_range(rnd, 0, (gint32)n)] = (uint8_t)g_rand_int(rnd);
-            hf_ixw_add_bytes(w, big[i], b);
+            hf_keepw_add_bytes(w, big[i], b);
         }
-        char *to = hf_ixw_write(w, &key, bpaths, 0600, NULL);
+        char *to = hf_keepw_write(w, &key, bpaths, 0600, NULL);
         assert_non_null(to);
         g_free(to);
-        hf_ixw_free(w);
+        hf_keepw_free(w);
         d = open_ix(dump, bad);
         char *st = status_of(d);
         loaded += strstr(st, "loaded") != NULL;
@@ -400,7 +400,7 @@ static void test_hprof_hostile(void **state)
     }
     print_message("hostile index files: %d of 60 loaded, the rest refused\n", loaded);
     g_rand_free(rnd);
-    hf_ixr_free(r);
+    hf_keepr_free(r);
     g_ptr_array_free(paths, TRUE);
     g_ptr_array_free(bpaths, TRUE);
     g_free(data);
@@ -449,6 +449,21 @@ static void test_retained_kept(void **state)
         if (round == 1)
             damage(gfile, file_size(gfile) / 2);
     }
+    /* another level (hf_open_opts.reach, the dump's reach): a file of its
+     * own, computed, not the strong one's */
+    hf_open_opts weak = {.index = ix, .reach = HF_REACH_WEAK};
+    GError *e = NULL;
+    hf_dump *d = hf_open(dump, &weak, &e);
+    assert_non_null(d);
+    g_free(th_snap_file(d, 0, "dominators"));
+    char *st = status_of(d);
+    if (!strstr(st, "computed in"))
+        fail_msg("weak: not computed:\n%s", st);
+    g_free(st);
+    hf_dump_close(d);
+    char *wfile = g_build_filename(dir, "dump.ix.retained-weak.1", NULL);
+    assert_true(g_file_test(wfile, G_FILE_TEST_IS_REGULAR));
+    g_free(wfile);
     for (size_t i = 0; i < G_N_ELEMENTS(views); i++)
         g_free(want[i]);
     g_free(data);
@@ -462,7 +477,7 @@ static void test_retained_kept(void **state)
 /* Where: beside the dump, else the cache; none gives nothing. */
 static void test_candidates(void **state)
 {
-    GPtrArray *a = hf_ix_candidates("/x/y/app.hprof", NULL, "");
+    GPtrArray *a = hf_keep_candidates("/x/y/app.hprof", NULL, "");
     assert_int_equal(a->len, 2);
     assert_string_equal(g_ptr_array_index(a, 0), "/x/y/app.hprof.heapfs-index");
     char *cache = g_build_filename(g_get_user_cache_dir(), "heapfs", "app.hprof-", NULL);
@@ -470,10 +485,10 @@ static void test_candidates(void **state)
     assert_true(g_str_has_suffix(g_ptr_array_index(a, 1), ".heapfs-index"));
     g_free(cache);
     g_ptr_array_free(a, TRUE);
-    a = hf_ix_candidates("/x/y/app.hprof", "none", "");
+    a = hf_keep_candidates("/x/y/app.hprof", "none", "");
     assert_int_equal(a->len, 0);
     g_ptr_array_free(a, TRUE);
-    a = hf_ix_candidates("/x/y/app.hprof", "/tmp/i", ".r");
+    a = hf_keep_candidates("/x/y/app.hprof", "/tmp/i", ".r");
     assert_int_equal(a->len, 1);
     assert_string_equal(g_ptr_array_index(a, 0), "/tmp/i.r");
     g_ptr_array_free(a, TRUE);

@@ -247,7 +247,7 @@ static uint64_t info_value(const char *info, const char *key)
 static void check_dump(const char *path, bool have_pprof, unsigned *checked)
 {
     GError *e = NULL;
-    hf_dump *d = hf_open(path, &e);
+    hf_dump *d = hf_open(path, NULL, &e);
     if (!d) {
         g_clear_error(&e);
         return; /* not a dump (a corpus oracle file) */

@@ -1,24 +1,26 @@
 /*
- * ixfile.h - the index file: what a decoder built at open, kept on disk so
- * that the next open of the same dump maps it instead of indexing again
- * (heapfs -o index=..., docs/architecture.md "The index file").
+ * keepfile.h - a keepfile: what a decoder built at open, kept on disk so
+ * that the next open of the same dump maps it instead of computing it
+ * again.  The index file (heapfs -o index=..., docs/architecture.md "The
+ * index file") is one; a snapshot's dominator results are another.
  *
  * This is the container only: where the file lives, the key that ties it
  * to one dump, the checksum, writing it atomically and mapping it back.
- * What goes in the sections is the decoder's (decoders/heap/persist.c).
+ * What goes in the sections is the decoder's (decoders/heap/persist.c,
+ * decoders/heap/graphfile.c, decoders/hprof/store.c).
  *
  * A file is a header (magic, format version, byte order, the key, a
  * SHA-256 checksum), a table of sections {id, offset, length}, then the
  * sections, each at an offset that is a multiple of 64, so arrays of
  * integers are used in place from the mapping.  The checksum (SHA-256)
  * covers the header, the table, every section whole, except the big
- * arrays used in place (hf_ixw_add_big): of those, the first and last
+ * arrays used in place (hf_keepw_add_big): of those, the first and last
  * 4 KiB and 64 blocks of 4 KiB spread over them, so that checking costs
  * the same for any dump size.  A damaged byte inside a big array may go
  * unnoticed: the readers of those arrays (locators, class indices) check
  * every value they use.  Big arrays the reader relies on whole (the
  * dominator results) are checksummed whole with zlib's CRC-32
- * (hf_ixw_add_crc), which runs at some 3 GB/s here.
+ * (hf_keepw_add_crc), which runs at some 3 GB/s here.
  *
  * Keyed by the dump's size, mtime (ns), inode and device, a SHA-256 of its
  * first and last 4 KiB and of 64 blocks of 4 KiB spread over it, the
@@ -30,13 +32,13 @@
  * then renamed over the target: readers only ever open complete files, and
  * two writers at once each rename a complete file (the last one stays).
  *
- * Ownership: an hf_ixr owns its mapping; pointers from hf_ixr_section stay
- * valid until hf_ixr_free.  An hf_ixw borrows the data given to
- * hf_ixw_add until hf_ixw_write returns.  Thread safety: none needed; each
+ * Ownership: an hf_keepr owns its mapping; pointers from hf_keepr_section stay
+ * valid until hf_keepr_free.  An hf_keepw borrows the data given to
+ * hf_keepw_add until hf_keepw_write returns.  Thread safety: none needed; each
  * object is used by one thread (readers of the mapped bytes may be many).
  */
-#ifndef HF_IXFILE_H
-#define HF_IXFILE_H
+#ifndef HF_KEEPFILE_H
+#define HF_KEEPFILE_H
 
 #include <glib.h>
 #include <stdbool.h>
@@ -47,12 +49,12 @@ typedef struct {
     uint8_t sample[32]; /* SHA-256 of the sampled blocks of the dump */
     char format[16];    /* decoder name, NUL padded */
     uint64_t variant;   /* options that change what is stored */
-} hf_ixkey;
+} hf_keepkey;
 
 /* The key of the dump at path whose mapped contents are data[0..size).
  * False when the file cannot be stat()ed. */
-bool hf_ix_key(hf_ixkey *k, const char *path, const uint8_t *data, size_t size,
-               const char *format, uint64_t variant);
+bool hf_keep_key(hf_keepkey *k, const char *path, const uint8_t *data, size_t size,
+                 const char *format, uint64_t variant);
 
 /* The files to try, in order, for the dump at path under -o index=opt
  * (NULL: the default), with `suffix` appended ("" for the index,
@@ -60,60 +62,60 @@ bool hf_ix_key(hf_ixkey *k, const char *path, const uint8_t *data, size_t size,
  * gives that path; the default gives DUMP.heapfs-index beside the dump,
  * then $XDG_CACHE_HOME/heapfs/BASENAME-HASH.heapfs-index (HASH: of the
  * dump's absolute path).  A GPtrArray of char *, freed by the caller. */
-GPtrArray *hf_ix_candidates(const char *dump_path, const char *opt, const char *suffix);
+GPtrArray *hf_keep_candidates(const char *dump_path, const char *opt, const char *suffix);
 
 /* ---- reading ---- */
 
-typedef struct hf_ixr hf_ixr;
+typedef struct hf_keepr hf_keepr;
 
 /* The first of `paths` that is a valid index file for key; NULL (with
  * *why, for the first file that exists, when why is non-NULL) otherwise. */
-hf_ixr *hf_ixr_open(const hf_ixkey *key, GPtrArray *paths, char **why);
-void hf_ixr_free(hf_ixr *r);
-const char *hf_ixr_path(const hf_ixr *r);
-const uint8_t *hf_ixr_data(const hf_ixr *r, size_t *len);
+hf_keepr *hf_keepr_open(const hf_keepkey *key, GPtrArray *paths, char **why);
+void hf_keepr_free(hf_keepr *r);
+const char *hf_keepr_path(const hf_keepr *r);
+const uint8_t *hf_keepr_data(const hf_keepr *r, size_t *len);
 /* Section id: its bytes and length, NULL when the file has none. */
-const uint8_t *hf_ixr_section(const hf_ixr *r, uint32_t id, uint64_t *len);
+const uint8_t *hf_keepr_section(const hf_keepr *r, uint32_t id, uint64_t *len);
 
 /* A bounds-checked cursor over a section: every read past the end returns
  * zeros and clears ok, so a parser checks ok once at the end. */
 typedef struct {
     const uint8_t *p, *end;
     bool ok;
-} hf_ixcur;
-hf_ixcur hf_ixcur_of(const hf_ixr *r, uint32_t id);
-uint8_t hf_ixcur_u8(hf_ixcur *c);
-uint32_t hf_ixcur_u32(hf_ixcur *c);
-uint64_t hf_ixcur_u64(hf_ixcur *c);
+} hf_keepcur;
+hf_keepcur hf_keepcur_of(const hf_keepr *r, uint32_t id);
+uint8_t hf_keepcur_u8(hf_keepcur *c);
+uint32_t hf_keepcur_u32(hf_keepcur *c);
+uint64_t hf_keepcur_u64(hf_keepcur *c);
 /* n bytes in place (NULL and !ok when fewer are left). */
-const void *hf_ixcur_bytes(hf_ixcur *c, uint64_t n);
-/* A string written by hf_ixb_str: NULL for a NULL string (*len 0). */
-const char *hf_ixcur_str(hf_ixcur *c, uint32_t *len);
+const void *hf_keepcur_bytes(hf_keepcur *c, uint64_t n);
+/* A string written by hf_keepb_str: NULL for a NULL string (*len 0). */
+const char *hf_keepcur_str(hf_keepcur *c, uint32_t *len);
 
 /* ---- writing ---- */
 
 /* Appending to a small section being built. */
-void hf_ixb_u8(GByteArray *b, uint8_t v);
-void hf_ixb_u32(GByteArray *b, uint32_t v);
-void hf_ixb_u64(GByteArray *b, uint64_t v);
-void hf_ixb_bytes(GByteArray *b, const void *p, size_t n);
-void hf_ixb_str(GByteArray *b, const char *s); /* NULL allowed */
+void hf_keepb_u8(GByteArray *b, uint8_t v);
+void hf_keepb_u32(GByteArray *b, uint32_t v);
+void hf_keepb_u64(GByteArray *b, uint64_t v);
+void hf_keepb_bytes(GByteArray *b, const void *p, size_t n);
+void hf_keepb_str(GByteArray *b, const char *s); /* NULL allowed */
 
-typedef struct hf_ixw hf_ixw;
-hf_ixw *hf_ixw_new(void);
-/* Section id with len bytes at data (borrowed until hf_ixw_write). */
-void hf_ixw_add(hf_ixw *w, uint32_t id, const void *data, uint64_t len);
+typedef struct hf_keepw hf_keepw;
+hf_keepw *hf_keepw_new(void);
+/* Section id with len bytes at data (borrowed until hf_keepw_write). */
+void hf_keepw_add(hf_keepw *w, uint32_t id, const void *data, uint64_t len);
 /* A big array the reader uses in place: checksummed by samples only. */
-void hf_ixw_add_big(hf_ixw *w, uint32_t id, const void *data, uint64_t len);
+void hf_keepw_add_big(hf_keepw *w, uint32_t id, const void *data, uint64_t len);
 /* A big array the reader checks whole: checksummed whole, with CRC-32. */
-void hf_ixw_add_crc(hf_ixw *w, uint32_t id, const void *data, uint64_t len);
-/* hf_ixw_add, taking b (freed with the writer). */
-void hf_ixw_add_bytes(hf_ixw *w, uint32_t id, GByteArray *b);
+void hf_keepw_add_crc(hf_keepw *w, uint32_t id, const void *data, uint64_t len);
+/* hf_keepw_add, taking b (freed with the writer). */
+void hf_keepw_add_bytes(hf_keepw *w, uint32_t id, GByteArray *b);
 /* Writes the file to the first of paths whose directory takes it (the
  * cache directory is made, mode 0700), with permissions `mode`, under a
  * temporary name then renamed.  Returns the path written (the caller's),
  * or NULL with *why. */
-char *hf_ixw_write(hf_ixw *w, const hf_ixkey *key, GPtrArray *paths, unsigned mode, char **why);
-void hf_ixw_free(hf_ixw *w);
+char *hf_keepw_write(hf_keepw *w, const hf_keepkey *key, GPtrArray *paths, unsigned mode, char **why);
+void hf_keepw_free(hf_keepw *w);
 
 #endif

@@ -3,7 +3,7 @@
  * (see memo.h for the contract).
  *
  * Structure: a GHashTable finds an entry by key, a second one by value (for
- * hf_memo_unref).  An entry that nobody holds sits in the GQueue `idle`,
+ * oemp_memo_unref).  An entry that nobody holds sits in the GQueue `idle`,
  * most recently released at the head, through a GList link embedded in the
  * entry; an entry in use is in neither list, so eviction, which takes
  * entries from the tail of `idle`, cannot reach it.
@@ -17,7 +17,7 @@
  * Freeing: evicted entries move, by their links, from `idle` to a queue of
  * the caller's under the lock; their values are freed after it is released.
  */
-#include "cache/memo.h"
+#include "decoders/oemp/memo.h"
 
 typedef struct {
     guint64 key;    /* by_key's key points here */
@@ -27,7 +27,7 @@ typedef struct {
     GList link;     /* in m->idle while refs == 0; link.data is this entry */
 } entry;
 
-struct hf_memo {
+struct oemp_memo {
     GMutex lock;
     GCond made;           /* broadcast when a value has been made */
     GHashTable *by_key;   /* &entry->key -> entry; entries freed by us */
@@ -36,14 +36,14 @@ struct hf_memo {
     guint max_entries;
     gsize max_bytes;      /* 0: no byte bound */
     gsize bytes;          /* sum of the entries' bytes */
-    hf_memo_size_fn size_of;
+    oemp_memo_size_fn size_of;
     GDestroyNotify free_value;
 };
 
-hf_memo *hf_memo_new_bytes(guint max_entries, gsize max_bytes, hf_memo_size_fn size_of,
-                           GDestroyNotify free_value)
+oemp_memo *oemp_memo_new_bytes(guint max_entries, gsize max_bytes, oemp_memo_size_fn size_of,
+                               GDestroyNotify free_value)
 {
-    hf_memo *m = g_new0(hf_memo, 1);
+    oemp_memo *m = g_new0(oemp_memo, 1);
     g_mutex_init(&m->lock);
     g_cond_init(&m->made);
     m->by_key = g_hash_table_new(g_int64_hash, g_int64_equal);
@@ -56,19 +56,19 @@ hf_memo *hf_memo_new_bytes(guint max_entries, gsize max_bytes, hf_memo_size_fn s
     return m;
 }
 
-hf_memo *hf_memo_new(guint max_entries, GDestroyNotify free_value)
+oemp_memo *oemp_memo_new(guint max_entries, GDestroyNotify free_value)
 {
-    return hf_memo_new_bytes(max_entries, 0, NULL, free_value);
+    return oemp_memo_new_bytes(max_entries, 0, NULL, free_value);
 }
 
-static void free_entry(hf_memo *m, entry *e)
+static void free_entry(oemp_memo *m, entry *e)
 {
     if (m->free_value)
         m->free_value(e->value);
     g_free(e);
 }
 
-void hf_memo_free(hf_memo *m)
+void oemp_memo_free(oemp_memo *m)
 {
     if (!m)
         return;
@@ -87,7 +87,7 @@ void hf_memo_free(hf_memo *m)
     g_free(m);
 }
 
-static gboolean over_bounds(const hf_memo *m)
+static gboolean over_bounds(const oemp_memo *m)
 {
     return g_hash_table_size(m->by_key) > m->max_entries ||
            (m->max_bytes && m->bytes > m->max_bytes);
@@ -95,7 +95,7 @@ static gboolean over_bounds(const hf_memo *m)
 
 /* Moves the least recently released entries, but never `keep`, from the
  * memo to `dead` while the memo is over its bounds.  Lock held. */
-static void evict(hf_memo *m, const entry *keep, GQueue *dead)
+static void evict(oemp_memo *m, const entry *keep, GQueue *dead)
 {
     while (over_bounds(m) && m->idle.tail && m->idle.tail->data != keep) {
         entry *e = m->idle.tail->data;
@@ -108,7 +108,7 @@ static void evict(hf_memo *m, const entry *keep, GQueue *dead)
 }
 
 /* Frees what evict moved to `dead`, in eviction order.  Lock not held. */
-static void free_dead(hf_memo *m, GQueue *dead)
+static void free_dead(oemp_memo *m, GQueue *dead)
 {
     while (dead->head) {
         entry *e = dead->head->data;
@@ -117,7 +117,7 @@ static void free_dead(hf_memo *m, GQueue *dead)
     }
 }
 
-gpointer hf_memo_get(hf_memo *m, guint64 key, hf_memo_make_fn make, gpointer ud)
+gpointer oemp_memo_get(oemp_memo *m, guint64 key, oemp_memo_make_fn make, gpointer ud)
 {
     g_mutex_lock(&m->lock);
     entry *e = g_hash_table_lookup(m->by_key, &key);
@@ -154,7 +154,7 @@ gpointer hf_memo_get(hf_memo *m, guint64 key, hf_memo_make_fn make, gpointer ud)
     return v;
 }
 
-void hf_memo_unref(hf_memo *m, gpointer value)
+void oemp_memo_unref(oemp_memo *m, gpointer value)
 {
     if (!value)
         return;

@@ -1,7 +1,7 @@
 /*
- * ixfile.c - see ixfile.h: the index file's container, key and checksum.
+ * keepfile.c - see keepfile.h: the container, its key and its checksum.
  */
-#include "decoders/core/ixfile.h"
+#include "decoders/core/keepfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,12 +24,12 @@ typedef struct {
     uint32_t version, endian;
     uint32_t n_sections, reserved;
     uint64_t file_size;
-    hf_ixkey key;
+    hf_keepkey key;
     uint8_t checksum[32];
 } header;
 
 /* How a section is checksummed. */
-enum { WHOLE, SAMPLED /* hf_ixw_add_big */, CRC /* hf_ixw_add_crc */ };
+enum { WHOLE, SAMPLED /* hf_keepw_add_big */, CRC /* hf_keepw_add_crc */ };
 
 typedef struct {
     uint32_t id, kind;
@@ -74,8 +74,8 @@ static void digest(GChecksum *cs, uint8_t out[32])
     g_checksum_get_digest(cs, out, &n);
 }
 
-bool hf_ix_key(hf_ixkey *k, const char *path, const uint8_t *data, size_t size,
-               const char *format, uint64_t variant)
+bool hf_keep_key(hf_keepkey *k, const char *path, const uint8_t *data, size_t size,
+                 const char *format, uint64_t variant)
 {
     struct stat st;
     memset(k, 0, sizeof *k);
@@ -94,7 +94,7 @@ bool hf_ix_key(hf_ixkey *k, const char *path, const uint8_t *data, size_t size,
     return true;
 }
 
-static bool key_equal(const hf_ixkey *a, const hf_ixkey *b)
+static bool key_equal(const hf_keepkey *a, const hf_keepkey *b)
 {
     return a->size == b->size && a->mtime_ns == b->mtime_ns && a->ino == b->ino &&
            a->dev == b->dev && memcmp(a->sample, b->sample, 32) == 0 &&
@@ -119,7 +119,7 @@ static void file_checksum(const header *hd, const entry *tab, const uint8_t *con
 
 /* ---- where ---- */
 
-GPtrArray *hf_ix_candidates(const char *dump_path, const char *opt, const char *suffix)
+GPtrArray *hf_keep_candidates(const char *dump_path, const char *opt, const char *suffix)
 {
     GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
     if (opt && strcmp(opt, "none") == 0)
@@ -143,7 +143,7 @@ GPtrArray *hf_ix_candidates(const char *dump_path, const char *opt, const char *
 
 /* ---- reading ---- */
 
-struct hf_ixr {
+struct hf_keepr {
     GMappedFile *map;
     const uint8_t *data;
     size_t size;
@@ -152,7 +152,7 @@ struct hf_ixr {
     char *path;
 };
 
-void hf_ixr_free(hf_ixr *r)
+void hf_keepr_free(hf_keepr *r)
 {
     if (!r)
         return;
@@ -165,7 +165,7 @@ void hf_ixr_free(hf_ixr *r)
 /* The file at path when it is a valid index file for key; else NULL, and
  * *why (when still NULL) says what is wrong with it.  A missing file says
  * nothing. */
-static hf_ixr *try_open(const hf_ixkey *key, const char *path, char **why)
+static hf_keepr *try_open(const hf_keepkey *key, const char *path, char **why)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
@@ -182,7 +182,7 @@ static hf_ixr *try_open(const hf_ixkey *key, const char *path, char **why)
     close(fd);
     if (!bad && !map)
         bad = "cannot be mapped";
-    hf_ixr *r = g_new0(hf_ixr, 1);
+    hf_keepr *r = g_new0(hf_keepr, 1);
     r->map = map;
     if (!bad) {
         r->data = (const uint8_t *)g_mapped_file_get_contents(map);
@@ -221,35 +221,35 @@ static hf_ixr *try_open(const hf_ixkey *key, const char *path, char **why)
     if (bad) {
         if (why && !*why)
             *why = g_strdup_printf("%s: %s", path, bad);
-        hf_ixr_free(r);
+        hf_keepr_free(r);
         return NULL;
     }
     r->path = g_strdup(path);
     return r;
 }
 
-hf_ixr *hf_ixr_open(const hf_ixkey *key, GPtrArray *paths, char **why)
+hf_keepr *hf_keepr_open(const hf_keepkey *key, GPtrArray *paths, char **why)
 {
     for (guint i = 0; i < paths->len; i++) {
-        hf_ixr *r = try_open(key, g_ptr_array_index(paths, i), why);
+        hf_keepr *r = try_open(key, g_ptr_array_index(paths, i), why);
         if (r)
             return r;
     }
     return NULL;
 }
 
-const char *hf_ixr_path(const hf_ixr *r)
+const char *hf_keepr_path(const hf_keepr *r)
 {
     return r->path;
 }
 
-const uint8_t *hf_ixr_data(const hf_ixr *r, size_t *len)
+const uint8_t *hf_keepr_data(const hf_keepr *r, size_t *len)
 {
     *len = r->size;
     return r->data;
 }
 
-const uint8_t *hf_ixr_section(const hf_ixr *r, uint32_t id, uint64_t *len)
+const uint8_t *hf_keepr_section(const hf_keepr *r, uint32_t id, uint64_t *len)
 {
     for (uint32_t i = 0; i < r->hd->n_sections; i++)
         if (r->tab[i].id == id) {
@@ -260,14 +260,14 @@ const uint8_t *hf_ixr_section(const hf_ixr *r, uint32_t id, uint64_t *len)
     return NULL;
 }
 
-hf_ixcur hf_ixcur_of(const hf_ixr *r, uint32_t id)
+hf_keepcur hf_keepcur_of(const hf_keepr *r, uint32_t id)
 {
     uint64_t len;
-    const uint8_t *p = hf_ixr_section(r, id, &len);
-    return (hf_ixcur){p, p ? p + len : NULL, p != NULL};
+    const uint8_t *p = hf_keepr_section(r, id, &len);
+    return (hf_keepcur){p, p ? p + len : NULL, p != NULL};
 }
 
-const void *hf_ixcur_bytes(hf_ixcur *c, uint64_t n)
+const void *hf_keepcur_bytes(hf_keepcur *c, uint64_t n)
 {
     if (!c->ok || (uint64_t)(c->end - c->p) < n) {
         c->ok = false;
@@ -278,37 +278,37 @@ const void *hf_ixcur_bytes(hf_ixcur *c, uint64_t n)
     return r;
 }
 
-uint8_t hf_ixcur_u8(hf_ixcur *c)
+uint8_t hf_keepcur_u8(hf_keepcur *c)
 {
-    const uint8_t *p = hf_ixcur_bytes(c, 1);
+    const uint8_t *p = hf_keepcur_bytes(c, 1);
     return p ? *p : 0;
 }
 
-uint32_t hf_ixcur_u32(hf_ixcur *c)
+uint32_t hf_keepcur_u32(hf_keepcur *c)
 {
-    const void *p = hf_ixcur_bytes(c, 4);
+    const void *p = hf_keepcur_bytes(c, 4);
     uint32_t v = 0;
     if (p)
         memcpy(&v, p, 4);
     return v;
 }
 
-uint64_t hf_ixcur_u64(hf_ixcur *c)
+uint64_t hf_keepcur_u64(hf_keepcur *c)
 {
-    const void *p = hf_ixcur_bytes(c, 8);
+    const void *p = hf_keepcur_bytes(c, 8);
     uint64_t v = 0;
     if (p)
         memcpy(&v, p, 8);
     return v;
 }
 
-const char *hf_ixcur_str(hf_ixcur *c, uint32_t *len)
+const char *hf_keepcur_str(hf_keepcur *c, uint32_t *len)
 {
-    uint32_t n = hf_ixcur_u32(c);
+    uint32_t n = hf_keepcur_u32(c);
     *len = 0;
     if (n == UINT32_MAX || !c->ok)
         return NULL;
-    const char *s = hf_ixcur_bytes(c, n);
+    const char *s = hf_keepcur_bytes(c, n);
     if (s)
         *len = n;
     return s;
@@ -316,53 +316,53 @@ const char *hf_ixcur_str(hf_ixcur *c, uint32_t *len)
 
 /* ---- writing ---- */
 
-void hf_ixb_bytes(GByteArray *b, const void *p, size_t n)
+void hf_keepb_bytes(GByteArray *b, const void *p, size_t n)
 {
     g_byte_array_append(b, p, (guint)n);
 }
 
-void hf_ixb_u8(GByteArray *b, uint8_t v)
+void hf_keepb_u8(GByteArray *b, uint8_t v)
 {
-    hf_ixb_bytes(b, &v, 1);
+    hf_keepb_bytes(b, &v, 1);
 }
 
-void hf_ixb_u32(GByteArray *b, uint32_t v)
+void hf_keepb_u32(GByteArray *b, uint32_t v)
 {
-    hf_ixb_bytes(b, &v, 4);
+    hf_keepb_bytes(b, &v, 4);
 }
 
-void hf_ixb_u64(GByteArray *b, uint64_t v)
+void hf_keepb_u64(GByteArray *b, uint64_t v)
 {
-    hf_ixb_bytes(b, &v, 8);
+    hf_keepb_bytes(b, &v, 8);
 }
 
-void hf_ixb_str(GByteArray *b, const char *s)
+void hf_keepb_str(GByteArray *b, const char *s)
 {
     if (!s) {
-        hf_ixb_u32(b, UINT32_MAX);
+        hf_keepb_u32(b, UINT32_MAX);
         return;
     }
     size_t n = strlen(s);
-    hf_ixb_u32(b, (uint32_t)n);
-    hf_ixb_bytes(b, s, n);
+    hf_keepb_u32(b, (uint32_t)n);
+    hf_keepb_bytes(b, s, n);
 }
 
-struct hf_ixw {
+struct hf_keepw {
     GArray *tab;     /* entry (off filled when written) */
     GPtrArray *data; /* const uint8_t * per section */
     GPtrArray *owned; /* GByteArray */
 };
 
-hf_ixw *hf_ixw_new(void)
+hf_keepw *hf_keepw_new(void)
 {
-    hf_ixw *w = g_new0(hf_ixw, 1);
+    hf_keepw *w = g_new0(hf_keepw, 1);
     w->tab = g_array_new(FALSE, TRUE, sizeof(entry));
     w->data = g_ptr_array_new();
     w->owned = g_ptr_array_new_with_free_func((GDestroyNotify)g_byte_array_unref);
     return w;
 }
 
-void hf_ixw_free(hf_ixw *w)
+void hf_keepw_free(hf_keepw *w)
 {
     if (!w)
         return;
@@ -372,29 +372,29 @@ void hf_ixw_free(hf_ixw *w)
     g_free(w);
 }
 
-void hf_ixw_add(hf_ixw *w, uint32_t id, const void *data, uint64_t len)
+void hf_keepw_add(hf_keepw *w, uint32_t id, const void *data, uint64_t len)
 {
     entry e = {.id = id, .len = len};
     g_array_append_val(w->tab, e);
     g_ptr_array_add(w->data, (gpointer)(len ? data : ""));
 }
 
-void hf_ixw_add_big(hf_ixw *w, uint32_t id, const void *data, uint64_t len)
+void hf_keepw_add_big(hf_keepw *w, uint32_t id, const void *data, uint64_t len)
 {
-    hf_ixw_add(w, id, data, len);
+    hf_keepw_add(w, id, data, len);
     g_array_index(w->tab, entry, w->tab->len - 1).kind = SAMPLED;
 }
 
-void hf_ixw_add_crc(hf_ixw *w, uint32_t id, const void *data, uint64_t len)
+void hf_keepw_add_crc(hf_keepw *w, uint32_t id, const void *data, uint64_t len)
 {
-    hf_ixw_add(w, id, data, len);
+    hf_keepw_add(w, id, data, len);
     g_array_index(w->tab, entry, w->tab->len - 1).kind = CRC;
 }
 
-void hf_ixw_add_bytes(hf_ixw *w, uint32_t id, GByteArray *b)
+void hf_keepw_add_bytes(hf_keepw *w, uint32_t id, GByteArray *b)
 {
     g_ptr_array_add(w->owned, b);
-    hf_ixw_add(w, id, b->data, b->len);
+    hf_keepw_add(w, id, b->data, b->len);
 }
 
 static bool write_all(int fd, const void *p, uint64_t n, uint64_t off)
@@ -412,7 +412,7 @@ static bool write_all(int fd, const void *p, uint64_t n, uint64_t off)
 }
 
 /* Writes the whole file to fd. */
-static bool write_file(hf_ixw *w, const hf_ixkey *key, int fd)
+static bool write_file(hf_keepw *w, const hf_keepkey *key, int fd)
 {
     header hd = {.version = VERSION, .endian = ENDIAN, .key = *key};
     memcpy(hd.magic, MAGIC, sizeof MAGIC);
@@ -435,7 +435,7 @@ static bool write_file(hf_ixw *w, const hf_ixkey *key, int fd)
     return true;
 }
 
-char *hf_ixw_write(hf_ixw *w, const hf_ixkey *key, GPtrArray *paths, unsigned mode, char **why)
+char *hf_keepw_write(hf_keepw *w, const hf_keepkey *key, GPtrArray *paths, unsigned mode, char **why)
 {
     for (guint i = 0; i < paths->len; i++) {
         const char *path = g_ptr_array_index(paths, i);

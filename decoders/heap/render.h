@@ -1,0 +1,180 @@
+/*
+ * render.h - what a heap format's ops table points at (heap.h's graph as
+ * the model sees it): the model ops, the views (renderers) of snapshots,
+ * classes, objects, threads and traces, the tables of their parts, and
+ * the helpers a format's own views share.
+ *
+ * Views follow the render protocol of model.h: the same `first` always
+ * gives the same bytes.  Ownership: GString arguments are the caller's;
+ * nothing here keeps a pointer to them.  Thread safety: every function
+ * may run on several threads at once after open (those of dominators.c
+ * compute a snapshot's graph once, retained.h).
+ */
+#ifndef HF_HEAP_RENDER_H
+#define HF_HEAP_RENDER_H
+
+#include "decoders/heap/heap.h"
+
+/* ---- model ops (hf_dump_ops members; d is the hf_heap) ---- */
+
+uint32_t hf_heap_n_snapshots(hf_dump *d);
+uint64_t hf_heap_snapshot_number(hf_dump *d, uint32_t s);
+uint64_t hf_heap_n_traces(hf_dump *d);
+uint64_t hf_heap_trace_number(hf_dump *d, uint64_t t);
+uint64_t hf_heap_n_threads(hf_dump *d);
+void hf_heap_thread_name(hf_dump *d, uint64_t t, char name[HF_NAME_MAX]);
+uint64_t hf_heap_n_classes(hf_dump *d, uint32_t s);
+void hf_heap_class_name(hf_dump *d, uint32_t s, uint64_t c, char name[HF_NAME_MAX]);
+int64_t hf_heap_class_find(hf_dump *d, uint32_t s, const char *name);
+uint64_t hf_heap_n_objects(hf_dump *d, uint32_t s);
+void hf_heap_object_name(hf_dump *d, uint32_t s, uint64_t o, char name[HF_NAME_MAX]);
+/* An object id as objects/ names it (HF_FMT_ID). */
+void hf_heap_id_name(uint64_t id, char name[HF_NAME_MAX]);
+int64_t hf_heap_object_find(hf_dump *d, uint32_t s, const char *name);
+
+/* hf_dump_ops members, as designated initializers, that every heap format
+ * (HPROF, BMD, HPROF text) takes from the layer: the names of classes and
+ * objects, their tally for growth, and the files and links of a class.
+ * .status is each format's: hf_heap_graph_status (the .stats lines of the
+ * retained-size graphs; include decoders/heap/retained.h), or a function
+ * that adds its own lines to it (HPROF: the index file). */
+#define HF_HEAP_MODEL_OPS                                                                  \
+    .class_name = hf_heap_class_name, .object_name = hf_heap_object_name,                  \
+    .tally = hf_heap_tally, .class_ = {hf_heap_class_files, hf_heap_class_links, NULL}
+
+/* The further members a format takes whose snapshots, traces, threads,
+ * classes and objects are all the layer's (HPROF, BMD; not HPROF text,
+ * whose traces and threads are its own text, and whose classes/ and
+ * objects/ exist only where a HEAP DUMP is). */
+#define HF_HEAP_GRAPH_OPS                                                                  \
+    .render_trace = hf_heap_view_trace, .n_snapshots = hf_heap_n_snapshots,                \
+    .snapshot_number = hf_heap_snapshot_number, .n_traces = hf_heap_n_traces,              \
+    .trace_number = hf_heap_trace_number, .n_threads = hf_heap_n_threads,                  \
+    .thread_name = hf_heap_thread_name, .n_classes = hf_heap_n_classes,                    \
+    .class_find = hf_heap_class_find, .n_objects = hf_heap_n_objects,                      \
+    .object_find = hf_heap_object_find, .thread = {.files = hf_heap_thread_files}
+
+/* ---- comparing snapshots (tally.c; core/compare.h) ---- */
+
+/* hf_dump_ops.tally: classes by escaped display name (no @0xID suffix). */
+bool hf_heap_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud);
+/* hf_dump_ops.text: java.lang.String objects, as `strings` shows them. */
+bool hf_heap_text_of(hf_dump *d, uint32_t s, uint64_t o, GString *out);
+
+/* ---- the parts of classes, objects and threads (parts.c: the tables) ---- */
+
+extern const hf_file hf_heap_class_files[];
+extern const hf_link hf_heap_class_links[];
+extern const hf_file hf_heap_object_files[];
+extern const hf_link hf_heap_object_links[];
+extern const hf_linkdir hf_heap_object_dirs[];
+extern const hf_file hf_heap_thread_files[];
+
+/* Their pieces, for decoders that declare tables of their own.  Views
+ * follow the render protocol (model.h); has/link/entry/find follow the
+ * hf_file, hf_link and hf_linkdir members. */
+uint64_t hf_heap_view_class_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                 size_t budget);
+uint64_t hf_heap_view_class_fields(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                   size_t budget);
+uint64_t hf_heap_view_class_statics(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                    size_t budget);
+uint64_t hf_heap_view_class_instances(hf_dump *d, const hf_view *v, uint64_t first,
+                                      GString *out, size_t budget);
+bool hf_heap_has_class_statics(hf_dump *d, uint32_t s, uint64_t c);
+bool hf_heap_has_class_instances(hf_dump *d, uint32_t s, uint64_t c);
+bool hf_heap_link_super(hf_dump *d, uint32_t s, uint64_t c, hf_target *to);
+
+uint64_t hf_heap_view_object_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                  size_t budget);
+uint64_t hf_heap_view_object_fields(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                    size_t budget);
+uint64_t hf_heap_view_object_value(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                   size_t budget);
+bool hf_heap_has_object_fields(hf_dump *d, uint32_t s, uint64_t o);
+bool hf_heap_has_object_value(hf_dump *d, uint32_t s, uint64_t o);
+bool hf_heap_link_class(hf_dump *d, uint32_t s, uint64_t o, hf_target *to);
+bool hf_heap_has_refs(hf_dump *d, uint32_t s, uint64_t o);
+hf_ref_status hf_heap_refs_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
+                                 char name[HF_NAME_MAX], hf_target *to);
+int64_t hf_heap_refs_find(hf_dump *d, uint32_t s, uint64_t o, const char *name);
+
+uint64_t hf_heap_view_thread_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                  size_t budget);
+uint64_t hf_heap_view_thread_stack(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                   size_t budget);
+/* traces/N (ops.render_trace). */
+uint64_t hf_heap_view_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget);
+
+/* ---- what keeps objects alive (dominators.c; retained.h computes) ---- */
+
+uint64_t hf_heap_view_dominators(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                 size_t budget);
+uint64_t hf_heap_view_histogram_retained(hf_dump *d, const hf_view *v, uint64_t first,
+                                         GString *out, size_t budget);
+uint64_t hf_heap_view_suspects(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                               size_t budget);
+uint64_t hf_heap_view_unreachable(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                  size_t budget);
+uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                 size_t budget);
+uint64_t hf_heap_view_class_retained(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                     size_t budget);
+uint64_t hf_heap_view_object_retained(hf_dump *d, const hf_view *v, uint64_t first,
+                                      GString *out, size_t budget);
+uint64_t hf_heap_view_object_path(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                  size_t budget);
+bool hf_heap_link_dominator(hf_dump *d, uint32_t s, uint64_t o, hf_target *to);
+bool hf_heap_has_always(hf_dump *d, uint32_t s, uint64_t index);
+hf_ref_status hf_heap_referrers_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
+                                      char name[HF_NAME_MAX], hf_target *to);
+int64_t hf_heap_referrers_find(hf_dump *d, uint32_t s, uint64_t o, const char *name);
+hf_ref_status hf_heap_dominated_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
+                                      char name[HF_NAME_MAX], hf_target *to);
+int64_t hf_heap_dominated_find(hf_dump *d, uint32_t s, uint64_t o, const char *name);
+
+/* Table rows every heap format's snapshot and object tables include. */
+#define HF_HEAP_RETAINED_SNAP_FILES                                                        \
+    {"dominators", hf_heap_view_dominators, NULL},                                          \
+        {"histogram-retained", hf_heap_view_histogram_retained, NULL},                      \
+        {"suspects", hf_heap_view_suspects, NULL}, {"unreachable", hf_heap_view_unreachable, NULL}
+#define HF_HEAP_RETAINED_OBJECT_FILES                                                      \
+    {"retained", hf_heap_view_object_retained, NULL}, {"path", hf_heap_view_object_path, NULL}
+
+/* ---- snapshot views (render.c; profile.c: heap.pprof, stacks.folded) ---- */
+
+uint64_t hf_heap_view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget);
+uint64_t hf_heap_view_folded(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                             size_t budget);
+/* heap.pb.gz: heap.pprof's samples as gzipped protobuf (pprof/proto.h). */
+uint64_t hf_heap_view_pb(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                         size_t budget);
+
+uint64_t hf_heap_view_histogram(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                size_t budget);
+uint64_t hf_heap_view_roots(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget);
+uint64_t hf_heap_view_strings(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                              size_t budget);
+/* Append text as one line of a view: newline, CR, backslash and NUL become
+ * \n, \r, \\ and \0 (a NUL would make grep call the file binary). */
+void hf_heap_escape_line(GString *out, const char *s, size_t n);
+/* The heap part of a snapshot's info. */
+void hf_heap_render_snap_info(hf_heap *h, uint32_t s, GString *out);
+/* Appends frame fi (an index into h->frames) as the HPROF agent writes it,
+ * "pkg.Class.method(File.java:12)", or without the part in parentheses
+ * when not full; "<unknown frame>" when the dump lacks the frame. */
+void hf_heap_frame_text(const hf_heap *h, uint32_t fi, bool full, GString *out);
+/* One trace in the HPROF agent's form (no trailing blank line). */
+void hf_heap_render_trace(const hf_heap *h, const hf_htrace *t, GString *out);
+/* The counts lines of MOUNT/info: snapshots, then classes, objects,
+ * traces, threads and roots summed over snapshots. */
+void hf_heap_render_counts(const hf_heap *h, GString *out);
+/* Bytes of index arrays (the "index bytes" figure). */
+uint64_t hf_heap_index_bytes(const hf_heap *h);
+/* One line stating the size rule in force. */
+void hf_heap_size_rule(const hf_heap *h, GString *out);
+
+#endif
