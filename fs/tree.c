@@ -22,7 +22,7 @@
 #include <string.h>
 
 struct hf_tree {
-    hf_dumps *m;
+    hf_mount *m;
     hf_cache *cache;
     hf_views *views;
 };
@@ -34,7 +34,7 @@ typedef struct {
 
 #define SMALL_MAX HF_FILES_MAX
 
-hf_tree *hf_tree_new(hf_dumps *m, hf_cache *cache)
+hf_tree *hf_tree_new(hf_mount *m, hf_cache *cache)
 {
     hf_tree *t = g_new0(hf_tree, 1);
     t->m = m;
@@ -55,7 +55,7 @@ void hf_tree_free(hf_tree *t)
     g_free(t);
 }
 
-hf_dumps *hf_tree_dumps(hf_tree *t)
+hf_mount *hf_tree_mount(hf_tree *t)
 {
     return t->m;
 }
@@ -64,25 +64,25 @@ hf_dumps *hf_tree_dumps(hf_tree *t)
 
 static bool has_traces(hf_tree *t, uint32_t tsnap)
 {
-    hf_dump *d = hf_dumps_tt(t->m, tsnap).d;
+    hf_dump *d = hf_mount_tt(t->m, tsnap).d;
     return d && d->ops->n_traces && d->ops->n_traces(d) > 0;
 }
 
 static bool has_threads(hf_tree *t, uint32_t tsnap)
 {
-    hf_dump *d = hf_dumps_tt(t->m, tsnap).d;
+    hf_dump *d = hf_mount_tt(t->m, tsnap).d;
     return d && d->ops->n_threads && d->ops->n_threads(d) > 0;
 }
 
 static bool has_classes(hf_tree *t, uint32_t s)
 {
-    hf_snapref r = hf_dumps_at(t->m, s);
+    hf_snapref r = hf_mount_at(t->m, s);
     return r.d->ops->n_classes && r.d->ops->n_classes(r.d, r.s) > 0;
 }
 
 static bool has_objects(hf_tree *t, uint32_t s)
 {
-    hf_snapref r = hf_dumps_at(t->m, s);
+    hf_snapref r = hf_mount_at(t->m, s);
     return r.d->ops->n_objects && (!r.d->ops->n_classes || has_classes(t, s));
 }
 
@@ -90,7 +90,7 @@ static bool has_objects(hf_tree *t, uint32_t s)
  * kind (NULL for other kinds). */
 static const hf_parts *parts_of(hf_tree *t, const hf_node *dir, hf_snapref *r)
 {
-    *r = hf_dumps_node(t->m, dir);
+    *r = hf_mount_node(t->m, dir);
     if (!r->d)
         return NULL;
     switch (dir->kind) {
@@ -189,7 +189,7 @@ static const char *subdir_slash(const char *name)
  * i: the subdirectory's node is named after it. */
 static uint32_t subdir_first(hf_tree *t, uint32_t s, uint32_t i)
 {
-    hf_snapref r = hf_dumps_at(t->m, s);
+    hf_snapref r = hf_mount_at(t->m, s);
     const hf_parts *p = &r.d->ops->snapshot;
     const char *slash = subdir_slash(p->files[i].name);
     size_t plen = (size_t)(slash - p->files[i].name);
@@ -202,7 +202,7 @@ static uint32_t subdir_first(hf_tree *t, uint32_t s, uint32_t i)
 
 static hf_node snap_file_parent(hf_tree *t, const hf_node *n)
 {
-    const hf_parts *p = &hf_dumps_at(t->m, n->snap).d->ops->snapshot;
+    const hf_parts *p = &hf_mount_at(t->m, n->snap).d->ops->snapshot;
     if (n->a < hf_n_files(p) && subdir_slash(p->files[n->a].name))
         return hf_node_make(HF_N_SNAP_SUBDIR, n->snap, subdir_first(t, n->snap, (uint32_t)n->a), 0);
     return hf_node_make(HF_N_SNAP, n->snap, 0, 0);
@@ -262,7 +262,7 @@ static int small_children(hf_tree *t, const hf_node *dir, entry *e)
         add(e, &k, "info", hf_node_make(HF_N_INFO, 0, 0, 0));
         add(e, &k, "errors", hf_node_make(HF_N_ERRORS, 0, 0, 0));
         add(e, &k, "snapshots", hf_node_make(HF_N_SNAPSHOTS, 0, 0, 0));
-        if (hf_dumps_n_snaps(t->m) > 0)
+        if (hf_mount_n_snaps(t->m) > 0)
             add(e, &k, "latest", hf_node_make(HF_N_LATEST, 0, 0, 0));
         add_tt(t, 0, e, &k);
         break;
@@ -270,7 +270,7 @@ static int small_children(hf_tree *t, const hf_node *dir, entry *e)
         add_parts(t, dir, HF_N_THREAD_FILE, HF_N_ROOT, e, &k);
         break;
     case HF_N_SNAP: {
-        hf_snapref r = hf_dumps_at(t->m, s);
+        hf_snapref r = hf_mount_at(t->m, s);
         const hf_parts *p = &r.d->ops->snapshot;
         for (uint32_t i = 0, nf = hf_n_files(p); i < nf; i++) {
             const char *name = p->files[i].name, *slash = subdir_slash(name);
@@ -289,14 +289,14 @@ static int small_children(hf_tree *t, const hf_node *dir, entry *e)
         if (has_objects(t, s))
             add(e, &k, "objects", hf_node_make(HF_N_OBJECTS, s, 0, 0));
         for (uint32_t c = 0; c < HF_CMP_N; c++)
-            if (hf_dumps_has_compare(t->m, s, c))
-                add(e, &k, hf_dumps_compare_names[c], hf_node_make(HF_N_COMPARE, s, c, 0));
-        if ((hf_dumps_count(t->m) > 1))
+            if (hf_mount_has_compare(t->m, s, c))
+                add(e, &k, hf_mount_compare_names[c], hf_node_make(HF_N_COMPARE, s, c, 0));
+        if ((hf_mount_n_dumps(t->m) > 1))
             add_tt(t, s + 1, e, &k);
         break;
     }
     case HF_N_SNAP_SUBDIR: {
-        hf_snapref r = hf_dumps_at(t->m, s);
+        hf_snapref r = hf_mount_at(t->m, s);
         const hf_parts *p = &r.d->ops->snapshot;
         for (uint32_t i = (uint32_t)dir->a, nf = hf_n_files(p); i < nf; i++)
             if (subdir_slash(p->files[i].name) && hf_file_exists(p, i, r, 0) &&
@@ -329,16 +329,16 @@ typedef enum { CHILD_END = -1, CHILD_SKIP = 0, CHILD_OK = 1 } child_status;
 
 static const hf_linkdir *linkdir(hf_tree *t, const hf_node *dir)
 {
-    return &hf_dumps_at(t->m, dir->snap).d->ops->object.dirs[dir->b];
+    return &hf_mount_at(t->m, dir->snap).d->ops->object.dirs[dir->b];
 }
 
 static uint64_t big_count(hf_tree *t, const hf_node *dir)
 {
     uint32_t s = dir->snap;
-    hf_snapref r = hf_dumps_node(t->m, dir);
+    hf_snapref r = hf_mount_node(t->m, dir);
     switch (dir->kind) {
     case HF_N_SNAPSHOTS:
-        return hf_dumps_n_snaps(t->m);
+        return hf_mount_n_snaps(t->m);
     case HF_N_TRACES:
         return has_traces(t, s) ? MIN(r.d->ops->n_traces(r.d), HF_A_MAX) : 0;
     case HF_N_THREADS:
@@ -360,11 +360,11 @@ static child_status big_child(hf_tree *t, const hf_node *dir, uint64_t i, char *
     uint32_t s = dir->snap;
     if (i >= big_count(t, dir))
         return CHILD_END;
-    hf_snapref r = hf_dumps_node(t->m, dir);
+    hf_snapref r = hf_mount_node(t->m, dir);
     switch (dir->kind) {
     case HF_N_SNAPSHOTS:
         snprintf(name, HF_NAME_MAX, "%" G_GUINT64_FORMAT,
-                 (guint64)hf_dumps_snap_number(t->m, (uint32_t)i));
+                 (guint64)hf_mount_snap_number(t->m, (uint32_t)i));
         *out = hf_node_make(HF_N_SNAP, (uint32_t)i, 0, 0);
         return CHILD_OK;
     case HF_N_TRACES:
@@ -406,7 +406,8 @@ typedef struct {
 
 static uint64_t number_at(const number_find *f, uint64_t i)
 {
-    return f->r.d ? f->r.d->ops->trace_number(f->r.d, i) : hf_dumps_snap_number(f->t->m, (uint32_t)i);
+    return f->r.d ? f->r.d->ops->trace_number(f->r.d, i)
+                  : hf_mount_snap_number(f->t->m, (uint32_t)i);
 }
 
 static bool number_below(const void *ud, uint64_t i)
@@ -417,7 +418,7 @@ static bool number_below(const void *ud, uint64_t i)
 
 static int64_t find_number(hf_tree *t, const hf_node *dir, const char *name)
 {
-    number_find f = {t, hf_dumps_node(t->m, dir), 0}; /* traces' dump; none for snapshots */
+    number_find f = {t, hf_mount_node(t->m, dir), 0}; /* traces' dump; none for snapshots */
     if (!hf_parse_decimal(name, &f.want))
         return -1;
     uint64_t n = big_count(t, dir), i = hf_lower_bound(0, n, number_below, &f);
@@ -429,7 +430,7 @@ static int big_lookup(hf_tree *t, const hf_node *dir, const char *name, hf_node 
     uint32_t s = dir->snap;
     int64_t i = -1;
     char buf[HF_NAME_MAX];
-    hf_snapref r = hf_dumps_node(t->m, dir);
+    hf_snapref r = hf_mount_node(t->m, dir);
     switch (dir->kind) {
     case HF_N_SNAPSHOTS:
     case HF_N_TRACES:
@@ -550,7 +551,7 @@ bool hf_tree_valid(hf_tree *t, const hf_node *n)
     bool tt = n->kind >= HF_N_TRACES && n->kind <= HF_N_THREAD_FILE; /* s: see tt_at */
     if (!has_snap && !tt && s != 0)
         return false;
-    if (has_snap && s >= hf_dumps_n_snaps(t->m))
+    if (has_snap && s >= hf_mount_n_snaps(t->m))
         return false;
     char name[HF_NAME_MAX];
     hf_node child;
@@ -567,7 +568,7 @@ bool hf_tree_valid(hf_tree *t, const hf_node *n)
     case HF_N_STATS:
         return n->a == 0 && n->b == 0;
     case HF_N_LATEST:
-        return n->a == 0 && n->b == 0 && hf_dumps_n_snaps(t->m) > 0;
+        return n->a == 0 && n->b == 0 && hf_mount_n_snaps(t->m) > 0;
     case HF_N_TRACES:
         return n->a == 0 && n->b == 0 && has_traces(t, s);
     case HF_N_THREADS:
@@ -617,15 +618,15 @@ int hf_tree_readlink(hf_tree *t, const hf_node *n, GString *out)
     char name[HF_NAME_MAX];
     hf_target to;
     if (n->kind == HF_N_LATEST) {
-        if (hf_dumps_n_snaps(t->m) == 0)
+        if (hf_mount_n_snaps(t->m) == 0)
             return -EINVAL;
         g_string_append_printf(out, "snapshots/%" G_GUINT64_FORMAT,
-                               (guint64)hf_dumps_snap_number(t->m, hf_dumps_n_snaps(t->m) - 1));
+                               (guint64)hf_mount_snap_number(t->m, hf_mount_n_snaps(t->m) - 1));
         return 0;
     }
-    if (hf_tree_type(n) != HF_T_LINK || s >= hf_dumps_n_snaps(t->m))
+    if (hf_tree_type(n) != HF_T_LINK || s >= hf_mount_n_snaps(t->m))
         return -EINVAL;
-    hf_snapref r = hf_dumps_at(t->m, s);
+    hf_snapref r = hf_mount_at(t->m, s);
     if (is_entry(n)) {
         hf_node dir = hf_tree_parent(n);
         if (dir.b >= hf_n_dirs(&r.d->ops->object) ||
@@ -668,11 +669,11 @@ static uint64_t render_node(void *arg, uint64_t first, GString *out, size_t budg
         hf_content_readme(va->t->m, out);
         return HF_DONE;
     case HF_N_ERRORS:
-        return hf_dumps_errors(va->t->m, first, out, budget);
+        return hf_mount_errors(va->t->m, first, out, budget);
     case HF_N_INFO:
-        return hf_dumps_info(va->t->m, first, out, budget);
+        return hf_mount_info(va->t->m, first, out, budget);
     case HF_N_COMPARE:
-        return hf_dumps_compare(va->t->m, va->n.snap, va->n.a, first, out, budget);
+        return hf_mount_compare(va->t->m, va->n.snap, va->n.a, first, out, budget);
     default:
         return va->render(va->d, &va->v, first, out, budget);
     }
@@ -694,11 +695,11 @@ static bool file_renderer(hf_tree *t, const hf_node *n, view_arg *va)
     case HF_N_INFO:
         return true;
     case HF_N_COMPARE:
-        return hf_dumps_has_compare(t->m, n->snap, n->a);
+        return hf_mount_has_compare(t->m, n->snap, n->a);
     default:
         break;
     }
-    hf_snapref r = hf_dumps_node(t->m, n);
+    hf_snapref r = hf_mount_node(t->m, n);
     if (!r.d)
         return false;
     const hf_dump_ops *o = r.d->ops;
@@ -738,7 +739,7 @@ static GString *direct_text(hf_tree *t, const hf_node *n)
         return s;
     }
     hf_cache_stats_render(t->cache, s);
-    hf_dumps_status(t->m, s);
+    hf_mount_status(t->m, s);
     return s;
 }
 

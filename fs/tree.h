@@ -7,7 +7,7 @@
  * is stored per node: a node is its inode number, so any inode can be
  * answered at any time, in any order.
  *
- * Ownership: the tree borrows the dumps and the cache; the caller frees
+ * Ownership: the tree borrows the mount and the cache; the caller frees
  * them after hf_tree_free.  Thread-safe: all functions may run on several
  * threads at once.  No FUSE header, so tests drive it without a mount.
  */
@@ -16,7 +16,7 @@
 
 #include "cache/cache.h"
 #include "decoders/core/model.h"
-#include "fs/dumps.h"
+#include "fs/mount.h"
 #include "fs/inode.h"
 
 #include <glib.h>
@@ -27,9 +27,9 @@ typedef enum { HF_T_DIR, HF_T_FILE, HF_T_LINK } hf_type;
 
 typedef struct hf_tree hf_tree;
 
-hf_tree *hf_tree_new(hf_dumps *m, hf_cache *cache);
+hf_tree *hf_tree_new(hf_mount *m, hf_cache *cache);
 void hf_tree_free(hf_tree *t);
-hf_dumps *hf_tree_dumps(hf_tree *t);
+hf_mount *hf_tree_mount(hf_tree *t);
 
 hf_type hf_tree_type(const hf_node *n);
 /* True when n names a node that exists in this dump. */

@@ -455,7 +455,7 @@ static void valid_iff(walker *w, const hf_node *n, bool there, const char *what)
 static void probe_files(walker *w, const hf_file *files, hf_node_kind k, uint32_t s,
                         uint64_t index)
 {
-    hf_snapref r = hf_dumps_node(hf_tree_dumps(w->t), &(hf_node){.kind = k, .snap = s});
+    hf_snapref r = hf_mount_node(hf_tree_mount(w->t), &(hf_node){.kind = k, .snap = s});
     uint32_t nf = n_files(files);
     for (uint32_t f = 0; f <= nf; f++) {
         bool there = f < nf && (!files[f].has || files[f].has(r.d, r.s, index));
@@ -471,7 +471,7 @@ static void probe_files(walker *w, const hf_file *files, hf_node_kind k, uint32_
  * be valid (nor crash); the parts the decoder says a node has must be. */
 static void probe_nodes(walker *w, const hf_node *dir, uint64_t listed, bool complete)
 {
-    hf_snapref r = hf_dumps_node(hf_tree_dumps(w->t), dir);
+    hf_snapref r = hf_mount_node(hf_tree_mount(w->t), dir);
     hf_dump *d = r.d;
     if (!d)
         return;
@@ -550,7 +550,7 @@ static void visit(walker *w, const hf_node *dir_of_n, const hf_node *n);
 static bool same_kind_name(hf_tree *t, const hf_node *found, const hf_node *listed,
                            char name[HF_NAME_MAX])
 {
-    hf_snapref r = hf_dumps_node(hf_tree_dumps(t), found);
+    hf_snapref r = hf_mount_node(hf_tree_mount(t), found);
     hf_dump *d = r.d;
     if (!d || found->kind != listed->kind || found->snap != listed->snap)
         return false;
@@ -676,13 +676,13 @@ static void visit(walker *w, const hf_node *dir_of_n, const hf_node *n)
 
 uint64_t hf_walk(hf_dump *d, const hf_walk_opts *o, hf_walk_stats *st)
 {
-    hf_dumps *m = hf_dumps_new(&d, 1, false);
+    hf_mount *m = hf_mount_new(&d, 1, false);
     uint64_t v = hf_walk_mount(m, o, st);
-    hf_dumps_free(m);
+    hf_mount_free(m);
     return v;
 }
 
-uint64_t hf_walk_mount(hf_dumps *m, const hf_walk_opts *o, hf_walk_stats *st)
+uint64_t hf_walk_mount(hf_mount *m, const hf_walk_opts *o, hf_walk_stats *st)
 {
     memset(st, 0, sizeof *st);
     st->digest = 0xcbf29ce484222325ull;

@@ -214,7 +214,7 @@ static const hf_dump_ops fake_ops = {
 
 typedef struct {
     hf_dump d;
-    hf_dumps *m;
+    hf_mount *m;
     hf_cache *cache;
     hf_tree *t;
 } fixture;
@@ -226,7 +226,7 @@ static int setup(void **state)
     hf_problem(&f->d, 0x10, "first problem");
     f->cache = hf_cache_new(1 << 20);
     hf_dump *one = &f->d;
-    f->m = hf_dumps_new(&one, 1, false);
+    f->m = hf_mount_new(&one, 1, false);
     f->t = hf_tree_new(f->m, f->cache);
     *state = f;
     return 0;
@@ -237,7 +237,7 @@ static int teardown(void **state)
     fixture *f = *state;
     hf_tree_free(f->t);
     hf_cache_free(f->cache);
-    hf_dumps_free(f->m);
+    hf_mount_free(f->m);
     hf_dump_clear(&f->d);
     g_free(f);
     return 0;
