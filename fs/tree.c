@@ -195,7 +195,7 @@ static uint32_t subdir_first(hf_tree *t, uint32_t s, uint32_t i)
     size_t plen = (size_t)(slash - p->files[i].name);
     for (uint32_t j = 0; j < i; j++)
         if (strncmp(p->files[j].name, p->files[i].name, plen + 1) == 0 &&
-            hf_file_exists(p, j, r, 0))
+            hf_parts_file_exists(p, j, r, 0))
             return j;
     return i;
 }
@@ -203,7 +203,7 @@ static uint32_t subdir_first(hf_tree *t, uint32_t s, uint32_t i)
 static hf_node snap_file_parent(hf_tree *t, const hf_node *n)
 {
     const hf_parts *p = &hf_mount_at(t->m, n->snap).d->ops->snapshot;
-    if (n->a < hf_n_files(p) && subdir_slash(p->files[n->a].name))
+    if (n->a < hf_parts_n_files(p) && subdir_slash(p->files[n->a].name))
         return hf_node_make(HF_N_SNAP_SUBDIR, n->snap, subdir_first(t, n->snap, (uint32_t)n->a), 0);
     return hf_node_make(HF_N_SNAP, n->snap, 0, 0);
 }
@@ -226,18 +226,18 @@ static void add_parts(hf_tree *t, const hf_node *dir, hf_node_kind file_kind,
     hf_snapref r;
     const hf_parts *p = parts_of(t, dir, &r);
     uint32_t s = dir->snap;
-    for (uint32_t f = 0, n = hf_n_files(p); f < n; f++)
-        if (hf_file_exists(p, f, r, dir->a))
+    for (uint32_t f = 0, n = hf_parts_n_files(p); f < n; f++)
+        if (hf_parts_file_exists(p, f, r, dir->a))
             add(e, k, p->files[f].name, hf_node_make(file_kind, s, dir->a, f));
     if (link_kind == HF_N_ROOT)
         return;
-    for (uint32_t l = 0, n = hf_n_links(p); l < n; l++)
-        if (hf_link_exists(p, l, r, dir->a))
+    for (uint32_t l = 0, n = hf_parts_n_links(p); l < n; l++)
+        if (hf_parts_link_exists(p, l, r, dir->a))
             add(e, k, p->links[l].name, hf_node_make(link_kind, s, dir->a, l));
     if (dir->kind != HF_N_OBJECT)
         return;
-    for (uint32_t l = 0, n = hf_n_dirs(p); l < n; l++)
-        if (hf_dir_exists(p, l, r, dir->a))
+    for (uint32_t l = 0, n = hf_parts_n_dirs(p); l < n; l++)
+        if (hf_parts_dir_exists(p, l, r, dir->a))
             add(e, k, p->dirs[l].name, hf_node_make(HF_N_OBJ_DIR, s, dir->a, l));
 }
 
@@ -272,9 +272,9 @@ static int small_children(hf_tree *t, const hf_node *dir, entry *e)
     case HF_N_SNAP: {
         hf_snapref r = hf_mount_at(t->m, s);
         const hf_parts *p = &r.d->ops->snapshot;
-        for (uint32_t i = 0, nf = hf_n_files(p); i < nf; i++) {
+        for (uint32_t i = 0, nf = hf_parts_n_files(p); i < nf; i++) {
             const char *name = p->files[i].name, *slash = subdir_slash(name);
-            if (!hf_file_exists(p, i, r, 0))
+            if (!hf_parts_file_exists(p, i, r, 0))
                 continue;
             if (!slash) {
                 add(e, &k, name, hf_node_make(HF_N_SNAP_FILE, s, i, 0));
@@ -298,8 +298,8 @@ static int small_children(hf_tree *t, const hf_node *dir, entry *e)
     case HF_N_SNAP_SUBDIR: {
         hf_snapref r = hf_mount_at(t->m, s);
         const hf_parts *p = &r.d->ops->snapshot;
-        for (uint32_t i = (uint32_t)dir->a, nf = hf_n_files(p); i < nf; i++)
-            if (subdir_slash(p->files[i].name) && hf_file_exists(p, i, r, 0) &&
+        for (uint32_t i = (uint32_t)dir->a, nf = hf_parts_n_files(p); i < nf; i++)
+            if (subdir_slash(p->files[i].name) && hf_parts_file_exists(p, i, r, 0) &&
                 subdir_first(t, s, i) == dir->a)
                 add(e, &k, subdir_slash(p->files[i].name) + 1,
                     hf_node_make(HF_N_SNAP_FILE, s, i, 0));
@@ -629,7 +629,7 @@ int hf_tree_readlink(hf_tree *t, const hf_node *n, GString *out)
     hf_snapref r = hf_mount_at(t->m, s);
     if (is_entry(n)) {
         hf_node dir = hf_tree_parent(n);
-        if (dir.b >= hf_n_dirs(&r.d->ops->object) ||
+        if (dir.b >= hf_parts_n_dirs(&r.d->ops->object) ||
             linkdir(t, &dir)->entry(r.d, r.s, n->a, n->b, name, &to) != HF_REF_OK)
             return -EINVAL;
         target_path(&to, HF_N_OBJECTS, 3, out);
@@ -637,12 +637,12 @@ int hf_tree_readlink(hf_tree *t, const hf_node *n, GString *out)
     }
     switch (n->kind) {
     case HF_N_CLASS_LINK:
-        if (!hf_link_target(&r.d->ops->class_, n->b, r, n->a, &to))
+        if (!hf_parts_link_target(&r.d->ops->class_, n->b, r, n->a, &to))
             return -EINVAL;
         target_path(&to, HF_N_CLASSES, 2, out);
         return 0;
     case HF_N_OBJ_LINK:
-        if (!hf_link_target(&r.d->ops->object, n->b, r, n->a, &to))
+        if (!hf_parts_link_target(&r.d->ops->object, n->b, r, n->a, &to))
             return -EINVAL;
         target_path(&to, HF_N_OBJECTS, 2, out);
         return 0;
@@ -682,7 +682,7 @@ static uint64_t render_node(void *arg, uint64_t first, GString *out, size_t budg
 /* The renderer of a file declared in table p, or NULL. */
 static hf_render_fn table_render(const hf_parts *p, uint32_t f)
 {
-    return f < hf_n_files(p) ? p->files[f].render : NULL;
+    return f < hf_parts_n_files(p) ? p->files[f].render : NULL;
 }
 
 /* Fills va with what renders node n's bytes; false for non-files. */
