@@ -104,15 +104,6 @@ hf_snapref hf_mount_tt(const hf_mount *m, uint32_t tsnap)
     return (hf_snapref){hf_mount_at(m, tsnap - 1).d, 0};
 }
 
-hf_snapref hf_mount_node(const hf_mount *m, const hf_node *n)
-{
-    if (n->kind >= HF_N_TRACES && n->kind <= HF_N_THREAD_FILE)
-        return hf_mount_tt(m, n->snap);
-    if (n->kind < HF_N_SNAP || n->snap >= hf_mount_n_snaps(m))
-        return (hf_snapref){NULL, 0};
-    return hf_mount_at(m, n->snap);
-}
-
 const char *const hf_mount_compare_names[HF_CMP_N] = {"growth", "growth-retained",
                                                       "strings-new"};
 

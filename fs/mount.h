@@ -50,11 +50,6 @@ uint64_t hf_mount_snap_number(const hf_mount *m, uint32_t s);
  * {NULL, 0} for any other tsnap. */
 hf_snapref hf_mount_tt(const hf_mount *m, uint32_t tsnap);
 
-/* The dump (and its snapshot index) node n's parts come from: traces and
- * threads by hf_mount_tt, nodes in a snapshot by hf_mount_at; {NULL, 0}
- * for the mount's own nodes and for a snapshot that does not exist. */
-hf_snapref hf_mount_node(const hf_mount *m, const hf_node *n);
-
 /* The files comparing snapshot s with s - 1 (compare.h), by index. */
 enum { HF_CMP_GROWTH, HF_CMP_GROWTH_RETAINED, HF_CMP_STRINGS_NEW, HF_CMP_N };
 extern const char *const hf_mount_compare_names[HF_CMP_N];
