@@ -5,10 +5,10 @@
 
 #include <glib.h>
 
-hf_dumps *hf_check_open(char *const *paths, int n, const hf_open_opts *opts, FILE *err)
+hf_mount *hf_check_open(char *const *paths, int n, const hf_open_opts *opts, FILE *err)
 {
     GError *e = NULL;
-    hf_dumps *m = hf_dumps_open(paths, n, opts, &e);
+    hf_mount *m = hf_mount_open(paths, n, opts, &e);
     if (!m) {
         fprintf(err, "heapfs: %s\n", e ? e->message : "cannot decode");
         g_clear_error(&e);
@@ -16,18 +16,18 @@ hf_dumps *hf_check_open(char *const *paths, int n, const hf_open_opts *opts, FIL
     return m;
 }
 
-int hf_check_report(hf_dumps *m, FILE *out)
+int hf_check_report(hf_mount *m, FILE *out)
 {
     GString *s = g_string_new(NULL);
     for (uint64_t item = 0; item != HF_DONE;)
-        item = hf_dumps_info(m, item, s, 1 << 20);
+        item = hf_mount_info(m, item, s, 1 << 20);
     /* after info: the one line that differs between runs */
-    for (uint32_t k = 0; k < hf_dumps_count(m); k++)
-        hf_dump_index_figures(hf_dumps_get(m, k), s);
+    for (uint32_t k = 0; k < hf_mount_n_dumps(m); k++)
+        hf_dump_index_figures(hf_mount_dump(m, k), s);
     fputs(s->str, out);
     g_string_truncate(s, 0);
     for (uint64_t item = 0; item != HF_DONE;)
-        item = hf_dumps_errors(m, item, s, 1 << 20);
+        item = hf_mount_errors(m, item, s, 1 << 20);
     if (s->len) {
         fprintf(out, "problems:\n");
         char **lines = g_strsplit(s->str, "\n", -1);
@@ -41,10 +41,10 @@ int hf_check_report(hf_dumps *m, FILE *out)
 
 int hf_check_run(char *const *paths, int n, const hf_open_opts *opts, FILE *out, FILE *err)
 {
-    hf_dumps *m = hf_check_open(paths, n, opts, err);
+    hf_mount *m = hf_check_open(paths, n, opts, err);
     if (!m)
         return HF_CHECK_UNDECODED;
     int rc = hf_check_report(m, out);
-    hf_dumps_free(m);
+    hf_mount_free(m);
     return rc;
 }

@@ -42,10 +42,10 @@ static void describe_format(hf_dump *d, bool several, GString *out)
         o->describe(d, out);
 }
 
-void hf_content_readme(hf_dumps *m, GString *out)
+void hf_content_readme(hf_mount *m, GString *out)
 {
-    uint32_t n = hf_dumps_count(m);
-    hf_dump *d0 = hf_dumps_get(m, 0);
+    uint32_t n = hf_mount_n_dumps(m);
+    hf_dump *d0 = hf_mount_dump(m, 0);
     if (n == 1) {
         g_string_append_printf(out, "This is heapfs: %s mounted read-only as files (format: %s).\n",
                                d0->path, d0->ops->format);
@@ -53,8 +53,8 @@ void hf_content_readme(hf_dumps *m, GString *out)
         g_string_append_printf(out, "This is heapfs: %u dumps mounted read-only as files, their "
                                     "snapshots one after another:\n", n);
         for (uint32_t k = 0; k < n; k++)
-            g_string_append_printf(out, "  %s (%s)\n", hf_dumps_get(m, k)->path,
-                                   hf_dumps_get(m, k)->ops->format);
+            g_string_append_printf(out, "  %s (%s)\n", hf_mount_dump(m, k)->path,
+                                   hf_mount_dump(m, k)->ops->format);
     }
     g_string_append(out,
         "\n"
@@ -65,12 +65,12 @@ void hf_content_readme(hf_dumps *m, GString *out)
     for (uint32_t k = 0; k < n; k++) {
         bool seen = false;
         for (uint32_t j = 0; j < k; j++)
-            seen |= hf_dumps_get(m, j)->ops == hf_dumps_get(m, k)->ops;
+            seen |= hf_mount_dump(m, j)->ops == hf_mount_dump(m, k)->ops;
         if (seen)
             continue;
         if (n > 1)
-            g_string_append_printf(out, "\n%s files:\n", hf_dumps_get(m, k)->ops->format);
-        describe_format(hf_dumps_get(m, k), n > 1, out);
+            g_string_append_printf(out, "\n%s files:\n", hf_mount_dump(m, k)->ops->format);
+        describe_format(hf_mount_dump(m, k), n > 1, out);
     }
     g_string_append(out,
         "\nNothing here changes while mounted.  Cache counters: cat .stats (not listed).\n"

@@ -27,6 +27,9 @@
  * snapshot, 4096 snapshots, a link directory lists its first 32768 slots
  * (refs/: every element still shows in `fields`).
  *
+ * What the tree does with a node of each kind is that kind's row of the
+ * kind table (kinds.h): a new kind is a value here and a row there.
+ *
  * Pure functions; thread-safe.  No FUSE header.
  */
 #ifndef HF_INODE_H
@@ -51,7 +54,7 @@ typedef enum {
     HF_N_SNAP,        /* snap */
     HF_N_SNAP_FILE,   /* a = file */
     HF_N_SNAP_SUBDIR, /* a = the first file under that directory */
-    HF_N_COMPARE,     /* a = growth, growth-retained, strings-new (tree.c) */
+    HF_N_COMPARE,     /* a = growth, growth-retained, strings-new (mount.h HF_CMP_*) */
     HF_N_CLASSES,
     HF_N_CLASS,      /* a = class */
     HF_N_CLASS_FILE, /* a = class, b = file */

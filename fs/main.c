@@ -225,16 +225,16 @@ static bool fuse_args_ok(const struct fuse_args *args)
  * dump after another, on one thread. */
 static gpointer after_mount(gpointer data)
 {
-    hf_dumps *m = data;
-    for (uint32_t k = 0; k < hf_dumps_count(m); k++) {
-        hf_dump *d = hf_dumps_get(m, k);
+    hf_mount *m = data;
+    for (uint32_t k = 0; k < hf_mount_n_dumps(m); k++) {
+        hf_dump *d = hf_mount_dump(m, k);
         if (d->ops->after_mount)
             d->ops->after_mount(d);
     }
     return NULL;
 }
 
-static int run_mount(hf_dumps *m, char *const *paths, int n, struct fuse_args *args,
+static int run_mount(hf_mount *m, char *const *paths, int n, struct fuse_args *args,
                      uint64_t cache_size)
 {
     struct fuse_cmdline_opts cl;
@@ -259,8 +259,8 @@ static int run_mount(hf_dumps *m, char *const *paths, int n, struct fuse_args *a
     fs.dump_st = fs.file_st[0];
     for (int i = 1; i < n; i++)
         fs.dump_st.st_mode &= fs.file_st[i].st_mode | ~(mode_t)0777;
-    for (uint32_t k = 0; k < hf_dumps_count(m); k++) {
-        hf_dump *d = hf_dumps_get(m, k);
+    for (uint32_t k = 0; k < hf_mount_n_dumps(m); k++) {
+        hf_dump *d = hf_mount_dump(m, k);
         if (d->data)
             hf_guard_add(d->data, d->size);
         if (d->index_data) /* a mapped index file can shrink too */
@@ -376,7 +376,7 @@ int main(int argc, char **argv)
     fuse_opt_add_arg(&args, paths[npos - 1]);
     if (!fuse_args_ok(&args))
         goto out;
-    hf_dumps *m = hf_check_open(paths, ndumps, &opts, stderr);
+    hf_mount *m = hf_check_open(paths, ndumps, &opts, stderr);
     if (!m) {
         rc = 1;
         goto out;
@@ -386,7 +386,7 @@ int main(int argc, char **argv)
      * (its mmap threshold rises), so give them back before serving. */
     malloc_trim(0);
     rc = run_mount(m, paths, ndumps, &args, cache_size);
-    hf_dumps_free(m);
+    hf_mount_free(m);
 out:
     fuse_opt_free_args(&args);
     g_ptr_array_free(o.positional, TRUE);

@@ -3,11 +3,12 @@
  *
  * Every question the FUSE front end asks (what is this node, what is in
  * this directory, where does this link point, what bytes are in this file)
- * is answered here from a node (inode.h) and the dump's model ops.  Nothing
- * is stored per node: a node is its inode number, so any inode can be
+ * is answered here from a node (inode.h) and the dump's model ops, as the
+ * row of the node's kind in the kind table says (kinds.h).  Nothing is
+ * stored per node: a node is its inode number, so any inode can be
  * answered at any time, in any order.
  *
- * Ownership: the tree borrows the dumps and the cache; the caller frees
+ * Ownership: the tree borrows the mount and the cache; the caller frees
  * them after hf_tree_free.  Thread-safe: all functions may run on several
  * threads at once.  No FUSE header, so tests drive it without a mount.
  */
@@ -16,7 +17,7 @@
 
 #include "cache/cache.h"
 #include "decoders/core/model.h"
-#include "fs/dumps.h"
+#include "fs/mount.h"
 #include "fs/inode.h"
 
 #include <glib.h>
@@ -27,14 +28,20 @@ typedef enum { HF_T_DIR, HF_T_FILE, HF_T_LINK } hf_type;
 
 typedef struct hf_tree hf_tree;
 
-hf_tree *hf_tree_new(hf_dumps *m, hf_cache *cache);
+hf_tree *hf_tree_new(hf_mount *m, hf_cache *cache);
 void hf_tree_free(hf_tree *t);
-hf_dumps *hf_tree_dumps(hf_tree *t);
+hf_mount *hf_tree_mount(hf_tree *t);
 
 hf_type hf_tree_type(const hf_node *n);
+/* The dump, and its snapshot index, node n's parts come from: traces and
+ * threads their dump's (mount.h hf_mount_tt), a node in a snapshot the
+ * snapshot's; {NULL, 0} for the mount's own nodes and for a snapshot that
+ * does not exist. */
+hf_snapref hf_tree_source(hf_tree *t, const hf_node *n);
 /* True when n names a node that exists in this dump. */
 bool hf_tree_valid(hf_tree *t, const hf_node *n);
-/* The directory holding n (the root for the root). */
+/* The directory holding n (the root for the root; a snapshot file in a
+ * subdirectory: the snapshot, as only directories are asked for ".."). */
 hf_node hf_tree_parent(const hf_node *n);
 /* Child `name` of dir ("." of any node is the node itself: NFS handles of
  * files come back as LOOKUP(node, "."); ".." of a directory is its parent);

@@ -9,6 +9,7 @@
 #include "fs/views.h"
 
 #include "decoders/core/model.h"
+#include "decoders/core/search.h"
 
 #include <string.h>
 
@@ -117,6 +118,17 @@ uint64_t hf_views_size(hf_views *v, uint64_t key, hf_views_fn fn, void *arg)
     return size;
 }
 
+typedef struct {
+    const checkpoint *cps;
+    uint64_t off;
+} checkpoint_find;
+
+static bool at_or_before(const void *ud, uint64_t i)
+{
+    const checkpoint_find *f = ud;
+    return f->cps[i].offset <= f->off;
+}
+
 /* Read from a LAYOUT entry: re-render from the checkpoint before `off`. */
 static size_t read_layout(hf_views *v, GBytes *e, hf_views_fn fn, void *arg, char *buf,
                           size_t size, uint64_t off)
@@ -125,15 +137,10 @@ static size_t read_layout(hf_views *v, GBytes *e, hf_views_fn fn, void *arg, cha
     const char *p = g_bytes_get_data(e, &len);
     const checkpoint *cps = (const checkpoint *)(p + 16);
     size_t n = (len - 16) / sizeof(checkpoint);
-    size_t lo = 0, hi = n; /* last checkpoint with offset <= off */
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (cps[mid].offset <= off)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    uint64_t pos = cps[lo].offset, item = cps[lo].item;
+    /* The last checkpoint at or before off: the one before the first past
+     * it (the first checkpoint is at offset 0, so there is one). */
+    size_t at = (size_t)hf_lower_bound(0, n, at_or_before, &(checkpoint_find){cps, off}) - 1;
+    uint64_t pos = cps[at].offset, item = cps[at].item;
     size_t got = 0;
     GString *chunk = g_string_new(NULL);
     while (got < size && item != HF_DONE) {

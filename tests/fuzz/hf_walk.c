@@ -71,7 +71,7 @@ typedef struct {
 
 /* Walks mount m (NULL: the files were refused with err) and prints the
  * walk's line; frees m, ends the alarm.  Returns 0 ok/refused, 2 violation. */
-static int walk_report(const config *c, hf_dumps *m, const GError *err)
+static int walk_report(const config *c, hf_mount *m, const GError *err)
 {
     int rc = 0;
     if (!m) {
@@ -84,8 +84,8 @@ static int walk_report(const config *c, hf_dumps *m, const GError *err)
         }
     } else {
         unsigned problems = 0;
-        for (uint32_t k = 0; k < hf_dumps_count(m); k++)
-            problems += hf_dumps_get(m, k)->problems->len;
+        for (uint32_t k = 0; k < hf_mount_n_dumps(m); k++)
+            problems += hf_mount_dump(m, k)->problems->len;
         hf_walk_stats st;
         hf_walk_mount(m, &c->opts, &st);
         if (!st.violations && c->repeat) {
@@ -112,7 +112,7 @@ static int walk_report(const config *c, hf_dumps *m, const GError *err)
                    st.capped ? " capped" : "", st.notes ? " note: " : "",
                    st.notes ? st.first_note : "");
         }
-        hf_dumps_free(m);
+        hf_mount_free(m);
     }
     if (c->timeout)
         alarm(0);
@@ -149,7 +149,7 @@ static int walk_one(const config *c, const char *path, const char *name)
     } else {
         d = hf_open(path, NULL, &err);
     }
-    int rc = walk_report(c, d ? hf_dumps_new(&d, 1, true) : NULL, err);
+    int rc = walk_report(c, d ? hf_mount_new(&d, 1, true) : NULL, err);
     g_clear_error(&err);
     return rc;
 }
@@ -160,7 +160,7 @@ static int walk_together(const config *c, char **paths, int n)
     char *name = g_strjoinv("+", paths);
     begin_walk(c, name);
     GError *err = NULL;
-    hf_dumps *m = hf_dumps_open(paths, n, NULL, &err);
+    hf_mount *m = hf_mount_open(paths, n, NULL, &err);
     int rc = walk_report(c, m, err);
     g_clear_error(&err);
     g_free(name);

@@ -13,6 +13,8 @@
 #include "cache/cache.h"
 #include "decoders/core/registry.h"
 #include "fs/inode.h"
+#include "fs/kinds.h"
+#include "fs/parts.h"
 #include "fs/tree.h"
 
 #include <errno.h>
@@ -175,42 +177,9 @@ static void G_GNUC_PRINTF(2, 3) note(walker *w, const char *fmt, ...)
     }
 }
 
-static bool is_entry(const hf_node *n)
-{
-    return n->kind >= HF_N_OBJ_ENTRY && n->kind <= HF_N_OBJ_ENTRY_LAST;
-}
-
 static const char *kind_name(const hf_node *n)
 {
-    static const char *const names[HF_N_KINDS] = {
-        [HF_N_ROOT] = "root",
-        [HF_N_README] = "README",
-        [HF_N_INFO] = "info",
-        [HF_N_ERRORS] = "errors",
-        [HF_N_STATS] = ".stats",
-        [HF_N_SNAPSHOTS] = "snapshots",
-        [HF_N_LATEST] = "latest",
-        [HF_N_TRACES] = "traces",
-        [HF_N_TRACE] = "trace",
-        [HF_N_THREADS] = "threads",
-        [HF_N_THREAD] = "thread",
-        [HF_N_THREAD_FILE] = "thread file",
-        [HF_N_SNAP] = "snapshot",
-        [HF_N_SNAP_FILE] = "snapshot file",
-        [HF_N_SNAP_SUBDIR] = "snapshot subdir",
-        [HF_N_CLASSES] = "classes",
-        [HF_N_CLASS] = "class",
-        [HF_N_CLASS_FILE] = "class file",
-        [HF_N_CLASS_LINK] = "class link",
-        [HF_N_OBJECTS] = "objects",
-        [HF_N_OBJECT] = "object",
-        [HF_N_OBJ_FILE] = "object file",
-        [HF_N_OBJ_LINK] = "object link",
-        [HF_N_OBJ_DIR] = "link directory",
-    };
-    if (is_entry(n))
-        return "link directory entry";
-    return n->kind < HF_N_KINDS && names[n->kind] ? names[n->kind] : "?";
+    return hf_kind(n->kind)->what;
 }
 
 typedef struct {
@@ -383,7 +352,7 @@ static void visit_link(walker *w, const hf_node *dir, const hf_node *n)
                       kind_name(n), hf_tree_size(w->t, n), (size_t)s->len);
         /* entries of link directories (refs/) may point at objects absent
          * from the dump; the rest must resolve. */
-        if (!is_entry(n) && !resolve(w->t, dir, s->str))
+        if (hf_kind(n->kind)->b != HF_F_SLOT && !resolve(w->t, dir, s->str))
             violation(w, "%s -> %s leads nowhere", kind_name(n), s->str);
     }
     g_string_free(s, TRUE);
@@ -420,34 +389,10 @@ static void probe_lookups(walker *w, const hf_node *dir, const dent *some)
     }
 }
 
-static uint32_t n_files(const hf_file *f)
-{
-    uint32_t n = 0;
-    while (f && f[n].name)
-        n++;
-    return n;
-}
-
-static uint32_t n_links(const hf_link *l)
-{
-    uint32_t n = 0;
-    while (l && l[n].name)
-        n++;
-    return n;
-}
-
-static uint32_t n_dirs(const hf_linkdir *l)
-{
-    uint32_t n = 0;
-    while (l && l[n].name)
-        n++;
-    return n;
-}
-
 /* A part is valid exactly when the decoder says the node has it. */
 static void valid_iff(walker *w, const hf_node *n, bool there, const char *what)
 {
-    unsigned i = n->kind == HF_N_SNAP_FILE ? (unsigned)n->a : n->b;
+    unsigned i = hf_kind(n->kind)->a == HF_F_ROW ? (unsigned)n->a : n->b;
     bool valid = hf_tree_valid(w->t, n);
     if (valid && !there)
         violation(w, "%s %u is valid", what, i);
@@ -455,16 +400,18 @@ static void valid_iff(walker *w, const hf_node *n, bool there, const char *what)
         violation(w, "%s %u is not valid", what, i);
 }
 
-/* Each file of table files is a valid node exactly when node `index` has
- * it (has() NULL or true); the one past the table is not. */
-static void probe_files(walker *w, const hf_file *files, hf_node_kind k, uint32_t s,
+/* Each file of table p is a valid node of kind k exactly when node
+ * `index` has it (has() NULL or true); the one past the table is not. */
+static void probe_files(walker *w, const hf_parts *p, hf_node_kind k, uint32_t s,
                         uint64_t index)
 {
-    hf_snapref r = hf_dumps_node(hf_tree_dumps(w->t), &(hf_node){.kind = k, .snap = s});
-    uint32_t nf = n_files(files);
+    bool row_in_a = hf_kind(k)->a == HF_F_ROW; /* a snapshot's files */
+    hf_node n = row_in_a ? hf_node_make(k, s, 0, 0) : hf_node_make(k, s, index, 0);
+    hf_snapref r = hf_tree_source(w->t, &n);
+    uint32_t nf = hf_parts_n_files(p);
     for (uint32_t f = 0; f <= nf; f++) {
-        bool there = f < nf && (!files[f].has || files[f].has(r.d, r.s, index));
-        hf_node n = k == HF_N_SNAP_FILE ? hf_node_make(k, s, f, 0) : hf_node_make(k, s, index, f);
+        bool there = f < nf && hf_parts_file_exists(p, f, r, index);
+        n = row_in_a ? hf_node_make(k, s, f, 0) : hf_node_make(k, s, index, f);
         valid_iff(w, &n, there,
                   f == nf ? "a file past the table"
                   : there ? "a file its has() declares present"
@@ -472,106 +419,81 @@ static void probe_files(walker *w, const hf_file *files, hf_node_kind k, uint32_
     }
 }
 
+/* The links of dir's parts table p and its link directories with their
+ * entries, for the kinds dir lists. */
+static void probe_links(walker *w, const hf_node *dir, const hf_parts *p, hf_snapref r)
+{
+    const hf_kind_row *row = hf_kind(dir->kind);
+    hf_target to;
+    hf_node n;
+    for (uint32_t l = 0, nl = hf_parts_n_links(p); row->link && l <= nl; l++) {
+        bool there = l < nl && p->links[l].target(r.d, r.s, dir->a, &to);
+        n = hf_node_make(row->link, dir->snap, dir->a, l);
+        valid_iff(w, &n, there, hf_kind(row->link)->what);
+    }
+    if (!row->linkdir)
+        return;
+    hf_node_kind entry = hf_kind(row->linkdir)->child;
+    for (uint32_t k = 0; k < HF_DIRS_MAX; k++)
+        for (uint32_t b = 0; b < 4; b++) {
+            n = hf_node_make((hf_node_kind)(entry + k), dir->snap, dir->a, HF_B_MAX - 1 - b);
+            (void)hf_tree_valid(w->t, &n);
+        }
+    for (uint32_t k = 0, nd = hf_parts_n_dirs(p); k <= nd && k < HF_DIRS_MAX; k++) {
+        bool there = hf_parts_dir_exists(p, k, r, dir->a);
+        n = hf_node_make(row->linkdir, dir->snap, dir->a, k);
+        valid_iff(w, &n, there, hf_kind(row->linkdir)->what);
+        if (!there) {
+            n = hf_node_make((hf_node_kind)(entry + k), dir->snap, dir->a, 0);
+            valid_iff(w, &n, false, "entry 0 of a link directory that is not there:");
+        }
+    }
+}
+
 /* Node numbers just past what exists, or of parts a node lacks, must not
  * be valid (nor crash); the parts the decoder says a node has must be. */
 static void probe_nodes(walker *w, const hf_node *dir, uint64_t listed, bool complete)
 {
-    hf_snapref r = hf_dumps_node(hf_tree_dumps(w->t), dir);
-    hf_dump *d = r.d;
-    if (!d)
+    const hf_kind_row *row = hf_kind(dir->kind);
+    hf_snapref r = hf_tree_source(w->t, dir);
+    if (!r.d)
         return;
-    const hf_dump_ops *ops = d->ops;
-    hf_target to;
-    hf_node n;
-    switch (dir->kind) {
-    case HF_N_SNAP:
-        probe_files(w, ops->snapshot.files, HF_N_SNAP_FILE, dir->snap, 0);
-        break;
-    case HF_N_THREAD:
-        probe_files(w, ops->thread.files, HF_N_THREAD_FILE, dir->snap, dir->a);
-        break;
-    case HF_N_OBJECT: {
-        const hf_parts *p = &ops->object;
-        uint32_t nd = n_dirs(p->dirs), nl = n_links(p->links);
-        for (uint32_t k = 0; k < HF_DIRS_MAX; k++)
-            for (uint32_t b = 0; b < 4; b++) {
-                n = hf_node_make((hf_node_kind)(HF_N_OBJ_ENTRY + k), dir->snap, dir->a,
-                                 HF_B_MAX - 1 - b);
-                (void)hf_tree_valid(w->t, &n);
-            }
-        probe_files(w, p->files, HF_N_OBJ_FILE, dir->snap, dir->a);
-        for (uint32_t l = 0; l <= nl; l++) {
-            bool there = l < nl && p->links[l].target(d, r.s, dir->a, &to);
-            n = hf_node_make(HF_N_OBJ_LINK, dir->snap, dir->a, l);
-            valid_iff(w, &n, there, "object link");
-        }
-        for (uint32_t k = 0; k <= nd && k < HF_DIRS_MAX; k++) {
-            bool there = k < nd && (!p->dirs[k].has || p->dirs[k].has(d, r.s, dir->a));
-            n = hf_node_make(HF_N_OBJ_DIR, dir->snap, dir->a, k);
-            valid_iff(w, &n, there, "link directory");
-            if (!there) {
-                n = hf_node_make((hf_node_kind)(HF_N_OBJ_ENTRY + k), dir->snap, dir->a, 0);
-                valid_iff(w, &n, false, "entry 0 of a link directory that is not there:");
-            }
-        }
-        break;
-    }
-    case HF_N_CLASS: {
-        const hf_parts *p = &ops->class_;
-        uint32_t nl = n_links(p->links);
-        probe_files(w, p->files, HF_N_CLASS_FILE, dir->snap, dir->a);
-        for (uint32_t l = 0; l <= nl; l++) {
-            bool there = l < nl && p->links[l].target(d, r.s, dir->a, &to);
-            n = hf_node_make(HF_N_CLASS_LINK, dir->snap, dir->a, l);
-            valid_iff(w, &n, there, "class link");
-        }
-        break;
-    }
-    case HF_N_OBJECTS:
-    case HF_N_CLASSES:
-    case HF_N_TRACES:
-    case HF_N_THREADS:
-        if (complete) {
-            hf_node_kind k = dir->kind == HF_N_OBJECTS   ? HF_N_OBJECT
-                             : dir->kind == HF_N_CLASSES ? HF_N_CLASS
-                             : dir->kind == HF_N_TRACES  ? HF_N_TRACE
-                                                         : HF_N_THREAD;
-            n = hf_node_make(k, dir->snap, listed, 0);
-            if (hf_tree_valid(w->t, &n))
-                violation(w, "entry %" G_GUINT64_FORMAT " past the last one is valid", listed);
-            n = hf_node_make(k, dir->snap, HF_A_MAX - 1, 0);
-            (void)hf_tree_valid(w->t, &n);
-        }
-        break;
-    default:
-        break;
+    const hf_parts *p = hf_kind_parts(row, r.d);
+    if (row->file)
+        probe_files(w, p, row->file, dir->snap, dir->a);
+    probe_links(w, dir, p, r);
+    /* past the last entry of a big directory of things by index */
+    if (complete && row->big && hf_kind(row->child)->a == HF_F_INDEX &&
+        hf_kind(row->child)->b == HF_F_ZERO) {
+        hf_node n = hf_node_make(row->child, dir->snap, listed, 0);
+        if (hf_tree_valid(w->t, &n))
+            violation(w, "entry %" G_GUINT64_FORMAT " past the last one is valid", listed);
+        n = hf_node_make(row->child, dir->snap, HF_A_MAX - 1, 0);
+        (void)hf_tree_valid(w->t, &n);
     }
 }
 
 static void visit(walker *w, const hf_node *dir_of_n, const hf_node *n);
 
 /* The name another node of the same kind in the same big directory has
- * (objects, classes, threads), to tell a repeated name from a wrong lookup. */
-static bool same_kind_name(hf_tree *t, const hf_node *found, const hf_node *listed,
-                           char name[HF_NAME_MAX])
+ * (objects, classes, threads), to tell a repeated name from a wrong
+ * lookup: readdir resumed just before its index (entry i is at offset
+ * i + 3) lists it. */
+static bool same_kind_name(hf_tree *t, const hf_node *dir, const hf_node *found,
+                           const hf_node *listed, char name[HF_NAME_MAX])
 {
-    hf_snapref r = hf_dumps_node(hf_tree_dumps(t), found);
-    hf_dump *d = r.d;
-    if (!d || found->kind != listed->kind || found->snap != listed->snap)
+    const hf_kind_row *row = hf_kind(found->kind);
+    if (found->kind != listed->kind || found->snap != listed->snap ||
+        !hf_kind(dir->kind)->big || row->a != HF_F_INDEX || row->b != HF_F_ZERO)
         return false;
-    switch (found->kind) {
-    case HF_N_OBJECT:
-        d->ops->object_name(d, r.s, found->a, name);
-        return true;
-    case HF_N_CLASS:
-        d->ops->class_name(d, r.s, found->a, name);
-        return true;
-    case HF_N_THREAD:
-        d->ops->thread_name(d, found->a, name);
-        return true;
-    default:
-        return false;
-    }
+    lister l = {g_array_new(FALSE, FALSE, sizeof(dent)), 1, false, false};
+    hf_tree_readdir(t, dir, found->a + 2, collect, &l);
+    const dent *e = (const dent *)(void *)l.ents->data;
+    bool ok = l.ents->len == 1 && hf_node_equal(&e->n, found);
+    if (ok)
+        g_strlcpy(name, e->name, HF_NAME_MAX);
+    g_array_free(l.ents, TRUE);
+    return ok;
 }
 
 static void visit_dir(walker *w, const hf_node *dir)
@@ -618,7 +540,7 @@ static void visit_dir(walker *w, const hf_node *dir)
         }
         if (!hf_node_equal(&found, &e[i].n)) {
             char other[HF_NAME_MAX];
-            if (same_kind_name(t, &found, &e[i].n, other) && strcmp(other, name) == 0)
+            if (same_kind_name(t, dir, &found, &e[i].n, other) && strcmp(other, name) == 0)
                 /* a twin beyond the entries visited */
                 note(w, "%s: entry '%s' listed twice", kind_name(dir), name);
             else
@@ -681,13 +603,13 @@ static void visit(walker *w, const hf_node *dir_of_n, const hf_node *n)
 
 uint64_t hf_walk(hf_dump *d, const hf_walk_opts *o, hf_walk_stats *st)
 {
-    hf_dumps *m = hf_dumps_new(&d, 1, false);
+    hf_mount *m = hf_mount_new(&d, 1, false);
     uint64_t v = hf_walk_mount(m, o, st);
-    hf_dumps_free(m);
+    hf_mount_free(m);
     return v;
 }
 
-uint64_t hf_walk_mount(hf_dumps *m, const hf_walk_opts *o, hf_walk_stats *st)
+uint64_t hf_walk_mount(hf_mount *m, const hf_walk_opts *o, hf_walk_stats *st)
 {
     memset(st, 0, sizeof *st);
     st->digest = 0xcbf29ce484222325ull;

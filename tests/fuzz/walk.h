@@ -29,7 +29,7 @@
 #define HF_FUZZ_WALK_H
 
 #include "decoders/core/model.h"
-#include "fs/dumps.h"
+#include "fs/mount.h"
 
 #include <glib.h>
 #include <stdbool.h>
@@ -60,8 +60,8 @@ void hf_walk_opts_default(hf_walk_opts *o);
 
 /* Walk the whole tree of d.  Returns the violation count. */
 uint64_t hf_walk(hf_dump *d, const hf_walk_opts *o, hf_walk_stats *st);
-/* The same over the tree of several dumps mounted together (fs/dumps.h). */
-uint64_t hf_walk_mount(hf_dumps *m, const hf_walk_opts *o, hf_walk_stats *st);
+/* The same over the tree of several dumps mounted together (fs/mount.h). */
+uint64_t hf_walk_mount(hf_mount *m, const hf_walk_opts *o, hf_walk_stats *st);
 
 /* The registered decoder of that format name, NULL when there is none. */
 const hf_decoder *hf_walk_decoder(const char *format);

@@ -1,10 +1,10 @@
 /* Unit tests for decoders/core/compare.c (growth, strings-new) and
- * fs/dumps.c (the snapshots of several dumps), with fake dumps whose
+ * fs/mount.c (the snapshots of several dumps), with fake dumps whose
  * snapshots hold a few named tallies and strings. */
 #include "tests/unit/helpers.h"
 
 #include "decoders/core/compare.h"
-#include "fs/dumps.h"
+#include "fs/mount.h"
 
 /* A fake dump: snapshots of rows {name, count, bytes} and strings. */
 typedef struct {
@@ -182,58 +182,58 @@ static void test_strings_new(void **state)
     hf_dump_close(d);
 }
 
-/* ---- several dumps (fs/dumps.c) ---- */
+/* ---- several dumps (fs/mount.c) ---- */
 
-static void test_dumps_numbering(void **state)
+static void test_mount_numbering(void **state)
 {
     static const fsnap one[] = {{rows1, no_strings}};
     hf_dump *d[3] = {fake(snaps, 2, false, "/a.hprof"), fake(one, 1, false, "/b.bmd"),
                      fake(snaps, 2, false, "/c.hprof")};
     hf_problem(d[1], 0x10, "bad record");
-    hf_dumps *m = hf_dumps_new(d, 3, true);
-    assert_int_equal(hf_dumps_n_snaps(m), 5);
+    hf_mount *m = hf_mount_new(d, 3, true);
+    assert_int_equal(hf_mount_n_snaps(m), 5);
     /* a: 10, 20; b: 20 + 10; c: 30 + 10, 30 + 20 */
     uint64_t want[] = {10, 20, 30, 40, 50};
     for (uint32_t s = 0; s < 5; s++)
-        assert_int_equal(hf_dumps_snap_number(m, s), want[s]);
-    hf_snapref r = hf_dumps_at(m, 2);
+        assert_int_equal(hf_mount_snap_number(m, s), want[s]);
+    hf_snapref r = hf_mount_at(m, 2);
     assert_ptr_equal(r.d, d[1]);
     assert_int_equal(r.s, 0);
-    r = hf_dumps_at(m, 4);
+    r = hf_mount_at(m, 4);
     assert_ptr_equal(r.d, d[2]);
     assert_int_equal(r.s, 1);
     /* traces and threads: per snapshot (index + 1), none mount-wide */
-    assert_null(hf_dumps_tt(m, 0).d);
-    assert_ptr_equal(hf_dumps_tt(m, 3).d, d[1]);
-    assert_null(hf_dumps_tt(m, 6).d);
+    assert_null(hf_mount_tt(m, 0).d);
+    assert_ptr_equal(hf_mount_tt(m, 3).d, d[1]);
+    assert_null(hf_mount_tt(m, 6).d);
     /* growth from the second snapshot on, across dumps too */
-    assert_false(hf_dumps_has_compare(m, 0, HF_CMP_GROWTH));
-    assert_true(hf_dumps_has_compare(m, 2, HF_CMP_GROWTH));
-    assert_false(hf_dumps_has_compare(m, 2, HF_CMP_GROWTH_RETAINED));
+    assert_false(hf_mount_has_compare(m, 0, HF_CMP_GROWTH));
+    assert_true(hf_mount_has_compare(m, 2, HF_CMP_GROWTH));
+    assert_false(hf_mount_has_compare(m, 2, HF_CMP_GROWTH_RETAINED));
     GString *out = g_string_new(NULL);
-    hf_dumps_errors(m, 0, out, SIZE_MAX);
+    hf_mount_errors(m, 0, out, SIZE_MAX);
     assert_string_equal(out->str, "/b.bmd: offset 0x10: bad record\n");
     g_string_truncate(out, 0);
-    hf_dumps_info(m, 0, out, SIZE_MAX);
+    hf_mount_info(m, 0, out, SIZE_MAX);
     assert_non_null(strstr(out->str, "files: 3\nfile 1: /a.hprof (fake, snapshots 10-20)\n"
                                      "file 2: /b.bmd (fake, snapshot 30)\n"));
     assert_non_null(strstr(out->str, "\n== /c.hprof ==\nfake: 2 snapshots\n"));
     g_string_free(out, TRUE);
-    hf_dumps_free(m);
+    hf_mount_free(m);
 }
 
-static void test_dumps_one(void **state)
+static void test_mount_one(void **state)
 {
     hf_dump *d = fake(snaps, 2, false, "/a.hprof");
-    hf_dumps *m = hf_dumps_new(&d, 1, true);
-    assert_int_equal(hf_dumps_snap_number(m, 1), 20);
-    assert_ptr_equal(hf_dumps_tt(m, 0).d, d); /* the mount's own */
-    assert_null(hf_dumps_tt(m, 1).d);
+    hf_mount *m = hf_mount_new(&d, 1, true);
+    assert_int_equal(hf_mount_snap_number(m, 1), 20);
+    assert_ptr_equal(hf_mount_tt(m, 0).d, d); /* the mount's own */
+    assert_null(hf_mount_tt(m, 1).d);
     GString *out = g_string_new(NULL);
-    hf_dumps_info(m, 0, out, SIZE_MAX);
+    hf_mount_info(m, 0, out, SIZE_MAX);
     assert_string_equal(out->str, "fake: 2 snapshots\n"); /* just the dump's info */
     g_string_free(out, TRUE);
-    hf_dumps_free(m);
+    hf_mount_free(m);
 }
 
 int main(void)
@@ -242,8 +242,8 @@ int main(void)
         cmocka_unit_test(test_growth_order_and_states),
         cmocka_unit_test(test_growth_retained),
         cmocka_unit_test(test_strings_new),
-        cmocka_unit_test(test_dumps_numbering),
-        cmocka_unit_test(test_dumps_one),
+        cmocka_unit_test(test_mount_numbering),
+        cmocka_unit_test(test_mount_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,9 @@
  * directories with empty slots, snapshot files in subdirectories, parts
  * a node lacks (has() false, target() false: neither listed, found nor
  * valid), exact sizes, and the consistency NFS relies on (readdir inode
- * numbers equal lookup results; ".." of every directory is its parent).
+ * numbers equal lookup results; ".." of every directory is its parent),
+ * and the kind table (fs/kinds.h): a row per kind, and what each row says
+ * of a kind agrees with what the listings give.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,8 +18,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fs/tree.h"
 #include "fs/inode.h"
+#include "fs/kinds.h"
+#include "fs/tree.h"
 
 #define N_OBJ 1000
 
@@ -214,7 +217,7 @@ static const hf_dump_ops fake_ops = {
 
 typedef struct {
     hf_dump d;
-    hf_dumps *m;
+    hf_mount *m;
     hf_cache *cache;
     hf_tree *t;
 } fixture;
@@ -226,7 +229,7 @@ static int setup(void **state)
     hf_problem(&f->d, 0x10, "first problem");
     f->cache = hf_cache_new(1 << 20);
     hf_dump *one = &f->d;
-    f->m = hf_dumps_new(&one, 1, false);
+    f->m = hf_mount_new(&one, 1, false);
     f->t = hf_tree_new(f->m, f->cache);
     *state = f;
     return 0;
@@ -237,7 +240,7 @@ static int teardown(void **state)
     fixture *f = *state;
     hf_tree_free(f->t);
     hf_cache_free(f->cache);
-    hf_dumps_free(f->m);
+    hf_mount_free(f->m);
     hf_dump_clear(&f->d);
     g_free(f);
     return 0;
@@ -627,6 +630,130 @@ static void test_lookup_rejects_bad_names(void **state)
     assert_true(hf_tree_volatile(&out));
 }
 
+/* ---- the kind table ---- */
+
+/* Every kind has a row, with one shape: a directory small or big, a link,
+ * a file made anew or through the cache; its directory is a directory that
+ * leads to the root; a big directory's entries and a small one's parts
+ * are kinds whose directory it is. */
+static void test_every_kind_has_a_row(void **state)
+{
+    for (unsigned k = 0; k < HF_N_KINDS; k++) {
+        const hf_kind_row *r = hf_kind((hf_node_kind)k);
+        if (!r->what || strcmp(r->what, "?") == 0)
+            fail_msg("kind %u has no row", k);
+        assert_int_equal(r->type == HF_T_DIR, (r->list != NULL) + (r->big != NULL));
+        assert_int_equal(r->type == HF_T_LINK, r->readlink != NULL);
+        assert_int_equal(r->type == HF_T_FILE, (r->render != NULL) + (r->text != NULL));
+        assert_int_equal(hf_kind(r->parent)->type, HF_T_DIR);
+        hf_node_kind up = (hf_node_kind)k;
+        for (unsigned i = 0; i < HF_N_KINDS && up != HF_N_ROOT; i++)
+            up = hf_kind(up)->parent;
+        assert_int_equal(up, HF_N_ROOT);
+        if (r->name)
+            assert_true(r->a == HF_F_ZERO && r->b == HF_F_ZERO);
+        assert_true(!r->hidden || r->name);
+        if (r->big)
+            assert_int_equal(hf_kind(r->child)->parent, k);
+        hf_node_kind parts[] = {r->file, r->link, r->linkdir};
+        for (size_t i = 0; i < G_N_ELEMENTS(parts); i++)
+            if (parts[i]) {
+                assert_int_equal(hf_kind(parts[i])->parent, k);
+                assert_int_equal(hf_kind(parts[i])->parts, r->parts);
+            }
+    }
+    for (unsigned k = 0; k < HF_DIRS_MAX; k++)
+        assert_int_equal(hf_kind(HF_N_OBJ_ENTRY + k)->parent_b, k);
+    assert_string_equal(hf_kind(HF_N_KINDS)->what, "?");
+}
+
+/* A listed node, checked against its row: its directory, type, fields,
+ * where its parts come from; a node with a field its kind leaves zero set
+ * is not valid. */
+static void check_listed(hf_tree *t, const hf_node *dir, const hf_node *n)
+{
+    const hf_kind_row *r = hf_kind(n->kind);
+    hf_node up = hf_tree_parent(n), bad = *n;
+    if (!(n->kind == HF_N_SNAP_FILE && dir->kind == HF_N_SNAP_SUBDIR))
+        assert_true(hf_node_equal(&up, dir));
+    assert_int_equal(hf_tree_type(n), r->type);
+    assert_true(hf_tree_valid(t, n));
+    assert_true(r->at != HF_AT_MOUNT || n->snap == 0);
+    assert_int_equal(hf_tree_source(t, n).d != NULL, r->at != HF_AT_MOUNT);
+    GString *s = g_string_new(NULL);
+    assert_int_equal(hf_tree_readlink(t, n, s), r->type == HF_T_LINK ? 0 : -EINVAL);
+    g_string_free(s, TRUE);
+    hf_node out;
+    assert_int_equal(hf_tree_lookup(t, n, "x", &out) == -ENOTDIR, r->type != HF_T_DIR);
+    if (r->type == HF_T_FILE)
+        assert_true(hf_tree_size(t, n) > 0);
+    if (r->a == HF_F_ZERO) {
+        bad.a = 1;
+        assert_false(hf_tree_valid(t, &bad));
+        bad.a = n->a;
+    }
+    if (r->b == HF_F_ZERO) {
+        bad.b = 1;
+        assert_false(hf_tree_valid(t, &bad));
+    }
+}
+
+/* Lists dir (a big one: its first 3 entries) and checks and visits each. */
+static void visit_kinds(hf_tree *t, const hf_node *dir, bool seen[HF_N_KINDS])
+{
+    listing l = {g_ptr_array_new_with_free_func(g_free), g_array_new(FALSE, FALSE, sizeof(hf_node)),
+                 hf_kind(dir->kind)->big ? 2 + 3 : 0, 0};
+    assert_int_equal(hf_tree_readdir(t, dir, 0, collect, &l), 0);
+    for (guint i = 2; i < l.nodes->len; i++) {
+        hf_node n = g_array_index(l.nodes, hf_node, i);
+        seen[n.kind] = true;
+        check_listed(t, dir, &n);
+        if (hf_tree_type(&n) == HF_T_DIR)
+            visit_kinds(t, &n, seen);
+    }
+    free_listing(&l);
+}
+
+static bool f_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud)
+{
+    if (fn)
+        fn(ud, "A", 1, 16);
+    return !retained;
+}
+
+/* Every kind but the link directories the fake lacks is listed somewhere
+ * in one dump's tree or two dumps' (traces/ and threads/ in each snapshot,
+ * growth), and agrees with its row there; .stats is found, not listed. */
+static void test_kinds_agree_with_listings(void **state)
+{
+    fixture *f = *state;
+    static hf_dump_ops two_ops;
+    two_ops = fake_ops;
+    two_ops.tally = f_tally;
+    hf_dump a, b;
+    hf_dump_init(&a, &two_ops, "a.dump", NULL);
+    hf_dump_init(&b, &two_ops, "b.dump", NULL);
+    hf_dump *both[] = {&a, &b};
+    hf_mount *m2 = hf_mount_new(both, 2, false);
+    hf_tree *t2 = hf_tree_new(m2, f->cache);
+    bool seen[HF_N_KINDS] = {false};
+    hf_node root = hf_node_make(HF_N_ROOT, 0, 0, 0), stats;
+    seen[HF_N_ROOT] = true;
+    visit_kinds(f->t, &root, seen);
+    visit_kinds(t2, &root, seen);
+    assert_int_equal(hf_tree_lookup(t2, &root, ".stats", &stats), 0);
+    seen[stats.kind] = !hf_tree_reads_dump(&stats) && hf_tree_volatile(&stats);
+    for (unsigned k = 0; k < HF_N_KINDS; k++)
+        if (!seen[k] && !(k >= HF_N_OBJ_ENTRY + 2 && k <= HF_N_OBJ_ENTRY_LAST))
+            fail_msg("no %s listed", hf_kind((hf_node_kind)k)->what);
+    hf_node traces = walk(t2, "snapshots/6/traces");
+    assert_int_equal(traces.snap, 3);
+    hf_tree_free(t2);
+    hf_mount_free(m2);
+    hf_dump_clear(&a);
+    hf_dump_clear(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -639,6 +766,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_exact_sizes_and_chunked_reads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_any_inode_answers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lookup_rejects_bad_names, setup, teardown),
+        cmocka_unit_test(test_every_kind_has_a_row),
+        cmocka_unit_test_setup_teardown(test_kinds_agree_with_listings, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -107,6 +107,49 @@ static void test_empty_view(void **state)
     hf_cache_free(c);
 }
 
+/* Items 0..n-1, item i a line only when i % 30 < 20; a call renders at
+ * most 10 items whatever the budget, so some chunks are empty and their
+ * checkpoints share an offset with the next one. */
+static uint64_t render_gappy(void *arg, uint64_t first, GString *out, size_t budget)
+{
+    lines_arg *a = arg;
+    a->calls++;
+    for (uint64_t i = first; i < a->n; i++) {
+        if (i - first == 10)
+            return i;
+        if (i % 30 < 20)
+            g_string_append_printf(out, "line %" G_GUINT64_FORMAT "\n", (guint64)i);
+    }
+    return HF_DONE;
+}
+
+/* A read of a checkpointed view renders from the last checkpoint at or
+ * before its offset: the right bytes at every offset, empty chunks
+ * included, and never more than the chunk holding the offset, an empty
+ * one and the next (not the view from its start). */
+static void test_read_starts_at_the_last_checkpoint(void **state)
+{
+    hf_cache *c = hf_cache_new(1 << 20);
+    hf_views *v = hf_views_new(c, 64, 0);
+    lines_arg a = {3000, 0};
+    GString *want = g_string_new(NULL);
+    for (uint64_t i = 0; i < a.n; i++)
+        if (i % 30 < 20)
+            g_string_append_printf(want, "line %" G_GUINT64_FORMAT "\n", (guint64)i);
+    assert_int_equal(hf_views_size(v, 5, render_gappy, &a), want->len);
+    char buf[32];
+    for (uint64_t off = 0; off <= want->len; off += 7) {
+        a.calls = 0;
+        size_t got = hf_views_read(v, 5, render_gappy, &a, buf, sizeof buf, off);
+        assert_int_equal(got, MIN(sizeof buf, want->len - off));
+        assert_memory_equal(buf, want->str + off, got);
+        assert_true(a.calls <= 3);
+    }
+    g_string_free(want, TRUE);
+    hf_views_free(v);
+    hf_cache_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -114,6 +157,7 @@ int main(void)
         cmocka_unit_test(test_big_view_served_from_checkpoints),
         cmocka_unit_test(test_no_cache_still_correct),
         cmocka_unit_test(test_empty_view),
+        cmocka_unit_test(test_read_starts_at_the_last_checkpoint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

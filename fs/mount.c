@@ -1,7 +1,7 @@
-/* dumps.c - see dumps.h. */
-#include "fs/dumps.h"
+/* mount.c - see mount.h. */
+#include "fs/mount.h"
 
-struct hf_dumps {
+struct hf_mount {
     hf_dump **d;
     uint32_t n;
     bool own;
@@ -12,9 +12,9 @@ struct hf_dumps {
     hf_textset **texts; /* per snapshot, made on first use */
 };
 
-hf_dumps *hf_dumps_new(hf_dump *const *d, uint32_t n, bool own)
+hf_mount *hf_mount_new(hf_dump *const *d, uint32_t n, bool own)
 {
-    hf_dumps *m = g_new0(hf_dumps, 1);
+    hf_mount *m = g_new0(hf_mount, 1);
     m->d = g_memdup2(d, n * sizeof *d);
     m->n = n;
     m->own = own;
@@ -33,17 +33,17 @@ hf_dumps *hf_dumps_new(hf_dump *const *d, uint32_t n, bool own)
     return m;
 }
 
-hf_dumps *hf_dumps_open(char *const *paths, int n, const hf_open_opts *opts, GError **err)
+hf_mount *hf_mount_open(char *const *paths, int n, const hf_open_opts *opts, GError **err)
 {
     GPtrArray *a = g_ptr_array_new();
-    hf_dumps *m = NULL;
+    hf_mount *m = NULL;
     if (hf_open_files((const char *const *)paths, n, opts, a, err))
-        m = hf_dumps_new((hf_dump *const *)a->pdata, a->len, true);
+        m = hf_mount_new((hf_dump *const *)a->pdata, a->len, true);
     g_ptr_array_free(a, TRUE);
     return m;
 }
 
-void hf_dumps_free(hf_dumps *m)
+void hf_mount_free(hf_mount *m)
 {
     if (!m)
         return;
@@ -59,23 +59,23 @@ void hf_dumps_free(hf_dumps *m)
     g_free(m);
 }
 
-uint32_t hf_dumps_count(const hf_dumps *m)
+uint32_t hf_mount_n_dumps(const hf_mount *m)
 {
     return m->n;
 }
 
-hf_dump *hf_dumps_get(const hf_dumps *m, uint32_t k)
+hf_dump *hf_mount_dump(const hf_mount *m, uint32_t k)
 {
     return m->d[k];
 }
 
-uint32_t hf_dumps_n_snaps(const hf_dumps *m)
+uint32_t hf_mount_n_snaps(const hf_mount *m)
 {
     return MIN(m->first[m->n], m->n > 1 ? HF_SNAP_MAX - 1 : HF_SNAP_MAX);
 }
 
 /* The dump holding snapshot s. */
-static uint32_t dump_of(const hf_dumps *m, uint32_t s)
+static uint32_t dump_of(const hf_mount *m, uint32_t s)
 {
     uint32_t k = 0;
     while (k + 1 < m->n && m->first[k + 1] <= s)
@@ -83,44 +83,35 @@ static uint32_t dump_of(const hf_dumps *m, uint32_t s)
     return k;
 }
 
-hf_snapref hf_dumps_at(const hf_dumps *m, uint32_t s)
+hf_snapref hf_mount_at(const hf_mount *m, uint32_t s)
 {
     uint32_t k = dump_of(m, s);
     return (hf_snapref){m->d[k], s - m->first[k]};
 }
 
-uint64_t hf_dumps_snap_number(const hf_dumps *m, uint32_t s)
+uint64_t hf_mount_snap_number(const hf_mount *m, uint32_t s)
 {
     uint32_t k = dump_of(m, s);
     return m->base[k] + m->d[k]->ops->snapshot_number(m->d[k], s - m->first[k]);
 }
 
-hf_snapref hf_dumps_tt(const hf_dumps *m, uint32_t tsnap)
+hf_snapref hf_mount_tt(const hf_mount *m, uint32_t tsnap)
 {
     if (m->n == 1)
         return (hf_snapref){tsnap == 0 ? m->d[0] : NULL, 0};
-    if (tsnap == 0 || tsnap - 1 >= hf_dumps_n_snaps(m))
+    if (tsnap == 0 || tsnap - 1 >= hf_mount_n_snaps(m))
         return (hf_snapref){NULL, 0};
-    return (hf_snapref){hf_dumps_at(m, tsnap - 1).d, 0};
+    return (hf_snapref){hf_mount_at(m, tsnap - 1).d, 0};
 }
 
-hf_snapref hf_dumps_node(const hf_dumps *m, const hf_node *n)
-{
-    if (n->kind >= HF_N_TRACES && n->kind <= HF_N_THREAD_FILE)
-        return hf_dumps_tt(m, n->snap);
-    if (n->kind < HF_N_SNAP || n->snap >= hf_dumps_n_snaps(m))
-        return (hf_snapref){NULL, 0};
-    return hf_dumps_at(m, n->snap);
-}
-
-const char *const hf_dumps_compare_names[HF_CMP_N] = {"growth", "growth-retained",
+const char *const hf_mount_compare_names[HF_CMP_N] = {"growth", "growth-retained",
                                                       "strings-new"};
 
-bool hf_dumps_has_compare(hf_dumps *m, uint32_t s, uint64_t which)
+bool hf_mount_has_compare(hf_mount *m, uint32_t s, uint64_t which)
 {
-    if (s == 0 || s >= hf_dumps_n_snaps(m))
+    if (s == 0 || s >= hf_mount_n_snaps(m))
         return false;
-    hf_snapref a = hf_dumps_at(m, s - 1), b = hf_dumps_at(m, s);
+    hf_snapref a = hf_mount_at(m, s - 1), b = hf_mount_at(m, s);
     switch (which) {
     case HF_CMP_GROWTH:
     case HF_CMP_GROWTH_RETAINED:
@@ -133,22 +124,22 @@ bool hf_dumps_has_compare(hf_dumps *m, uint32_t s, uint64_t which)
 }
 
 /* The texts of snapshot s's strings, made on first use. */
-static const hf_textset *texts(hf_dumps *m, uint32_t s)
+static const hf_textset *texts(hf_mount *m, uint32_t s)
 {
     g_mutex_lock(&m->lock);
     if (!m->texts[s])
-        m->texts[s] = hf_textset_new(hf_dumps_at(m, s));
+        m->texts[s] = hf_textset_new(hf_mount_at(m, s));
     hf_textset *t = m->texts[s];
     g_mutex_unlock(&m->lock);
     return t;
 }
 
-uint64_t hf_dumps_compare(hf_dumps *m, uint32_t s, uint64_t which, uint64_t first, GString *out,
+uint64_t hf_mount_compare(hf_mount *m, uint32_t s, uint64_t which, uint64_t first, GString *out,
                           size_t budget)
 {
-    if (!hf_dumps_has_compare(m, s, which))
+    if (!hf_mount_has_compare(m, s, which))
         return HF_DONE;
-    hf_snapref a = hf_dumps_at(m, s - 1), b = hf_dumps_at(m, s);
+    hf_snapref a = hf_mount_at(m, s - 1), b = hf_mount_at(m, s);
     if (which == HF_CMP_STRINGS_NEW)
         return hf_compare_strings_new(texts(m, s - 1), b, first, out, budget);
     return hf_compare_growth(a, b, which == HF_CMP_GROWTH_RETAINED, first, out, budget);
@@ -161,7 +152,7 @@ static void render_all(hf_dump *d, hf_render_fn fn, GString *out)
         item = fn(d, &v, item, out, 1 << 20);
 }
 
-uint64_t hf_dumps_info(hf_dumps *m, uint64_t first, GString *out, size_t budget)
+uint64_t hf_mount_info(hf_mount *m, uint64_t first, GString *out, size_t budget)
 {
     if (m->n == 1) {
         hf_view v = {0};
@@ -173,11 +164,11 @@ uint64_t hf_dumps_info(hf_dumps *m, uint64_t first, GString *out, size_t budget)
         uint32_t a = m->first[k], b = m->first[k + 1];
         if (b == a + 1)
             g_string_append_printf(out, ", snapshot %" G_GUINT64_FORMAT,
-                                   (guint64)hf_dumps_snap_number(m, a));
+                                   (guint64)hf_mount_snap_number(m, a));
         else if (b > a)
             g_string_append_printf(out, ", snapshots %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT,
-                                   (guint64)hf_dumps_snap_number(m, a),
-                                   (guint64)hf_dumps_snap_number(m, b - 1));
+                                   (guint64)hf_mount_snap_number(m, a),
+                                   (guint64)hf_mount_snap_number(m, b - 1));
         g_string_append(out, ")\n");
     }
     for (uint32_t k = 0; k < m->n; k++) {
@@ -194,7 +185,7 @@ static uint64_t n_error_items(const hf_dump *d)
     return (uint64_t)d->problems->len + 1;
 }
 
-uint64_t hf_dumps_errors(hf_dumps *m, uint64_t first, GString *out, size_t budget)
+uint64_t hf_mount_errors(hf_mount *m, uint64_t first, GString *out, size_t budget)
 {
     size_t start = out->len;
     uint64_t item = 0;
@@ -220,7 +211,7 @@ uint64_t hf_dumps_errors(hf_dumps *m, uint64_t first, GString *out, size_t budge
     return HF_DONE;
 }
 
-void hf_dumps_status(hf_dumps *m, GString *out)
+void hf_mount_status(hf_mount *m, GString *out)
 {
     for (uint32_t k = 0; k < m->n; k++)
         if (m->d[k]->ops->status) {
