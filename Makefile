@@ -82,9 +82,10 @@ check: heapfs $(TESTS) build/hprofgen
 
 # The HPROF dump generator (tests/mount/t_hprofgen.sh, bench/bench_big.sh):
 # libc only, not part of `all`.
-build/hprofgen: tests/programs/hprofgen/hprofgen.c
+HPROFGEN_SRC := $(wildcard tests/programs/hprofgen/*.c)
+build/hprofgen: $(HPROFGEN_SRC) tests/programs/hprofgen/hprofgen.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(HPROFGEN_SRC)
 
 # demo installs what it needs first, so it works on a fresh machine.
 demo:

@@ -9,6 +9,9 @@
 #   jvm_stable_dump L PID DUMP histogram, GC.heap_dump, histogram until both
 #                              histograms agree; leaves $TESTTMP/L.h1
 #   hist_equal L HISTOGRAM     heapfs's HISTOGRAM equals L.h1, class by class
+#   heapshape_dump L [FLAGS...] tests/programs/java/HeapShape.java's heap from a
+#                              JVM with FLAGS: $TESTTMP/L.hprof, L.h1, L.h1.raw;
+#                              without FLAGS made once per tests/run.sh run
 #
 # Both histogram forms: display names (byte[], java.lang.Object[]), hidden
 # classes' "/0x" as "+0x", duplicates (several loaders) summed, sorted by
@@ -124,4 +127,53 @@ hist_equal() {
     "$TESTTMP/$l.joined" >"$TESTTMP/$l.bdiff"
   head -20 "$TESTTMP/$l.bdiff"
   check_eq "$l: bytes equal jcmd's for all $n classes" "0" "$(wc -l <"$TESTTMP/$l.bdiff")"
+}
+
+# heapshape_make DIR L [FLAGS...]: compiles HeapShape.java into DIR/classes
+# (once), runs it (SerialGC, 256 MiB heap, FLAGS) and leaves its dump and
+# histograms (jvm_stable_dump) as DIR/L.hprof, DIR/L.h1.raw and DIR/L.h1.
+# The JVM is gone on return; non-zero after a "not ok" line on failure.
+heapshape_make() {
+  local dir=$1 l=$2 ok; shift 2
+  if [ ! -e "$dir/classes/HeapShape.class" ]; then
+    mkdir -p "$dir/classes"
+    if ! timeout 120 javac -encoding UTF-8 -d "$dir/classes" "$ROOT/tests/programs/java/HeapShape.java" 2>"$dir/javac.err"; then
+      sed 's/^/# /' "$dir/javac.err"
+      echo "not ok - javac HeapShape.java"
+      return 1
+    fi
+  fi
+  if ! jvm_start "$dir/$l.jvm" -XX:+UseSerialGC -Xmx256m "$@" -cp "$dir/classes" HeapShape; then
+    sed 's/^/# jvm: /' "$dir/$l.jvm"
+    echo "not ok - $l: HeapShape printed READY"
+    return 1
+  fi
+  TESTTMP=$dir jvm_stable_dump "$l" "$JPID" "$dir/$l.hprof"
+  ok=$?
+  kill "$JPID" 2>/dev/null
+  wait "$JPID" 2>/dev/null
+  return "$ok"
+}
+
+# heapshape_dump L [FLAGS...]: HeapShape's dump as $TESTTMP/L.hprof, L.h1.raw
+# and L.h1.  Without FLAGS, under tests/run.sh (which sets HF_SHARED, a
+# directory of the run), the dump is made once and shared by the tests that
+# ask (t_jcmd.sh, t_hprofgen.sh): the first makes it under a lock, every one
+# prints the making's TAP lines and gets a copy of its own (a mount writes
+# its index file beside the dump).
+heapshape_dump() {
+  local l=$1; shift
+  if [ $# -gt 0 ] || [ -z "${HF_SHARED:-}" ]; then
+    heapshape_make "$TESTTMP" "$l" "$@"
+    return
+  fi
+  local dir=$HF_SHARED/heapshape f
+  mkdir -p "$dir"
+  (
+    flock 9
+    [ -s "$dir/made" ] || { heapshape_make "$dir" default >"$dir/made.tap" 2>&1; echo $? >"$dir/made"; }
+  ) 9>"$dir/lock"
+  cat "$dir/made.tap"
+  [ "$(cat "$dir/made")" = 0 ] || return 1
+  for f in hprof h1.raw h1; do cp "$dir/default.$f" "$TESTTMP/$l.$f" || return 1; done
 }

@@ -172,17 +172,11 @@ check "dominators lists its header and objects" bash -c "[ \$(wc -l <'$S/dominat
 
 # ---- the generator's files look like the JVM's to heapfs ------------------------------------
 JVM_DUMP=""
-if command -v javac >/dev/null && command -v java >/dev/null && command -v jcmd >/dev/null; then
-  JDIR=$TESTTMP/java
-  mkdir -p "$JDIR"
-  if timeout 120 javac -d "$JDIR" "$ROOT/tests/programs/java/HeapShape.java" 2>"$TESTTMP/javac.err"; then
-    if jvm_start "$TESTTMP/jvm.out" -XX:+UseSerialGC -Xmx256m -cp "$JDIR" HeapShape &&
-       timeout 120 jcmd "$JPID" GC.heap_dump -all=false "$TESTTMP/jvm.hprof" >"$TESTTMP/jcmd.out" 2>&1; then
-      JVM_DUMP=$TESTTMP/jvm.hprof
-    fi
-    kill "$JPID" 2>/dev/null
-    wait "$JPID" 2>/dev/null
-  fi
+# HeapShape's dump (jvm.sh; the one t_jcmd.sh checks against jcmd, made once
+# per run); its making is t_jcmd.sh's to report
+if command -v javac >/dev/null && command -v java >/dev/null && command -v jcmd >/dev/null &&
+   heapshape_dump jvm >"$TESTTMP/jvm.tap" 2>&1; then
+  JVM_DUMP=$TESTTMP/jvm.hprof
 fi
 if [ -z "$JVM_DUMP" ]; then
   echo "# no JDK to make a dump: comparing with the corpus's JDK 8 dump"

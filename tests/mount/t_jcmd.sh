@@ -39,33 +39,6 @@ for tool in java javac jcmd; do
   fi
 done
 
-JDIR=$TESTTMP/java
-mkdir -p "$JDIR"
-if ! timeout 120 javac -encoding UTF-8 -d "$JDIR" "$ROOT/tests/programs/java/HeapShape.java" 2>"$TESTTMP/javac.err"; then
-  sed 's/^/# /' "$TESTTMP/javac.err"
-  echo "not ok - javac HeapShape.java"
-  exit 1
-fi
-
-# jvm_dump L FLAGS...: runs HeapShape with FLAGS and leaves the dump in
-# $TESTTMP/L.hprof, the histograms before it in L.h1.raw and L.h1 (our form,
-# java.lang.Class left out).  The JVM is gone on return (hf_cleanup, lib.sh,
-# kills whatever is in HF_PIDS should the script die first).
-jvm_dump() {
-  local l=$1 ok; shift
-  local out=$TESTTMP/$l.jvm dump=$TESTTMP/$l.hprof
-  if ! jvm_start "$out" -XX:+UseSerialGC -Xmx256m "$@" -cp "$JDIR" HeapShape; then
-    sed 's/^/# jvm: /' "$out"
-    echo "not ok - $l: HeapShape printed READY"
-    return 1
-  fi
-  jvm_stable_dump "$l" "$JPID" "$dump"
-  ok=$?
-  kill "$JPID" 2>/dev/null
-  wait "$JPID" 2>/dev/null
-  return "$ok"
-}
-
 # against_jcmd L REFS FORMULA: mounts L's dump (MNT, S = its latest
 # snapshot) and compares its histogram with the JVM's; info's size rule must
 # state the layout: "references REFS bytes" and FORMULA.  Leaves the dump
@@ -100,9 +73,9 @@ for layout in "no-compressed-oops|-XX:-UseCompressedOops|8|instance = align8(12 
   "no-compressed-class-pointers|-XX:-UseCompressedClassPointers|4|instance = align8(16 + fields), array = align8(24 +" \
   "align16|-XX:ObjectAlignmentInBytes=16|4|instance = align16(12 + fields), array = align16(16 +"; do
   IFS='|' read -r l flag refs formula <<<"$layout"
-  jvm_dump "$l" "$flag" && against_jcmd "$l" "$refs" "$formula" && hf_umount
+  heapshape_dump "$l" "$flag" && against_jcmd "$l" "$refs" "$formula" && hf_umount
 done
-jvm_dump default || exit 1
+heapshape_dump default || exit 1
 against_jcmd default 4 "instance = align8(12 + fields), array = align8(16 +" || exit 1
 
 check "latest is a symlink to snapshots/N" bash -c "readlink '$MNT/latest' | grep -Eq '^snapshots/[0-9]+$'"

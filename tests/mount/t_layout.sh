@@ -7,15 +7,19 @@
 #     fs/fuse_ops.c and their shared fs/fuse_ops.h (itself a fuse*.h, so no
 #     other file of fs/ may include it either);
 #   - the direction between the layers (architecture.md, "Who may include
-#     whom"): decoders/core/ includes only core; decoders/pprof/ only core and
-#     pprof; decoders/heap/ only core, pprof and heap; fs/ sees decoders/ only
-#     through decoders/core/ (model.h, names.h, compare.h, search.h);
-#     registry.h only in registry.c;
+#     whom"): decoders/core/ includes only core, and no header of libdw,
+#     protobuf-c or FUSE; decoders/pprof/ only core and pprof;
+#     decoders/heap/ only core, pprof and heap; only the Java heap formats
+#     (HEAP_FORMATS below) include decoders/heap/; cache/ includes nothing
+#     of decoders/ or fs/; no file of decoders/ includes anything of cache/
+#     but decoders/oemp/, which includes cache/memo.h; fs/ sees decoders/
+#     only through decoders/core/ (model.h, names.h, compare.h, search.h)
+#     and of cache/ only cache/cache.h; registry.h only in registry.c;
 #   - no folder of decoders/ includes a header of a format folder (every folder
 #     but core, heap and pprof) other than its own.  The one exception: BMD
 #     files embed legacy HPROF records, which decoders/bmd/ decodes with the
-#     HPROF parsers, so decoders/bmd/ may include decoders/hprof/hprof.h and
-#     decoders/hprof/records.h (and nothing else of decoders/hprof/);
+#     HPROF parsers, so decoders/bmd/ may include decoders/hprof/records.h
+#     (and nothing else of decoders/hprof/);
 #   - within each folder of decoders/ and of fs/, no two .c files call each
 #     other in a circle: from `nm` on $B/<folder>/*.o (B=build/rel unless set),
 #     file A calls file B when A has an undefined (U) symbol that B defines
@@ -49,6 +53,8 @@ declare -A MOUNT_TESTS=(
 )
 # decoders/ folders that are layers shared by the formats, not formats
 SHARED_LAYERS=" core heap pprof "
+# the format folders that build on the Java heap layer, decoders/heap/
+HEAP_FORMATS=" hprof bmd hproftxt "
 
 # report WHAT OFFENDERS: "ok - WHAT" when OFFENDERS (lines) is empty, else
 # "not ok - WHAT" and each offender on a "#" line.
@@ -94,10 +100,18 @@ report "under fs/ only main.c and fuse_ops.c (and their fuse_ops.h) include a FU
 
 report "decoders/core/ includes nothing else of the project" \
   "$(inc '$1 ~ /^decoders\/core\// && $2 ~ /^(decoders|cache|fs)\// && $2 !~ /^decoders\/core\//')"
+report "decoders/core/ includes no header of libdw, protobuf-c or FUSE (glib, zlib, the C library)" \
+  "$(inc '$1 ~ /^decoders\/core\// && $2 ~ /^(elfutils|protobuf-c|build)\/|(^|\/)(gelf|libelf|dwarf|libdw[^\/]*|fuse[^\/]*|[^\/]*pb-c)\.h$/')"
 report "decoders/pprof/ includes only decoders/core/ and decoders/pprof/" \
   "$(inc '$1 ~ /^decoders\/pprof\// && $2 ~ /^(decoders|cache|fs)\// && $2 !~ /^decoders\/(core|pprof)\//')"
 report "decoders/heap/ includes only decoders/core/, pprof/ and heap/" \
   "$(inc '$1 ~ /^decoders\/heap\// && $2 ~ /^(decoders|cache|fs)\// && $2 !~ /^decoders\/(core|pprof|heap)\//')"
+report "cache/ includes nothing of decoders/ or fs/" \
+  "$(inc '$1 ~ /^cache\// && $2 ~ /^(decoders|fs)\//')"
+report "no file of decoders/ includes anything of cache/ but decoders/oemp/: cache/memo.h" \
+  "$(inc '$1 ~ /^decoders\// && $2 ~ /^cache\// && !($1 ~ /^decoders\/oemp\// && $2 == "cache/memo.h")')"
+report "fs/ includes of cache/ only the view cache, cache/cache.h" \
+  "$(inc '$1 ~ /^fs\// && $2 ~ /^cache\// && $2 != "cache/cache.h"')"
 report "fs/ sees decoders/ only through decoders/core/ (model.h, names.h, compare.h, search.h)" \
   "$(inc '$1 ~ /^fs\// && $2 ~ /^decoders\// && $2 !~ /^decoders\/core\/(model|names|compare|search)\.h$/')"
 report "decoders/core/registry.h is included by no file of the library but registry.c" \
@@ -115,10 +129,15 @@ cross=$(awk -v formats="$formats" '
     split($1, a, "/"); split($2, b, "/")
     if (!(b[2] in isfmt) || a[2] == b[2]) next
     # BMD embeds legacy HPROF records, decoded with the HPROF parsers
-    if (a[2] == "bmd" && ($2 == "decoders/hprof/hprof.h" || $2 == "decoders/hprof/records.h")) next
+    if (a[2] == "bmd" && $2 == "decoders/hprof/records.h") next
     print
   }' "$INC")
-report "no folder of decoders/ includes another format folder's header (but bmd/: hprof/hprof.h, hprof/records.h)" "$cross"
+report "no folder of decoders/ includes another format folder's header (but bmd/: hprof/records.h)" "$cross"
+report "only the Java heap formats ($(echo $HEAP_FORMATS)) include decoders/heap/" \
+  "$(awk -v heapfmt="$HEAP_FORMATS" '$1 ~ /^decoders\// && $2 ~ /^decoders\/heap\// {
+      split($1, a, "/")
+      if (a[2] != "heap" && index(heapfmt, " " a[2] " ") == 0) print
+    }' "$INC")"
 
 # ---- calls in a circle, by symbols ----------------------------------------------------
 cycles() {  # FOLDER: the strongly connected sets of 2+ files, from nm of the objects
