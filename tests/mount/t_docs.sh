@@ -131,8 +131,10 @@ def refs(line):
         for w in SNAKE_RX.findall(code):
             if w.startswith(('hf_', 'HF_')) or not (bare or re.search(r'\b%s\(' % w, code)):
                 continue                     # only a bare name or a call
+            family = code.endswith('*') and code.rstrip('*').rstrip('_') == w  # th_bmd_*
             if first(w):
-                yield 'name', w, w in words or w in EXTERNAL or name_ok(w)
+                yield 'name', w, (w in words or w in EXTERNAL or name_ok(w) or
+                                  family and any(x.startswith(w + '_') for x in words))
     for m in TOP_RX.finditer(line):
         p = m.group(1).rstrip('.,:;)')
         if p.endswith(']') and '[' not in p:
