@@ -176,6 +176,28 @@ static bool parse_size(const char *s, uint64_t *out)
     return true;
 }
 
+/* *p made absolute (lexically, as hf_ix_candidates names the dump): left
+ * as they are, relative names would mean / to a daemon (no -f), which has
+ * changed there by the time it writes the index file. */
+static void make_absolute(char **p)
+{
+    if (*p && **p && !g_path_is_absolute(*p)) {
+        char *abs = g_canonicalize_filename(*p, NULL);
+        g_free(*p);
+        *p = abs;
+    }
+}
+
+/* Every path on the command line, resolved once, before anything else. */
+static void resolve_paths(options *o)
+{
+    for (guint i = 0; i < o->positional->len; i++)
+        make_absolute((char **)&o->positional->pdata[i]);
+    make_absolute(&o->names);
+    if (o->index && strcmp(o->index, "none") != 0)
+        make_absolute(&o->index);
+}
+
 /* Mount options every heapfs mount gets. */
 static void add_mount_options(struct fuse_args *args, const char *dump)
 {
@@ -243,12 +265,11 @@ static int run_mount(hf_dumps *m, char *const *paths, int n, struct fuse_args *a
     int rc = 1;
     hf_cache *cache = hf_cache_new(cache_size);
     hf_fs fs = {.tree = hf_tree_new(m, cache), .timeout = 86400.0, .n_files = (uint32_t)n};
-    /* Absolute: the dumps are stat()ed again at each open, and a daemon
-     * (no -f) has changed to / by then. */
+    /* Absolute (resolve_paths): the dumps are stat()ed again at each open. */
     fs.paths = g_new0(char *, n + 1);
     fs.file_st = g_new0(struct stat, n);
     for (int i = 0; i < n; i++) {
-        fs.paths[i] = g_canonicalize_filename(paths[i], NULL);
+        fs.paths[i] = g_strdup(paths[i]);
         stat(fs.paths[i], &fs.file_st[i]);
         /* The generation changes when a dump file does, so NFS handles to
          * a replaced dump go stale instead of naming other contents. */
@@ -319,6 +340,7 @@ int main(int argc, char **argv)
     int rc = 2;
     if (fuse_opt_parse(&args, &o, option_spec, option_proc) != 0)
         goto out;
+    resolve_paths(&o);
     if (o.help) {
         usage(argv[0]);
         rc = 0;
