@@ -126,7 +126,14 @@ check_cut_mounts "$f" "a dump" "its errors name an offset" 'offset 0x'
 cp "$f" "$TESTTMP/changing.hprof"
 hf_mount "$TESTTMP/changing.hprof"
 cat "$MNT/info" > /dev/null
+obj=$(ls "$MNT/latest/objects" | sed -n 100p)
+cls=$(ls "$MNT/latest/classes" | grep -vF '[]' | sed -n 5p)
 truncate -s 4096 "$TESTTMP/changing.hprof"
+# the objects and classes exist, their bytes are gone: EIO, never ENOENT
+for p in "objects/$obj" "objects/$obj/fields" "objects/$obj/info" "classes/$cls/fields" "classes/$cls/statics"; do
+  out=$(cat "$MNT/latest/$p" 2>&1 >/dev/null)
+  check "after the dump shrank, $p gives EIO ($out)" bash -c "[[ '$out' == *'Input/output error'* ]]"
+done
 out=$(cat "$MNT/latest/strings" 2>&1)
 check "reads after the dump shrank fail with EIO" bash -c "[[ '$(echo "$out" | head -1 | tr -d "'")' == *'Input/output error'* ]]"
 cat "$MNT/latest/objects"/*/info > /dev/null 2>&1
