@@ -161,7 +161,7 @@ check "a non-dump among the files: nothing mounted" bash -c "! mountpoint -q '$M
   >/dev/null 2>"$TESTTMP/mix.err"
 check_eq "a heap dump with a gperftools profile: --check exit status 1" "1" "$?"
 check "a heap dump with a gperftools profile: the message names the profile" \
-  grep -qF "local_tcmalloc_hp.0001.heap: gperftools files cannot be mounted with hprof files" "$TESTTMP/mix.err"
+  grep -qxF "heapfs: $CORPUS/pprof-heap/local_tcmalloc_hp.0001.heap: cannot be mounted with $CORPUS/hprof/slurp_hprof-32.bin (gperftools heap profile and HPROF heap dump: profiles mount only with profiles of their format)" "$TESTTMP/mix.err"
 
 # ---- gperftools series: growth by site ---------------------------------
 if hf_mount_series "$CORPUS"/pprof-heap/local_tcmalloc_hp.000[12].heap; then
