@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define HEAPFS_VERSION "0.1.0"
 #define DEFAULT_CACHE_SIZE (256u << 20)
@@ -284,8 +285,24 @@ static gpointer after_mount(gpointer data)
     return NULL;
 }
 
+/* On a terminal, as the progress line: where the index files will go, so
+ * that hundreds of MB written beside a dump are no surprise (.stats says
+ * it too, later). */
+static void say_index_files(hf_dumps *m, const char *index_opt)
+{
+    if (!isatty(STDERR_FILENO))
+        return;
+    GString *s = g_string_new(NULL);
+    for (uint32_t k = 0; k < hf_dumps_count(m); k++) {
+        g_string_truncate(s, 0);
+        if (hf_check_index_files(hf_dumps_get(m, k), index_opt, s))
+            fprintf(stderr, "heapfs: index files: %s\n", s->str);
+    }
+    g_string_free(s, TRUE);
+}
+
 static int run_mount(hf_dumps *m, char *const *paths, int n, struct fuse_args *args,
-                     uint64_t cache_size)
+                     uint64_t cache_size, const char *index_opt)
 {
     struct fuse_cmdline_opts cl;
     if (fuse_parse_cmdline(args, &cl) != 0)
@@ -325,6 +342,7 @@ static int run_mount(hf_dumps *m, char *const *paths, int n, struct fuse_args *a
         goto out_session;
     if (fuse_session_mount(se, cl.mountpoint) != 0)
         goto out_signals;
+    say_index_files(m, index_opt);
     fuse_daemonize(cl.foreground);
     /* after daemonizing: a thread started before the fork would be lost */
     GThread *after = g_thread_new("heapfs-index", after_mount, m);
@@ -399,8 +417,7 @@ int main(int argc, char **argv)
                 o.check ? "no dump file given" : "need a dump file and a mount point");
         goto out;
     }
-    /* --check decodes the dump itself: it neither uses nor writes an index file */
-    hf_open_opts opts = {.names_file = o.names, .index = o.check ? "none" : o.index};
+    hf_open_opts opts = {.names_file = o.names, .index = o.index};
     if (o.index && !*o.index) {
         fprintf(stderr, "heapfs: -o index=: empty (a file name, or none)\n");
         goto out;
@@ -444,7 +461,7 @@ int main(int argc, char **argv)
      * dump glibc keeps such blocks in its heaps instead of unmapping them
      * (its mmap threshold rises), so give them back before serving. */
     malloc_trim(0);
-    rc = run_mount(m, paths, ndumps, &args, cache_size);
+    rc = run_mount(m, paths, ndumps, &args, cache_size, o.index);
     hf_dumps_free(m);
 out:
     fuse_opt_free_args(&args);

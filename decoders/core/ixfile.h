@@ -61,6 +61,10 @@ bool hf_ix_key(hf_ixkey *k, const char *path, const uint8_t *data, size_t size,
  * then $XDG_CACHE_HOME/heapfs/BASENAME-HASH.heapfs-index (HASH: of the
  * dump's absolute path).  A GPtrArray of char *, freed by the caller. */
 GPtrArray *hf_ix_candidates(const char *dump_path, const char *opt, const char *suffix);
+/* Which of those hf_ixw_write will write: the first whose directory this
+ * user may write, else the last (the cache directory, made when written);
+ * NULL for none (-o index=none).  Points into paths. */
+const char *hf_ix_place(const GPtrArray *paths);
 
 /* ---- reading ---- */
 

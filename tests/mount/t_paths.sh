@@ -88,3 +88,37 @@ if [ -f "$bmd" ]; then
     echo "not ok - heapfs -o names=few.txt mounts: $(cat "$TESTTMP/mi.err")"
   fi
 fi
+
+# ---- where the index files go, said before any is written ----
+# --check: one line; the place a mount then writes to is that one
+line=$(cd "$D" && "$HEAPFS" --check r.hprof | grep '^index files')
+check_eq "--check says where a mount keeps the index files" \
+  "index files (a mount's; --check writes none): $D/r.hprof.heapfs-index and .retained-* beside it (-o index=none: none)" "$line"
+check "--check wrote none" test ! -e "$D/r.hprof.heapfs-index"
+check_eq "--check -o index=none says none will be written" \
+  "index files (a mount's; --check writes none): none (-o index=none): $D/r.hprof is indexed at every mount" \
+  "$(cd "$D" && "$HEAPFS" --check -o index=none r.hprof | grep '^index files')"
+check_eq "--check -o index=FILE (relative) names that file" \
+  "index files (a mount's; --check writes none): $D/my.ix and .retained-* beside it (-o index=none: none)" \
+  "$(cd "$D" && "$HEAPFS" --check -o index=my.ix r.hprof | grep '^index files')"
+check "--check on a format with no index file says nothing of one" \
+  bash -c "! '$HEAPFS' --check '$CORPUS/bmd/slurp_hprof-32.bmd' | grep -q '^index files'"
+# a directory this user may not write: the cache directory, and why
+if id nobody >/dev/null 2>&1 && command -v runuser >/dev/null; then
+  chmod 755 "$TESTTMP" "$D"
+  got=$(runuser -u nobody -- env XDG_CACHE_HOME="$TESTTMP/nobody-cache" "$HEAPFS" --check "$D/r.hprof" | grep '^index files')
+  check "--check in a directory this user may not write: the cache directory, and why ($got)" \
+    grep -qxE "index files \(a mount's; --check writes none\): $TESTTMP/nobody-cache/heapfs/r.hprof-[0-9a-f]{16}.heapfs-index and .retained-\* beside it \($D is not writable; -o index=none: none\)" <<<"$got"
+fi
+# a mount on a terminal says it in one line on stderr, where the file then goes
+if command -v script >/dev/null; then
+  script -qec "cd '$D' && '$HEAPFS' r.hprof m" "$TESTTMP/tty.log" >/dev/null 2>&1
+  HF_MOUNTS+=("$D/m")
+  check_eq "a mount on a terminal says where the index files go, in one line" \
+    "heapfs: index files: $D/r.hprof.heapfs-index and .retained-* beside it (-o index=none: none)" \
+    "$(grep -a 'index files' "$TESTTMP/tty.log" | tr -d '\r')"
+  check "... and writes the index file there" wait_line "$D/m/.stats" "^index: .*written to $D/r.hprof.heapfs-index "
+  fusermount3 -u "$D/m"
+else
+  echo "ok - a mount on a terminal says where the index files go # SKIP no script(1)"
+fi
