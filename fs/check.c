@@ -3,6 +3,8 @@
  */
 #include "fs/check.h"
 
+#include "decoders/core/keepfile.h"
+
 #include <glib.h>
 
 hf_mount *hf_check_open(char *const *paths, int n, const hf_open_opts *opts, FILE *err)
@@ -16,7 +18,29 @@ hf_mount *hf_check_open(char *const *paths, int n, const hf_open_opts *opts, FIL
     return m;
 }
 
-int hf_check_report(hf_mount *m, FILE *out)
+bool hf_check_index_files(const hf_dump *d, const char *index_opt, GString *out)
+{
+    if (!d->ops->after_mount)
+        return false; /* writing the index file is all it does (model.h) */
+    GPtrArray *paths = hf_keep_candidates(d->path, index_opt, "");
+    const char *place = hf_keep_place(paths);
+    if (!place) {
+        g_string_append_printf(out, "none (-o index=none): %s is indexed at every mount",
+                               d->path);
+    } else {
+        g_string_append_printf(out, "%s and .retained-* beside it (", place);
+        if (place != g_ptr_array_index(paths, 0)) {
+            char *dir = g_path_get_dirname(g_ptr_array_index(paths, 0));
+            g_string_append_printf(out, "%s is not writable; ", dir);
+            g_free(dir);
+        }
+        g_string_append(out, "-o index=none: none)");
+    }
+    g_ptr_array_free(paths, TRUE);
+    return true;
+}
+
+int hf_check_report(hf_mount *m, const char *index_opt, FILE *out)
 {
     GString *s = g_string_new(NULL);
     for (uint64_t item = 0; item != HF_DONE;)
@@ -24,6 +48,14 @@ int hf_check_report(hf_mount *m, FILE *out)
     /* after info: the one line that differs between runs */
     for (uint32_t k = 0; k < hf_mount_n_dumps(m); k++)
         hf_dump_index_figures(hf_mount_dump(m, k), s);
+    GString *where = g_string_new(NULL);
+    for (uint32_t k = 0; k < hf_mount_n_dumps(m); k++) {
+        g_string_truncate(where, 0);
+        if (hf_check_index_files(hf_mount_dump(m, k), index_opt, where))
+            g_string_append_printf(s, "index files (a mount's; --check writes none): %s\n",
+                                   where->str);
+    }
+    g_string_free(where, TRUE);
     fputs(s->str, out);
     g_string_truncate(s, 0);
     for (uint64_t item = 0; item != HF_DONE;)
@@ -41,10 +73,12 @@ int hf_check_report(hf_mount *m, FILE *out)
 
 int hf_check_run(char *const *paths, int n, const hf_open_opts *opts, FILE *out, FILE *err)
 {
-    hf_mount *m = hf_check_open(paths, n, opts, err);
+    hf_open_opts own = *opts;
+    own.index = "none"; /* --check decodes the dump itself: no index file read or written */
+    hf_mount *m = hf_check_open(paths, n, &own, err);
     if (!m)
         return HF_CHECK_UNDECODED;
-    int rc = hf_check_report(m, out);
+    int rc = hf_check_report(m, opts->index, out);
     hf_mount_free(m);
     return rc;
 }

@@ -23,11 +23,21 @@ enum {
  * "heapfs: why" to err when they cannot be opened or decoded. */
 hf_mount *hf_check_open(char *const *paths, int n, const hf_open_opts *opts, FILE *err);
 
-/* Writes MOUNT/info, then "problems:" and one indented line per problem
- * when there are any.  Returns HF_CHECK_OK. */
-int hf_check_report(hf_mount *m, FILE *out);
+/* Where a mount of d keeps its index file and retained-sizes results
+ * under -o index=index_opt (NULL: the default), appended to out in one
+ * line without its newline: "PATH and .retained-* beside it (...)", with
+ * why when the dump's directory is not writable, or "none (...)".  False,
+ * appending nothing, for a format that keeps none. */
+bool hf_check_index_files(const hf_dump *d, const char *index_opt, GString *out);
 
-/* --check: open, report to out, close.  HF_CHECK_OK or HF_CHECK_UNDECODED. */
+/* Writes MOUNT/info, the indexing figures, where a mount would keep the
+ * index files (-o index=index_opt), then "problems:" and one indented line
+ * per problem when there are any.  Returns HF_CHECK_OK. */
+int hf_check_report(hf_mount *m, const char *index_opt, FILE *out);
+
+/* --check: open (never reading or writing an index file, whatever
+ * opts->index says), report to out, close.  HF_CHECK_OK or
+ * HF_CHECK_UNDECODED. */
 int hf_check_run(char *const *paths, int n, const hf_open_opts *opts, FILE *out, FILE *err);
 
 #endif

@@ -57,6 +57,8 @@ static double attr_timeout(hf_fs *fs, const hf_node *n)
     return hf_tree_volatile(n) ? 0 : fs->timeout;
 }
 
+static int check_dump(fuse_req_t req, hf_fs *fs, bool check_change);
+
 static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
     if (conn->capable & FUSE_CAP_EXPORT_SUPPORT)
@@ -75,6 +77,10 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
         return;
     }
     int rc = hf_tree_lookup(fs->tree, &dir, name, &child);
+    /* A name looked up in the dump's bytes is not known to be absent once
+     * those bytes are gone: EIO, as an open of it would give. */
+    if (rc == -ENOENT && hf_tree_reads_dump(&dir) && check_dump(NULL, fs, true) == EIO)
+        rc = -EIO;
     struct fuse_entry_param e;
     memset(&e, 0, sizeof e);
     if (rc == -ENOENT) {
@@ -160,7 +166,8 @@ static bool changed_since_mount(const struct stat *then, const struct stat *st)
            st->st_mtim.tv_nsec != then->st_mtim.tv_nsec;
 }
 
-/* 0, or the errno an open must fail with: every dump file is checked. */
+/* 0, or the errno an open must fail with: every dump file is checked
+ * (with no req, only for a change). */
 static int check_dump(fuse_req_t req, hf_fs *fs, bool check_change)
 {
     if (check_change && hf_guard_tripped())
@@ -169,7 +176,7 @@ static int check_dump(fuse_req_t req, hf_fs *fs, bool check_change)
         struct stat st;
         if (stat(fs->paths[i], &st) != 0)
             continue; /* deleted: served from the mapping */
-        if (!caller_may_read(req, &st))
+        if (req && !caller_may_read(req, &st))
             return EACCES;
         if (check_change && changed_since_mount(&fs->file_st[i], &st))
             return EIO;

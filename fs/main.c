@@ -12,6 +12,7 @@
 #include "fs/check.h"
 #include "fs/fuse_ops.h"
 #include "fs/guard.h"
+#include "fs/preflight.h"
 
 #include "cache/cache.h"
 #include "decoders/core/model.h"
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define HEAPFS_VERSION "0.1.0"
 #define DEFAULT_CACHE_SIZE (256u << 20)
@@ -88,7 +90,7 @@ static int option_proc(void *data, const char *arg, int key, struct fuse_args *o
         return 0;
     case KEY_RW:
         /* mount(8) passes rw whenever ro is not given: say what to do. */
-        fprintf(stderr, "heapfs: option rw: heapfs mounts are read-only; mount with -o ro\n");
+        fprintf(stderr, "heapfs: -o rw: heapfs mounts are read-only (mount with -o ro)\n");
         return -1;
     default:
         return 1;
@@ -176,6 +178,28 @@ static bool parse_size(const char *s, uint64_t *out)
     return true;
 }
 
+/* *p made absolute (lexically, as hf_keep_candidates names the dump): left
+ * as they are, relative names would mean / to a daemon (no -f), which has
+ * changed there by the time it writes the index file. */
+static void make_absolute(char **p)
+{
+    if (*p && **p && !g_path_is_absolute(*p)) {
+        char *abs = g_canonicalize_filename(*p, NULL);
+        g_free(*p);
+        *p = abs;
+    }
+}
+
+/* Every path on the command line, resolved once, before anything else. */
+static void resolve_paths(options *o)
+{
+    for (guint i = 0; i < o->positional->len; i++)
+        make_absolute((char **)&o->positional->pdata[i]);
+    make_absolute(&o->names);
+    if (o->index && strcmp(o->index, "none") != 0)
+        make_absolute(&o->index);
+}
+
 /* Mount options every heapfs mount gets. */
 static void add_mount_options(struct fuse_args *args, const char *dump)
 {
@@ -190,6 +214,41 @@ static void add_mount_options(struct fuse_args *args, const char *dump)
     free(fsname);
 }
 
+/* "heapfs: MSG" for a preflight check's problem (preflight.h); true when
+ * there was none. */
+static bool preflight(char *msg)
+{
+    if (!msg)
+        return true;
+    fprintf(stderr, "heapfs: %s\n", msg);
+    g_free(msg);
+    return false;
+}
+
+/* libfuse's messages in heapfs's style (preflight.h).  It writes some
+ * lines in pieces, so pieces are gathered up to the newline; debug output
+ * (-d) passes as it is. */
+static void log_restyled(enum fuse_log_level level, const char *fmt, va_list ap)
+{
+    static GString *line;
+    G_LOCK_DEFINE_STATIC(line);
+    if (level >= FUSE_LOG_DEBUG) {
+        vfprintf(stderr, fmt, ap);
+        return;
+    }
+    char *piece = g_strdup_vprintf(fmt, ap);
+    G_LOCK(line);
+    if (!line)
+        line = g_string_new(NULL);
+    g_string_append(line, piece);
+    if (line->len && line->str[line->len - 1] == '\n') {
+        preflight(hf_preflight_restyle(line->str));
+        g_string_truncate(line, 0);
+    }
+    G_UNLOCK(line);
+    g_free(piece);
+}
+
 /* Whether libfuse takes the arguments left for it (its options and the
  * mount point), asked before indexing: a mistyped option must not wait for
  * a 10 GB dump to be indexed to be reported.  The session made here is
@@ -201,14 +260,6 @@ static bool fuse_args_ok(const struct fuse_args *args)
         fuse_opt_add_arg(&copy, args->argv[i]);
     struct fuse_cmdline_opts cl = {0};
     bool ok = fuse_parse_cmdline(&copy, &cl) == 0;
-    if (ok && cl.mountpoint) {
-        struct stat st;
-        int e = stat(cl.mountpoint, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
-        if (e) {
-            fprintf(stderr, "heapfs: bad mount point '%s': %s\n", cl.mountpoint, g_strerror(e));
-            ok = false;
-        }
-    }
     if (ok) {
         static const struct fuse_lowlevel_ops none;
         struct fuse_session *se = fuse_session_new(&copy, &none, sizeof none, NULL);
@@ -234,8 +285,24 @@ static gpointer after_mount(gpointer data)
     return NULL;
 }
 
+/* On a terminal, as the progress line: where the index files will go, so
+ * that hundreds of MB written beside a dump are no surprise (.stats says
+ * it too, later). */
+static void say_index_files(hf_mount *m, const char *index_opt)
+{
+    if (!isatty(STDERR_FILENO))
+        return;
+    GString *s = g_string_new(NULL);
+    for (uint32_t k = 0; k < hf_mount_n_dumps(m); k++) {
+        g_string_truncate(s, 0);
+        if (hf_check_index_files(hf_mount_dump(m, k), index_opt, s))
+            fprintf(stderr, "heapfs: index files: %s\n", s->str);
+    }
+    g_string_free(s, TRUE);
+}
+
 static int run_mount(hf_mount *m, char *const *paths, int n, struct fuse_args *args,
-                     uint64_t cache_size)
+                     uint64_t cache_size, const char *index_opt)
 {
     struct fuse_cmdline_opts cl;
     if (fuse_parse_cmdline(args, &cl) != 0)
@@ -243,12 +310,11 @@ static int run_mount(hf_mount *m, char *const *paths, int n, struct fuse_args *a
     int rc = 1;
     hf_cache *cache = hf_cache_new(cache_size);
     hf_fs fs = {.tree = hf_tree_new(m, cache), .timeout = 86400.0, .n_files = (uint32_t)n};
-    /* Absolute: the dumps are stat()ed again at each open, and a daemon
-     * (no -f) has changed to / by then. */
+    /* Absolute (resolve_paths): the dumps are stat()ed again at each open. */
     fs.paths = g_new0(char *, n + 1);
     fs.file_st = g_new0(struct stat, n);
     for (int i = 0; i < n; i++) {
-        fs.paths[i] = g_canonicalize_filename(paths[i], NULL);
+        fs.paths[i] = g_strdup(paths[i]);
         stat(fs.paths[i], &fs.file_st[i]);
         /* The generation changes when a dump file does, so NFS handles to
          * a replaced dump go stale instead of naming other contents. */
@@ -276,6 +342,7 @@ static int run_mount(hf_mount *m, char *const *paths, int n, struct fuse_args *a
         goto out_session;
     if (fuse_session_mount(se, cl.mountpoint) != 0)
         goto out_signals;
+    say_index_files(m, index_opt);
     fuse_daemonize(cl.foreground);
     /* after daemonizing: a thread started before the fork would be lost */
     GThread *after = g_thread_new("heapfs-index", after_mount, m);
@@ -317,8 +384,10 @@ int main(int argc, char **argv)
     struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
     options o = {.positional = g_ptr_array_new_with_free_func(g_free)};
     int rc = 2;
+    fuse_set_log_func(log_restyled);
     if (fuse_opt_parse(&args, &o, option_spec, option_proc) != 0)
         goto out;
+    resolve_paths(&o);
     if (o.help) {
         usage(argv[0]);
         rc = 0;
@@ -337,8 +406,7 @@ int main(int argc, char **argv)
     if (o.check && args.argc > 1) {
         /* What fuse_opt_parse left is for libfuse, which --check never runs. */
         char *left = g_strjoinv(" ", args.argv + 1);
-        fprintf(stderr, "heapfs: --check takes no mount option: '%s' (see heapfs --help)\n",
-                left);
+        fprintf(stderr, "heapfs: %s: --check takes no mount option (see heapfs --help)\n", left);
         g_free(left);
         goto out;
     }
@@ -349,33 +417,41 @@ int main(int argc, char **argv)
                 o.check ? "no dump file given" : "need a dump file and a mount point");
         goto out;
     }
-    /* --check decodes the dump itself: it neither uses nor writes an index file */
-    hf_open_opts opts = {.names_file = o.names, .index = o.check ? "none" : o.index};
+    hf_open_opts opts = {.names_file = o.names, .index = o.index};
     if (o.index && !*o.index) {
-        fprintf(stderr, "heapfs: bad index '' (a file name, or none)\n");
+        fprintf(stderr, "heapfs: -o index=: empty (a file name, or none)\n");
         goto out;
     }
     if (o.index && strcmp(o.index, "none") != 0 && ndumps > 1) {
-        fprintf(stderr, "heapfs: -o index=%s names one file, and %d dumps are given "
+        fprintf(stderr, "heapfs: -o index=%s: names one file, and %d dumps are given "
                         "(leave it out: each dump then has its own, or -o index=none)\n",
                 o.index, ndumps);
         goto out;
     }
     if (o.retained && !parse_reach(o.retained, &opts.reach)) {
-        fprintf(stderr, "heapfs: bad retained '%s' (strong, soft, finalizer, weak or phantom)\n",
+        fprintf(stderr, "heapfs: -o retained=%s: not a level (strong, soft, finalizer, weak or "
+                        "phantom)\n",
                 o.retained);
         rc = 2;
         goto out;
     }
     char **paths = (char **)o.positional->pdata;
+    if (o.names && !preflight(hf_preflight_file("names file", o.names))) {
+        rc = 1; /* a file that cannot be opened, as a dump */
+        goto out;
+    }
     if (o.check) {
         rc = hf_check_run(paths, ndumps, &opts, stdout, stderr);
         goto out;
     }
     add_mount_options(&args, paths[0]);
     fuse_opt_add_arg(&args, paths[npos - 1]);
-    if (!fuse_args_ok(&args))
+    if (!preflight(hf_preflight_mountpoint(paths[npos - 1])) || !fuse_args_ok(&args))
         goto out;
+    if (!preflight(hf_preflight_fuse_device("/dev/fuse"))) {
+        rc = 1; /* the mount cannot be made */
+        goto out;
+    }
     hf_mount *m = hf_check_open(paths, ndumps, &opts, stderr);
     if (!m) {
         rc = 1;
@@ -385,7 +461,7 @@ int main(int argc, char **argv)
      * dump glibc keeps such blocks in its heaps instead of unmapping them
      * (its mmap threshold rises), so give them back before serving. */
     malloc_trim(0);
-    rc = run_mount(m, paths, ndumps, &args, cache_size);
+    rc = run_mount(m, paths, ndumps, &args, cache_size, o.index);
     hf_mount_free(m);
 out:
     fuse_opt_free_args(&args);

@@ -93,17 +93,17 @@ uint64_t hf_compare_growth(hf_snapref a, hf_snapref b, bool retained, uint64_t f
     }
     g_ptr_array_sort(rows, cmp_growth);
     const char *what = retained ? "retained" : "bytes";
-    char plus[16];
-    g_snprintf(plus, sizeof plus, "+%s", what);
+    /* Plain integers, a minus sign where negative, one space apart: what
+     * sort -n and awk read (a '+' is not a number to sort -n). */
     g_string_append_printf(out, "# change in objects and %s since the snapshot before, then "
                                 "objects and %s now; largest growth first\n"
-                                "#%10s %14s %10s %14s  %-7s  %s\n",
-                           what, what, "+objects", plus, "objects", what, "state", "name");
+                                "# +objects +%s objects %s state name\n",
+                           what, what, what, what);
     for (guint i = 0; i < rows->len; i++) {
         const row *r = g_ptr_array_index(rows, i);
         const char *state = !r->seen[0] ? "new" : !r->seen[1] ? "gone" : "changed";
-        g_string_append_printf(out, "%+11" G_GINT64_FORMAT " %+14" G_GINT64_FORMAT
-                                    " %10" G_GINT64_FORMAT " %14" G_GINT64_FORMAT "  %-7s  %s\n",
+        g_string_append_printf(out, "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
+                                    " %" G_GINT64_FORMAT " %s %s\n",
                                (gint64)delta_count(r), (gint64)delta_bytes(r),
                                (gint64)r->count[1], (gint64)r->bytes[1], state, r->name);
     }

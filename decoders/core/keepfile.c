@@ -141,6 +141,18 @@ GPtrArray *hf_keep_candidates(const char *dump_path, const char *opt, const char
     return a;
 }
 
+const char *hf_keep_place(const GPtrArray *paths)
+{
+    for (guint i = 0; i + 1 < paths->len; i++) {
+        char *dir = g_path_get_dirname(g_ptr_array_index(paths, i));
+        bool writable = access(dir, W_OK) == 0;
+        g_free(dir);
+        if (writable)
+            return g_ptr_array_index(paths, i);
+    }
+    return paths->len ? g_ptr_array_index(paths, paths->len - 1) : NULL;
+}
+
 /* ---- reading ---- */
 
 struct hf_keepr {

@@ -63,6 +63,10 @@ bool hf_keep_key(hf_keepkey *k, const char *path, const uint8_t *data, size_t si
  * then $XDG_CACHE_HOME/heapfs/BASENAME-HASH.heapfs-index (HASH: of the
  * dump's absolute path).  A GPtrArray of char *, freed by the caller. */
 GPtrArray *hf_keep_candidates(const char *dump_path, const char *opt, const char *suffix);
+/* Which of those hf_keepw_write will write: the first whose directory this
+ * user may write, else the last (the cache directory, made when written);
+ * NULL for none (-o index=none).  Points into paths. */
+const char *hf_keep_place(const GPtrArray *paths);
 
 /* ---- reading ---- */
 

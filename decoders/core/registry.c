@@ -9,8 +9,10 @@
 #include "decoders/core/registry.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Each format folder defines hf_decoder_FOLDER in its decoder.c. */
 extern const hf_decoder hf_decoder_gperf;
@@ -36,6 +38,29 @@ const hf_decoder *const *hf_decoders(void)
     return decoders;
 }
 
+/* What users call each format, in the order messages list them (the
+ * decoders' own names, "hprof", "gopprof", are for info and tools). */
+static const struct {
+    const hf_decoder *dec;
+    const char *name;
+} format_names[] = {
+    {&hf_decoder_hprof, "HPROF heap dump"},
+    {&hf_decoder_hproftxt, "HPROF agent text"},
+    {&hf_decoder_bmd, "BMD"},
+    {&hf_decoder_oemp, "OpenEdge memory profile (.oemp)"},
+    {&hf_decoder_gperf, "gperftools heap profile"},
+    {&hf_decoder_gopprof, "pprof profile"},
+};
+G_STATIC_ASSERT(G_N_ELEMENTS(format_names) == G_N_ELEMENTS(decoders) - 1);
+
+static const char *format_name(const hf_decoder *dec)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(format_names); i++)
+        if (format_names[i].dec == dec)
+            return format_names[i].name;
+    return dec->format;
+}
+
 #define HEAD_LEN 4096
 
 static const hf_decoder *detect(const uint8_t *head, size_t len)
@@ -46,32 +71,36 @@ static const hf_decoder *detect(const uint8_t *head, size_t len)
     return NULL;
 }
 
-/* Maps `path` after the checks that give the clearest messages. */
-static GMappedFile *map_file(const char *path, GError **err)
+/* Why the file open as fd (path) cannot be mapped as a dump; NULL if it can. */
+static const char *unmappable(int fd)
 {
     struct stat st;
-    if (stat(path, &st) != 0) {
+    if (fstat(fd, &st) != 0)
+        return g_strerror(errno);
+    if (S_ISDIR(st.st_mode))
+        return "is a directory, not a dump file";
+    if (!S_ISREG(st.st_mode))
+        return "not a regular file";
+    if (st.st_size == 0)
+        return "empty file";
+    return NULL;
+}
+
+/* Maps `path` after the checks that give the clearest messages, all in
+ * the one style "PATH: why" (GLib's own say "Failed to open file"). */
+static GMappedFile *map_file(const char *path, GError **err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
         g_set_error(err, HF_ERROR, HF_ERROR_OPEN, "%s: %s", path, g_strerror(errno));
         return NULL;
     }
-    if (S_ISDIR(st.st_mode)) {
-        g_set_error(err, HF_ERROR, HF_ERROR_OPEN, "%s: is a directory, not a dump file", path);
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        g_set_error(err, HF_ERROR, HF_ERROR_OPEN, "%s: not a regular file", path);
-        return NULL;
-    }
-    if (st.st_size == 0) {
-        g_set_error(err, HF_ERROR, HF_ERROR_FORMAT, "%s: empty file", path);
-        return NULL;
-    }
-    GError *e = NULL;
-    GMappedFile *map = g_mapped_file_new(path, FALSE, &e);
-    if (!map) {
-        g_set_error(err, HF_ERROR, HF_ERROR_OPEN, "%s", e->message);
-        g_error_free(e);
-    }
+    const char *why = unmappable(fd);
+    GMappedFile *map = why ? NULL : g_mapped_file_new_from_fd(fd, FALSE, NULL);
+    if (!map)
+        g_set_error(err, HF_ERROR, HF_ERROR_OPEN, "%s: %s", path,
+                    why ? why : "cannot be mapped into memory");
+    close(fd);
     return map;
 }
 
@@ -82,8 +111,8 @@ static const hf_decoder *detect_mapped(const char *path, GMappedFile *map, GErro
     const hf_decoder *dec = detect(data, len < HEAD_LEN ? len : HEAD_LEN);
     if (!dec) {
         GString *known = g_string_new(NULL);
-        for (size_t i = 0; decoders[i]; i++)
-            g_string_append_printf(known, "%s%s", i ? ", " : "", decoders[i]->format);
+        for (size_t i = 0; i < G_N_ELEMENTS(format_names); i++)
+            g_string_append_printf(known, "%s%s", i ? ", " : "", format_names[i].name);
         g_set_error(err, HF_ERROR, HF_ERROR_FORMAT, "%s: not a format heapfs knows (%s)", path,
                     known->str);
         g_string_free(known, TRUE);
@@ -148,8 +177,9 @@ bool hf_open_files(const char *const *paths, int n, const hf_open_opts *opts, GP
         if ((decs[i]->open_series || series) && decs[i] != decs[0]) {
             /* A series merges its files' stacks; other formats stack dumps. */
             g_set_error(err, HF_ERROR, HF_ERROR_FORMAT,
-                        "%s: %s files cannot be mounted with %s files (%s)", paths[i],
-                        decs[i]->format, decs[0]->format, paths[0]);
+                        "%s: cannot be mounted with %s (%s and %s: profiles mount only with "
+                        "profiles of their format)",
+                        paths[i], paths[0], format_name(decs[i]), format_name(decs[0]));
             ok = false;
         }
     g_free(decs);

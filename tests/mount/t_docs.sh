@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # t_docs.sh - docs that cannot drift: every code name and repository path
 # that docs/*.md, docs/heapfs.1 and README.md write must exist in the tree.
-#   - names: every hf_/HF_ identifier (hf_open*, hf_dumps_* name a family:
+#   - names: every hf_/HF_ identifier (hf_open*, hf_mount_* name a family:
 #     some identifier starts so), and every other snake_case name written
 #     as code (`name` or `name(...)`), must occur in a source file (.c, .h,
 #     .sh, .py, .mk, .proto, .java, .go, Makefile; the documents themselves

@@ -78,46 +78,83 @@ check "SIGTERM unmounts" bash -c "! mountpoint -q '$MNT'"
 wait "$pid" 2>/dev/null; rc=$?
 check_eq "SIGTERM exits with status 0" 0 "$rc"
 
-# --- bad input: one clear line, non-zero exit, no mount left behind ---
-bad_input() {  # what file expected-message-substring
-  local what=$1 path=$2 want=$3 m out rc
-  m=$(mktemp -d "$TESTTMP/bad.XXXXXX")
-  out=$(timeout 20 "$HEAPFS" -f "$path" "$m" 2>&1); rc=$?
-  if [ "$rc" -ne 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] && [[ "$out" == *"$want"* ]] && ! mountpoint -q "$m"; then
-    echo "ok - $what is refused with one line"
+# --- bad input: one line "heapfs: WHAT: why", its exit status, no mount ---
+# refused WHAT RC LINE CMD...: CMD (run with a 20 s timeout, in $TESTTMP)
+# exits RC, writes exactly LINE (no libfuse or GLib line beside it) and
+# leaves $TESTTMP/m unmounted.  LINE ending in '*' is a prefix.
+mkdir -p "$TESTTMP/m"
+refused() {
+  local what=$1 want_rc=$2 want=$3 out rc; shift 3
+  out=$(cd "$TESTTMP" && timeout 20 "$@" 2>&1 >/dev/null); rc=$?
+  # shellcheck disable=SC2053
+  if [ "$rc" = "$want_rc" ] && [[ "$out" == $want ]] && [ "$(wc -l <<<"$out")" = 1 ] && ! mountpoint -q "$TESTTMP/m"; then
+    echo "ok - $what: one line, exit $rc"
   else
-    echo "not ok - $what is refused with one line (rc=$rc, out=$out)"
-    mountpoint -q "$m" && fusermount3 -u "$m"
+    echo "not ok - $what (exit $rc, want $want_rc; got '$out'; want '$want')"
+    mountpoint -q "$TESTTMP/m" && fusermount3 -u "$TESTTMP/m"
   fi
 }
+q() { printf '%q' "$1" | sed 's/\\ / /g'; }  # a literal for [[ == ]]
 head -c 5000 /dev/urandom > "$TESTTMP/random.bin"
 : > "$TESTTMP/empty"
 printf 'hello world\n' > "$TESTTMP/text"
-bad_input "a file that is not a dump" "$TESTTMP/random.bin" "not a format heapfs knows"
-bad_input "a text file" "$TESTTMP/text" "not a format heapfs knows"
-bad_input "an empty file" "$TESTTMP/empty" "empty file"
-bad_input "a directory" "$TESTTMP" "is a directory"
-bad_input "a missing file" "$TESTTMP/nope" "No such file"
-# libfuse's options and the mount point are checked before the dump is
+known="not a format heapfs knows (HPROF heap dump, HPROF agent text, BMD, OpenEdge memory profile (.oemp), gperftools heap profile, pprof profile)"
+refused "a file that is not a dump" 1 "$(q "heapfs: $TESTTMP/random.bin: $known")" "$HEAPFS" -f random.bin m
+refused "a text file" 1 "$(q "heapfs: $TESTTMP/text: $known")" "$HEAPFS" -f text m
+refused "an empty file" 1 "$(q "heapfs: $TESTTMP/empty: empty file")" "$HEAPFS" -f empty m
+refused "a directory" 1 "$(q "heapfs: $TESTTMP: is a directory, not a dump file")" "$HEAPFS" -f "$TESTTMP" m
+refused "a device" 1 "$(q "heapfs: /dev/null: not a regular file")" "$HEAPFS" -f /dev/null m
+refused "a missing file, named by its absolute path" 1 "$(q "heapfs: $TESTTMP/nope: No such file or directory")" "$HEAPFS" -f nope m
+refused "--check on garbage" 1 "$(q "heapfs: $TESTTMP/random.bin: $known")" "$HEAPFS" --check random.bin
+# the command line and the mount point are checked before the dump is
 # opened (indexing a big dump first would make a typo cost minutes): the
 # message is about them, not about the dump that is not one
-out=$("$HEAPFS" -o no_such_option "$TESTTMP/random.bin" "$TESTTMP" 2>&1); rc=$?
-check_eq "an unknown mount option is named before any dump is read (rc=$rc)" \
-  "fuse: unknown option(s): \`-o no_such_option'" "$out"
-out=$("$HEAPFS" "$TESTTMP/random.bin" "$TESTTMP/text" 2>&1); rc=$?
-check_eq "a mount point that is a file is refused before any dump is read (rc=$rc)" \
-  "heapfs: bad mount point '$TESTTMP/text': Not a directory" "$out"
+refused "an unknown mount option, named before any dump is read" 2 \
+  "$(q "heapfs: -o no_such_option: not an option of heapfs or libfuse (see heapfs --help)")" "$HEAPFS" -o no_such_option random.bin m
+refused "-o rw" 2 "$(q "heapfs: -o rw: heapfs mounts are read-only (mount with -o ro)")" "$HEAPFS" -o rw random.bin m
+refused "--check with a mount option" 2 "$(q "heapfs: -o allow_other: --check takes no mount option (see heapfs --help)")" \
+  "$HEAPFS" --check -o allow_other random.bin
+refused "-o index= empty" 2 "$(q "heapfs: -o index=: empty (a file name, or none)")" "$HEAPFS" -o index= random.bin m
+refused "-o index=FILE with two dumps" 2 \
+  "$(q "heapfs: -o index=$TESTTMP/one.ix: names one file, and 2 dumps are given (leave it out: each dump then has its own, or -o index=none)")" \
+  "$HEAPFS" -o index=one.ix random.bin text m
+refused "-o retained= a level that is none" 2 "$(q "heapfs: -o retained=bogus: not a level (strong, soft, finalizer, weak or phantom)")" \
+  "$HEAPFS" -o retained=bogus random.bin m
+refused "a missing names file, before any dump is read" 1 "$(q "heapfs: names file $TESTTMP/none.txt: No such file or directory")" \
+  "$HEAPFS" -o names=none.txt random.bin m
+refused "a names file that is a directory" 1 "$(q "heapfs: names file $TESTTMP: Is a directory")" \
+  "$HEAPFS" --check -o names="$TESTTMP" "$f"
+refused "a mount point that is a file, before any dump is read" 2 "$(q "heapfs: mount point $TESTTMP/text: Not a directory")" \
+  "$HEAPFS" random.bin text
+refused "a missing mount point" 2 "$(q "heapfs: mount point $TESTTMP/no/such/dir: No such file or directory (make the directory first)")" \
+  "$HEAPFS" -f "$f" no/such/dir
+hf_mount "$f"
+refused "a mount point already mounted" 2 "$(q "heapfs: mount point $MNT: already mounted (unmount it first: fusermount3 -u $MNT)")" \
+  "$HEAPFS" -o index=none "$f" "$MNT"
+pid=${HF_PIDS[-1]}
+kill -KILL "$pid"; wait "$pid" 2>/dev/null
+refused "the mount point of a stopped heapfs" 2 \
+  "$(q "heapfs: mount point $MNT: Transport endpoint is not connected (a heapfs that stopped is still mounted there: fusermount3 -u $MNT)")" \
+  "$HEAPFS" -o index=none "$f" "$MNT"
+fusermount3 -u "$MNT"
 if id nobody >/dev/null 2>&1 && command -v runuser >/dev/null; then
   cp "$f" "$TESTTMP/private.hprof"; chmod 600 "$TESTTMP/private.hprof"; chmod 755 "$TESTTMP"
-  out=$(runuser -u nobody -- "$HEAPFS" --check "$TESTTMP/private.hprof" 2>&1); rc=$?
-  if [ "$rc" -ne 0 ] && [[ "$out" == *"Permission denied"* ]]; then echo "ok - an unreadable file is refused"; else echo "not ok - an unreadable file is refused ($rc: $out)"; fi
+  refused "an unreadable dump (no GLib message)" 1 "$(q "heapfs: $TESTTMP/private.hprof: Permission denied")" \
+    runuser -u nobody -- "$HEAPFS" --check private.hprof
+  refused "a mount point this user may not write" 2 \
+    "$(q "heapfs: mount point $TESTTMP/m: not writable by this user (fusermount3 mounts only on a directory its user may write)")" \
+    runuser -u nobody -- "$HEAPFS" "$f" m
+  mkdir "$TESTTMP/mine"; chown nobody "$TESTTMP/mine"
+  if ! runuser -u nobody -- test -r /dev/fuse -a -w /dev/fuse; then
+    refused "no access to /dev/fuse, with what to do" 1 "$(q "heapfs: /dev/fuse: Permission denied (mounting needs it: ")*" \
+      runuser -u nobody -- "$HEAPFS" "$f" mine
+  else
+    echo "ok - no access to /dev/fuse # SKIP nobody may open /dev/fuse here"
+  fi
 fi
-out=$("$HEAPFS" --check "$TESTTMP/random.bin" 2>&1); rc=$?
-check_eq "--check on garbage exits 1" 1 "$rc"
 check "--check on a good dump exits 0 and prints info" bash -c "'$HEAPFS' --check '$f' | grep -q '^format: hprof'"
 check "--help works" bash -c "'$HEAPFS' --help | grep -q cache_size"
 check "--version works" bash -c "'$HEAPFS' --version | grep -q heapfs"
-check "mounting on a missing mount point fails without a mount" bash -c "! timeout 20 '$HEAPFS' -f '$f' '$TESTTMP/no/such/dir' 2>/dev/null"
 
 # --- a truncated dump mounts what could be decoded, with the offset in errors ---
 check_cut_mounts "$f" "a dump" "its errors name an offset" 'offset 0x'
@@ -126,7 +163,14 @@ check_cut_mounts "$f" "a dump" "its errors name an offset" 'offset 0x'
 cp "$f" "$TESTTMP/changing.hprof"
 hf_mount "$TESTTMP/changing.hprof"
 cat "$MNT/info" > /dev/null
+obj=$(ls "$MNT/latest/objects" | sed -n 100p)
+cls=$(ls "$MNT/latest/classes" | grep -vF '[]' | sed -n 5p)
 truncate -s 4096 "$TESTTMP/changing.hprof"
+# the objects and classes exist, their bytes are gone: EIO, never ENOENT
+for p in "objects/$obj" "objects/$obj/fields" "objects/$obj/info" "classes/$cls/fields" "classes/$cls/statics"; do
+  out=$(cat "$MNT/latest/$p" 2>&1 >/dev/null)
+  check "after the dump shrank, $p gives EIO ($out)" bash -c "[[ '$out' == *'Input/output error'* ]]"
+done
 out=$(cat "$MNT/latest/strings" 2>&1)
 check "reads after the dump shrank fail with EIO" bash -c "[[ '$(echo "$out" | head -1 | tr -d "'")' == *'Input/output error'* ]]"
 cat "$MNT/latest/objects"/*/info > /dev/null 2>&1

@@ -97,7 +97,7 @@ if hf_mount "$B" "$A"; then
          { t = $0; sub(/.*trace=/, "", t); sub(/ .*/, "", t); print t, $o, $b }' "$1" | LC_ALL=C sort -k1,1
   }
   LC_ALL=C join -a 1 -a 2 -e 0 -o 0,1.2,1.3,2.2,2.3 <(inuse "$MNT/snapshots/1/sites") <(inuse "$MNT/snapshots/2/sites") |
-    awk '$2 != $4 || $3 != $5 { printf "%s %+d %+d\n", $1, $4 - $2, $5 - $3 }' | LC_ALL=C sort >"$TESTTMP/want.growth"
+    awk '$2 != $4 || $3 != $5 { printf "%s %d %d\n", $1, $4 - $2, $5 - $3 }' | LC_ALL=C sort >"$TESTTMP/want.growth"
   grep -v '^#' "$MNT/snapshots/2/growth" | awk '{ sub(/^trace=/, "", $6); print $6, $1, $2 }' | LC_ALL=C sort >"$TESTTMP/got.growth"
   check "growth: in-use objects and bytes by stack = the difference of the two sites files" \
     diff "$TESTTMP/want.growth" "$TESTTMP/got.growth"
