@@ -162,19 +162,59 @@ void hf_ixr_free(hf_ixr *r)
     g_free(r);
 }
 
+/* What a file that is not a regular one is, for messages. */
+static const char *kind_of(mode_t mode)
+{
+    return S_ISLNK(mode)    ? "a symbolic link (not followed)"
+           : S_ISFIFO(mode) ? "a FIFO, not a regular file"
+           : S_ISDIR(mode)  ? "a directory"
+           : S_ISSOCK(mode) ? "a socket, not a regular file"
+                            : "a device, not a regular file";
+}
+
+/* path opened for reading when it is a regular file, else -1 with *bad
+ * (NULL when it does not exist).  Never blocks: the type is checked before
+ * opening (a FIFO another user planted would block open() forever) and
+ * again after (O_NONBLOCK, O_NOFOLLOW), in case the name changed between. */
+static int open_regular(const char *path, struct stat *st, const char **bad)
+{
+    *bad = NULL;
+    if (lstat(path, st) != 0) {
+        if (errno != ENOENT && errno != ENOTDIR)
+            *bad = g_strerror(errno);
+        return -1;
+    }
+    if (!S_ISREG(st->st_mode)) {
+        *bad = kind_of(st->st_mode);
+        return -1;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) {
+        *bad = errno == ELOOP ? kind_of(S_IFLNK) : g_strerror(errno);
+        return -1;
+    }
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+        *bad = kind_of(st->st_mode);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 /* The file at path when it is a valid index file for key; else NULL, and
  * *why (when still NULL) says what is wrong with it.  A missing file says
  * nothing. */
 static hf_ixr *try_open(const hf_ixkey *key, const char *path, char **why)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0)
-        return NULL;
     struct stat st;
     const char *bad = NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-        bad = "not a regular file";
-    else if (st.st_uid != geteuid() || (st.st_mode & 022))
+    int fd = open_regular(path, &st, &bad);
+    if (fd < 0) {
+        if (bad && why && !*why)
+            *why = g_strdup_printf("%s: %s", path, bad);
+        return NULL;
+    }
+    if (st.st_uid != geteuid() || (st.st_mode & 022))
         bad = "owned by another user, or writable by others";
     else if ((uint64_t)st.st_size < sizeof(header))
         bad = "truncated";

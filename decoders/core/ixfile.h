@@ -25,6 +25,8 @@
  * decoder's name and a "variant" (options that change the contents).  A
  * file whose key, version, size or checksum does not match, that is not a
  * regular file owned by this user, or that others may write, is ignored.
+ * What is not a regular file (a FIFO, a symbolic link) is never opened:
+ * open() on a FIFO would block until someone writes to it.
  *
  * Written to a unique temporary name (mkstemp) in the target's directory,
  * then renamed over the target: readers only ever open complete files, and

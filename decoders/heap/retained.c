@@ -25,6 +25,7 @@ struct hf_hgraphs {
     GThread **writers;  /* per snapshot: the thread writing its file */
     GMutex lock;        /* guards kept */
     char **kept;        /* per snapshot: where its file was written, or why not */
+    char **refused;     /* per snapshot: why a file found was not loaded */
 };
 
 hf_hgraphs *hf_heap_graphs_new(uint32_t n_snaps)
@@ -37,6 +38,7 @@ hf_hgraphs *hf_heap_graphs_new(uint32_t n_snaps)
     g->load_secs = g_new0(double, n);
     g->writers = g_new0(GThread *, n);
     g->kept = g_new0(char *, n);
+    g->refused = g_new0(char *, n);
     g_mutex_init(&g->lock);
     return g;
 }
@@ -78,12 +80,14 @@ void hf_heap_graphs_free(hf_hgraphs *g)
             graph_free((hf_hgraph *)g->once[s], g->files[s] != NULL);
         hf_ixr_free(g->files[s]);
         g_free(g->kept[s]);
+        g_free(g->refused[s]);
     }
     g_free(g->once);
     g_free(g->files);
     g_free(g->load_secs);
     g_free(g->writers);
     g_free(g->kept);
+    g_free(g->refused);
     g_mutex_clear(&g->lock);
     g_free(g->dump_path);
     g_free(g->index_opt);
@@ -532,14 +536,21 @@ static hf_hgraph *load(hf_heap *h, uint32_t s)
         return NULL;
     double t0 = g_get_monotonic_time() / 1e6;
     GPtrArray *paths = graph_paths(gs, s);
-    hf_ixr *r = hf_ixr_open(&gs->key, paths, NULL);
+    char *why = NULL; /* why a file found was not used: for .stats */
+    hf_ixr *r = hf_ixr_open(&gs->key, paths, &why);
     g_ptr_array_free(paths, TRUE);
     hf_hgraph *g = g_new0(hf_hgraph, 1);
-    if (!r || !hf_graphfile_load(g, r, (uint32_t)sn->n_objects, sn->classes->len)) {
+    if (r && !hf_graphfile_load(g, r, (uint32_t)sn->n_objects, sn->classes->len)) {
+        g_free(why);
+        why = g_strdup_printf("%s: damaged (inconsistent contents)", hf_ixr_path(r));
+        g_clear_pointer(&r, hf_ixr_free);
+    }
+    if (!r) {
+        gs->refused[s] = why; /* read by .stats once the graph is set */
         g_free(g);
-        hf_ixr_free(r);
         return NULL;
     }
+    g_free(why);
     gs->files[s] = r;
     gs->load_secs[s] = g_get_monotonic_time() / 1e6 - t0;
     return g;
@@ -639,6 +650,9 @@ void hf_heap_graph_status(hf_dump *d, GString *out)
                                    "%" G_GUINT64_FORMAT " bytes kept, %" G_GUINT64_FORMAT
                                    " references\n", (unsigned)hf_heap_snap(h, s)->number,
                                    g->seconds, (guint64)g->bytes, (guint64)g->edges);
+        if (h->graphs->refused[s])
+            g_string_append_printf(out, "retained sizes, snapshot %u: file not used (%s)\n",
+                                   (unsigned)hf_heap_snap(h, s)->number, h->graphs->refused[s]);
         g_mutex_lock(&h->graphs->lock);
         if (h->graphs->kept[s])
             g_string_append_printf(out, "retained sizes, snapshot %u: %s\n",

@@ -176,6 +176,47 @@ static void test_container(void **state)
     rm_rf(dir);
 }
 
+/* What is not a regular file is refused before it is opened, and said:
+ * a FIFO (open() on it would block until a writer came: alarm() fails the
+ * test instead of hanging it), a symbolic link to a good file, a
+ * directory. */
+static void test_not_regular(void **state)
+{
+    char *dir = tmpdir();
+    char *dump = g_build_filename(dir, "d.bin", NULL);
+    char *ix = g_build_filename(dir, "d.ix", NULL);
+    char *other = g_build_filename(dir, "other", NULL);
+    assert_true(g_file_set_contents(dump, "dump", 4, NULL));
+    hf_ixkey key;
+    assert_true(hf_ix_key(&key, dump, (const uint8_t *)"dump", 4, "test", 0));
+    hf_ixw *w = hf_ixw_new();
+    hf_ixw_add(w, 1, "x", 1);
+    GPtrArray *good = one_path(other), *paths = one_path(ix);
+    g_free(hf_ixw_write(w, &key, good, 0600, NULL));
+    hf_ixw_free(w);
+    const char *want[] = {"FIFO", "symbolic link", "directory"};
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(k == 0 ? mkfifo(ix, 0600) : k == 1 ? symlink(other, ix) : mkdir(ix, 0700), 0);
+        char *why = NULL;
+        alarm(10);
+        assert_null(hf_ixr_open(&key, paths, &why));
+        alarm(0);
+        if (!why || !strstr(why, want[k]))
+            fail_msg("%s: '%s' does not say %s", ix, why ? why : "(nothing)", want[k]);
+        g_free(why);
+        assert_int_equal(k == 2 ? rmdir(ix) : unlink(ix), 0);
+    }
+    hf_ixr *r = hf_ixr_open(&key, good, NULL); /* the file itself is good */
+    assert_non_null(r);
+    hf_ixr_free(r);
+    g_ptr_array_free(good, TRUE);
+    g_ptr_array_free(paths, TRUE);
+    g_free(dump);
+    g_free(ix);
+    g_free(other);
+    rm_rf(dir);
+}
+
 /* ---- HPROF ---- */
 
 static char *status_of(hf_dump *d)
@@ -484,6 +525,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_container),
         cmocka_unit_test(test_candidates),
+        cmocka_unit_test(test_not_regular),
         cmocka_unit_test(test_hprof_round_trip),
         cmocka_unit_test(test_hprof_hostile),
         cmocka_unit_test(test_retained_kept),

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# t_hostile_files.sh - index and results files that others planted or that a
+# killed daemon left (docs/architecture.md "The index file"):
+#   - a FIFO as DUMP.heapfs-index (another user's, in a sticky directory)
+#     neither blocks the mount nor is replaced; one as
+#     DUMP.heapfs-index.retained-strong.1 does not hang `cat dominators`;
+#     .stats says why each was ignored, as for a symbolic link.
+source "$(dirname "$0")/lib.sh"
+
+SRC=$CORPUS/hprof/mat_oracle_jdk8_05_x64.hprof
+STICKY=$TESTTMP/sticky   # as /tmp: everyone may create, only owners remove
+mkdir -p "$STICKY"; chmod 1777 "$STICKY"
+
+# start DUMP [options]: heapfs -f in the background; sets MNT and PID.
+start() {
+  local dump=$1; shift
+  MNT=$(mktemp -d "$TESTTMP/mnt.XXXXXX")
+  "$HEAPFS" -f "$@" "$dump" "$MNT" 2>"$MNT.log" &
+  PID=$!
+  HF_MOUNTS+=("$MNT"); HF_PIDS+=("$PID")
+}
+# live_within SECS: MNT is mounted within SECS seconds.
+live_within() {
+  local i
+  for i in $(seq 1 $(($1 * 10))); do mountpoint -q "$MNT" && return 0; sleep 0.1; done
+  return 1
+}
+# done_within SECS PID: PID has ended within SECS seconds.
+done_within() {
+  local i
+  for i in $(seq 1 $(($1 * 10))); do kill -0 "$2" 2>/dev/null || return 0; sleep 0.1; done
+  return 1
+}
+# plant KIND PATH: a FIFO (or a symbolic link to /etc/passwd) at PATH, owned
+# by another user when we are root.
+plant() {
+  if [ "$1" = fifo ]; then mkfifo -m 644 "$2"; else ln -s /etc/passwd "$2"; fi
+  [ "$(id -u)" = 0 ] && chown -h nobody "$2"
+  return 0
+}
+# unblock FIFO: a daemon blocked opening FIFO (the bug) goes on.
+unblock() { timeout 5 bash -c ": > '$1'" 2>/dev/null; }
+
+# ---- a FIFO as the index file, and as the results file ----
+cp "$SRC" "$STICKY/a.hprof"
+plant fifo "$STICKY/a.hprof.heapfs-index"
+plant fifo "$STICKY/a.hprof.heapfs-index.retained-strong.1"
+start "$STICKY/a.hprof"
+if live_within 20; then
+  echo "ok - a FIFO as DUMP.heapfs-index does not block the mount"
+else
+  echo "not ok - a FIFO as DUMP.heapfs-index does not block the mount"
+  unblock "$STICKY/a.hprof.heapfs-index"; live_within 20
+fi
+check ".stats says the FIFO index was ignored, and why" \
+  grep -q "^index: built in .*a.hprof.heapfs-index: a FIFO, not a regular file" "$MNT/.stats"
+timeout 60 cat "$MNT/latest/dominators" >"$TESTTMP/dom" 2>&1 &
+reader=$!
+if done_within 20 "$reader"; then
+  echo "ok - a FIFO as the results file does not hang cat dominators"
+else
+  echo "not ok - a FIFO as the results file does not hang cat dominators"
+  unblock "$STICKY/a.hprof.heapfs-index.retained-strong.1"; done_within 20 "$reader"
+fi
+check "...which shows the dominators" grep -q '^0x' "$TESTTMP/dom"
+check ".stats says the FIFO results file was not used, and why" \
+  grep -q "^retained sizes, snapshot 1: file not used (.*retained-strong.1: a FIFO, not a regular file)" "$MNT/.stats"
+kill -TERM "$PID"
+check "SIGTERM ends the daemon" done_within 10 "$PID"
+
+# ---- a symbolic link as the index file ----
+cp "$SRC" "$STICKY/b.hprof"
+plant link "$STICKY/b.hprof.heapfs-index"
+hf_mount "$STICKY/b.hprof"
+check ".stats says a symbolic link as the index was not followed" \
+  grep -q "^index: built in .*b.hprof.heapfs-index: a symbolic link (not followed)" "$MNT/.stats"
+hf_umount
+
+# ---- every daemon ended cleanly (under SANITIZE=1: no report in its log) ----
+for m in "${HF_MOUNTS[@]}"; do mountpoint -q "$m" && fusermount3 -u "$m"; done
+for p in "${HF_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+check "no daemon reported a sanitizer error or a leak" \
+  bash -c "! cat '$TESTTMP'/mnt.*.log | grep -q 'AddressSanitizer\|LeakSanitizer\|runtime error'"
