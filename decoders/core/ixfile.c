@@ -201,6 +201,28 @@ static int open_regular(const char *path, struct stat *st, const char **bad)
     return fd;
 }
 
+/* Whether the file open at fd begins as an index file does. */
+static bool has_magic(int fd)
+{
+    char magic[sizeof MAGIC];
+    return pread(fd, magic, sizeof magic, 0) == (ssize_t)sizeof magic &&
+           memcmp(magic, MAGIC, sizeof MAGIC) == 0;
+}
+
+char *hf_ix_not_replaceable(const char *path, const hf_ixkey *key)
+{
+    struct stat st;
+    const char *bad = NULL;
+    int fd = open_regular(path, &st, &bad);
+    if (fd < 0)
+        return bad ? g_strdup(bad) : NULL; /* NULL: there is none */
+    bool ours = st.st_size == 0 || has_magic(fd);
+    close(fd);
+    if ((uint64_t)st.st_dev == key->dev && (uint64_t)st.st_ino == key->ino)
+        return g_strdup("the dump itself");
+    return ours ? NULL : g_strdup("not a heapfs index file");
+}
+
 /* The file at path when it is a valid index file for key; else NULL, and
  * *why (when still NULL) says what is wrong with it.  A missing file says
  * nothing. */
@@ -217,7 +239,7 @@ static hf_ixr *try_open(const hf_ixkey *key, const char *path, char **why)
     if (st.st_uid != geteuid() || (st.st_mode & 022))
         bad = "owned by another user, or writable by others";
     else if ((uint64_t)st.st_size < sizeof(header))
-        bad = "truncated";
+        bad = has_magic(fd) ? "truncated" : "not a heapfs index file";
     GMappedFile *map = bad ? NULL : g_mapped_file_new_from_fd(fd, FALSE, NULL);
     close(fd);
     if (!bad && !map)
@@ -479,6 +501,15 @@ char *hf_ixw_write(hf_ixw *w, const hf_ixkey *key, GPtrArray *paths, unsigned mo
 {
     for (guint i = 0; i < paths->len; i++) {
         const char *path = g_ptr_array_index(paths, i);
+        char *no = hf_ix_not_replaceable(path, key);
+        if (no) {
+            if (why) {
+                g_free(*why);
+                *why = g_strdup_printf("%s: %s, not replaced", path, no);
+            }
+            g_free(no);
+            continue;
+        }
         if (i > 0) { /* the cache directory: made private */
             char *dir = g_path_get_dirname(path);
             g_mkdir_with_parents(dir, 0700);

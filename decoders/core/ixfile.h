@@ -64,6 +64,14 @@ bool hf_ix_key(hf_ixkey *k, const char *path, const uint8_t *data, size_t size,
  * dump's absolute path).  A GPtrArray of char *, freed by the caller. */
 GPtrArray *hf_ix_candidates(const char *dump_path, const char *opt, const char *suffix);
 
+/* Why the file at path must not be replaced by an index file (to g_free),
+ * NULL when it may: it does not exist, is empty, or is a regular file that
+ * begins as an index file does and is not the dump key was made for (under
+ * another name or hard link either: device and inode are compared).  So
+ * -o index=DUMP never destroys the dump, nor a planted FIFO or symbolic
+ * link anything. */
+char *hf_ix_not_replaceable(const char *path, const hf_ixkey *key);
+
 /* ---- reading ---- */
 
 typedef struct hf_ixr hf_ixr;
@@ -112,8 +120,9 @@ void hf_ixw_add_crc(hf_ixw *w, uint32_t id, const void *data, uint64_t len);
 /* hf_ixw_add, taking b (freed with the writer). */
 void hf_ixw_add_bytes(hf_ixw *w, uint32_t id, GByteArray *b);
 /* Writes the file to the first of paths whose directory takes it (the
- * cache directory is made, mode 0700), with permissions `mode`, under a
- * temporary name then renamed.  Returns the path written (the caller's),
+ * cache directory is made, mode 0700) and that may be replaced
+ * (hf_ix_not_replaceable), with permissions `mode`, under a temporary
+ * name then renamed.  Returns the path written (the caller's),
  * or NULL with *why. */
 char *hf_ixw_write(hf_ixw *w, const hf_ixkey *key, GPtrArray *paths, unsigned mode, char **why);
 void hf_ixw_free(hf_ixw *w);

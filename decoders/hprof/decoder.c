@@ -86,7 +86,10 @@ static hf_dump *hprof_open_opts(const char *path, GMappedFile *map, const hf_ope
     }
     /* An index file made from this very dump: mapped, nothing read. */
     hprof_dump *d = hprof_new(path, map, hl, idsz);
-    hprof_ix_begin(&d->ix, path, data, size, opts);
+    if (!hprof_ix_begin(&d->ix, path, data, size, opts, err)) {
+        hprof_destroy(&d->heap.base);
+        return NULL;
+    }
     if (hprof_ix_load(d))
         goto done;
     hprof_ix ix = d->ix; /* what the attempt found goes on to the new one */

@@ -19,12 +19,23 @@ static double now(void)
     return g_get_monotonic_time() / 1e6;
 }
 
-void hprof_ix_begin(hprof_ix *ix, const char *path, const uint8_t *data, size_t size,
-                    const hf_open_opts *opts)
+bool hprof_ix_begin(hprof_ix *ix, const char *path, const uint8_t *data, size_t size,
+                    const hf_open_opts *opts, GError **err)
 {
     ix->paths = hf_ix_candidates(path, opts ? opts->index : "none", "");
     if (ix->paths->len)
         ix->keyed = hf_ix_key(&ix->key, path, data, size, "hprof", 0);
+    /* -o index=FILE naming what is no index file (the dump itself, as a
+     * slip of the keyboard makes it): said now, not found replaced later */
+    char *no = ix->keyed && opts && opts->index ? hf_ix_not_replaceable(opts->index, &ix->key)
+                                                : NULL;
+    if (no)
+        g_set_error(err, HF_ERROR, HF_ERROR_OPEN,
+                    "%s: -o index=%s: %s (heapfs replaces only its own index files)", path,
+                    opts->index, no);
+    bool ok = no == NULL;
+    g_free(no);
+    return ok;
 }
 
 void hprof_ix_clear(hprof_ix *ix)

@@ -4,7 +4,10 @@
 #   - a FIFO as DUMP.heapfs-index (another user's, in a sticky directory)
 #     neither blocks the mount nor is replaced; one as
 #     DUMP.heapfs-index.retained-strong.1 does not hang `cat dominators`;
-#     .stats says why each was ignored, as for a symbolic link.
+#     .stats says why each was ignored, as for a symbolic link;
+#   - -o index= naming the dump (or a hard link to it) or a file that is not
+#     an index file is refused with a clear message, and the file is left
+#     as it was; DUMP.heapfs-index that is no index is not replaced either.
 source "$(dirname "$0")/lib.sh"
 
 SRC=$CORPUS/hprof/mat_oracle_jdk8_05_x64.hprof
@@ -74,6 +77,33 @@ plant link "$STICKY/b.hprof.heapfs-index"
 hf_mount "$STICKY/b.hprof"
 check ".stats says a symbolic link as the index was not followed" \
   grep -q "^index: built in .*b.hprof.heapfs-index: a symbolic link (not followed)" "$MNT/.stats"
+hf_umount
+
+# ---- -o index= naming the dump, or a file that is no index: never replaced ----
+D=$TESTTMP/dumps
+mkdir -p "$D"
+cp "$SRC" "$D/x.hprof"
+ln "$D/x.hprof" "$D/x-link.hprof"
+echo "my notes" >"$D/notes.txt"
+for target in x.hprof x-link.hprof notes.txt; do
+  m=$(mktemp -d "$TESTTMP/mnt.XXXXXX")
+  err=$(timeout 60 "$HEAPFS" -o index="$D/$target" "$D/x.hprof" "$m" 2>&1); rc=$?
+  mountpoint -q "$m" && { sleep 1; fusermount3 -u "$m"; }
+  check_eq "-o index=$target: refused, exit status 1" 1 "$rc"
+  case $target in notes.txt) what="not a heapfs index file" ;; *) what="the dump itself" ;; esac
+  check "-o index=$target: the message says $what" \
+    grep -q "^heapfs: $D/x.hprof: -o index=$D/$target: $what" <<<"$err"
+done
+check "the dump is unchanged" cmp -s "$SRC" "$D/x.hprof"
+check "the notes are unchanged" grep -qx "my notes" "$D/notes.txt"
+# beside the dump: a file of that name that is no index stays; the cache is used
+cp "$SRC" "$D/y.hprof"
+echo "my notes" >"$D/y.hprof.heapfs-index"
+hf_mount "$D/y.hprof" || echo "not ok - mount with notes as DUMP.heapfs-index"
+for i in $(seq 1 100); do grep -qs '^index: .*written to' "$MNT/.stats" && break; sleep 0.1; done
+check "DUMP.heapfs-index that is no index: said, and the index goes to the cache" \
+  grep -q "^index: built in .*y.hprof.heapfs-index: not a heapfs index file), written to $XDG_CACHE_HOME/heapfs/" "$MNT/.stats"
+check "...and the file is unchanged" grep -qx "my notes" "$D/y.hprof.heapfs-index"
 hf_umount
 
 # ---- every daemon ended cleanly (under SANITIZE=1: no report in its log) ----

@@ -217,6 +217,77 @@ static void test_not_regular(void **state)
     rm_rf(dir);
 }
 
+/* A file that is not an index file is never replaced by one: another
+ * file, the dump itself (also under another name), a FIFO; the next path
+ * is taken instead.  An empty file or an index file may be replaced. */
+static void test_never_replaces(void **state)
+{
+    char *dir = tmpdir();
+    char *dump = g_build_filename(dir, "d.bin", NULL);
+    char *notes = g_build_filename(dir, "notes", NULL);
+    char *hard = g_build_filename(dir, "hard", NULL);
+    char *fifo = g_build_filename(dir, "fifo", NULL);
+    char *empty = g_build_filename(dir, "empty", NULL);
+    assert_true(g_file_set_contents(dump, "the dump", -1, NULL));
+    assert_true(g_file_set_contents(notes, "my notes", -1, NULL));
+    assert_true(g_file_set_contents(empty, "", 0, NULL));
+    assert_int_equal(link(dump, hard), 0);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    hf_ixkey key;
+    assert_true(hf_ix_key(&key, dump, (const uint8_t *)"the dump", 8, "test", 0));
+    const char *refused[][2] = {{notes, "not a heapfs index file"}, {dump, "the dump itself"},
+                                {hard, "the dump itself"}, {fifo, "FIFO"}};
+    for (size_t i = 0; i < G_N_ELEMENTS(refused); i++) {
+        hf_ixw *w = hf_ixw_new();
+        hf_ixw_add(w, 1, "x", 1);
+        GPtrArray *paths = one_path(refused[i][0]);
+        char *why = NULL;
+        alarm(10);
+        assert_null(hf_ixw_write(w, &key, paths, 0600, &why));
+        alarm(0);
+        if (!why || !strstr(why, refused[i][1]) || !strstr(why, "not replaced"))
+            fail_msg("%s: '%s' does not say %s", refused[i][0], why ? why : "", refused[i][1]);
+        g_free(why);
+        g_ptr_array_add(paths, g_strdup(empty)); /* the next place is taken */
+        char *to = hf_ixw_write(w, &key, paths, 0600, NULL);
+        assert_string_equal(to, empty);
+        g_free(to);
+        g_ptr_array_free(paths, TRUE);
+        hf_ixw_free(w);
+        unlink(empty);
+        assert_true(g_file_set_contents(empty, "", 0, NULL));
+    }
+    char *text;
+    assert_true(g_file_get_contents(notes, &text, NULL, NULL));
+    assert_string_equal(text, "my notes");
+    g_free(text);
+    assert_true(g_file_get_contents(dump, &text, NULL, NULL));
+    assert_string_equal(text, "the dump");
+    g_free(text);
+    /* -o index= naming the dump: HPROF's open refuses it at once */
+    char *src = th_corpus("hprof", "slurp_hprof-32.bin");
+    char *hprof = g_build_filename(dir, "x.hprof", NULL);
+    gsize len;
+    assert_true(g_file_get_contents(src, &text, &len, NULL));
+    assert_true(g_file_set_contents(hprof, text, (gssize)len, NULL));
+    g_free(text);
+    hf_open_opts o = {.index = hprof};
+    GError *e = NULL;
+    assert_null(hf_open_with(hprof, &o, &e));
+    assert_non_null(e);
+    if (!strstr(e->message, "-o index=") || !strstr(e->message, "the dump itself"))
+        fail_msg("%s", e->message);
+    g_clear_error(&e);
+    g_free(src);
+    g_free(hprof);
+    g_free(dump);
+    g_free(notes);
+    g_free(hard);
+    g_free(fifo);
+    g_free(empty);
+    rm_rf(dir);
+}
+
 /* ---- HPROF ---- */
 
 static char *status_of(hf_dump *d)
@@ -526,6 +597,7 @@ int main(void)
         cmocka_unit_test(test_container),
         cmocka_unit_test(test_candidates),
         cmocka_unit_test(test_not_regular),
+        cmocka_unit_test(test_never_replaces),
         cmocka_unit_test(test_hprof_round_trip),
         cmocka_unit_test(test_hprof_hostile),
         cmocka_unit_test(test_retained_kept),
