@@ -12,7 +12,7 @@
 #include <zlib.h>
 
 #define MAGIC "HFINDEX"
-#define VERSION 1u
+#define VERSION 2u /* 2: ctime in the key */
 #define ENDIAN 0x01020304u
 #define ALIGN 64
 #define BLOCK 4096
@@ -83,6 +83,7 @@ bool hf_ix_key(hf_ixkey *k, const char *path, const uint8_t *data, size_t size,
         return false;
     k->size = (uint64_t)st.st_size;
     k->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+    k->ctime_ns = (uint64_t)st.st_ctim.tv_sec * 1000000000u + (uint64_t)st.st_ctim.tv_nsec;
     k->ino = st.st_ino;
     k->dev = st.st_dev;
     g_strlcpy(k->format, format, sizeof k->format);
@@ -96,7 +97,8 @@ bool hf_ix_key(hf_ixkey *k, const char *path, const uint8_t *data, size_t size,
 
 static bool key_equal(const hf_ixkey *a, const hf_ixkey *b)
 {
-    return a->size == b->size && a->mtime_ns == b->mtime_ns && a->ino == b->ino &&
+    return a->size == b->size && a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns &&
+           a->ino == b->ino &&
            a->dev == b->dev && memcmp(a->sample, b->sample, 32) == 0 &&
            strncmp(a->format, b->format, sizeof a->format) == 0 && a->variant == b->variant;
 }

@@ -20,7 +20,7 @@
  * dominator results) are checksummed whole with zlib's CRC-32
  * (hf_ixw_add_crc), which runs at some 3 GB/s here.
  *
- * Keyed by the dump's size, mtime (ns), inode and device, a SHA-256 of its
+ * Keyed by the dump's size, mtime and ctime (ns), inode and device, a SHA-256 of its
  * first and last 4 KiB and of 64 blocks of 4 KiB spread over it, the
  * decoder's name and a "variant" (options that change the contents).  A
  * file whose key, version, size or checksum does not match, that is not a
@@ -46,6 +46,7 @@
 
 typedef struct {
     uint64_t size, mtime_ns, ino, dev;
+    uint64_t ctime_ns;  /* changes on any write, even one whose mtime is put back */
     uint8_t sample[32]; /* SHA-256 of the sampled blocks of the dump */
     char format[16];    /* decoder name, NUL padded */
     uint64_t variant;   /* options that change what is stored */

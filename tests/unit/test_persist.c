@@ -73,6 +73,18 @@ static off_t file_size(const char *path)
     return st.st_size;
 }
 
+/* Corpus HPROF file `name` copied to dir/dump.hprof: its path; its bytes
+ * in *data (to g_free). */
+static char *copy_dump(const char *dir, const char *name, gchar **data, gsize *len)
+{
+    char *src = th_corpus("hprof", name);
+    char *dump = g_build_filename(dir, "dump.hprof", NULL);
+    assert_true(g_file_get_contents(src, data, len, NULL));
+    assert_true(g_file_set_contents(dump, *data, (gssize)*len, NULL));
+    g_free(src);
+    return dump;
+}
+
 /* ---- the container ---- */
 
 static void test_container(void **state)
@@ -265,11 +277,8 @@ static void test_never_replaces(void **state)
     assert_string_equal(text, "the dump");
     g_free(text);
     /* -o index= naming the dump: HPROF's open refuses it at once */
-    char *src = th_corpus("hprof", "slurp_hprof-32.bin");
-    char *hprof = g_build_filename(dir, "x.hprof", NULL);
     gsize len;
-    assert_true(g_file_get_contents(src, &text, &len, NULL));
-    assert_true(g_file_set_contents(hprof, text, (gssize)len, NULL));
+    char *hprof = copy_dump(dir, "slurp_hprof-32.bin", &text, &len);
     g_free(text);
     hf_open_opts o = {.index = hprof};
     GError *e = NULL;
@@ -278,7 +287,6 @@ static void test_never_replaces(void **state)
     if (!strstr(e->message, "-o index=") || !strstr(e->message, "the dump itself"))
         fail_msg("%s", e->message);
     g_clear_error(&e);
-    g_free(src);
     g_free(hprof);
     g_free(dump);
     g_free(notes);
@@ -392,13 +400,10 @@ static void test_hprof_round_trip(void **state)
                            "leakcanary_leak_service_binder.hprof"};
     for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
         char *dir = tmpdir();
-        char *src = th_corpus("hprof", files[i]);
-        char *dump = g_build_filename(dir, "dump.hprof", NULL);
-        char *ix = g_build_filename(dir, "dump.ix", NULL);
         gchar *data;
         gsize len;
-        assert_true(g_file_get_contents(src, &data, &len, NULL));
-        assert_true(g_file_set_contents(dump, data, (gssize)len, NULL));
+        char *dump = copy_dump(dir, files[i], &data, &len);
+        char *ix = g_build_filename(dir, "dump.ix", NULL);
         bool ret = i == 0; /* the retained views once: they take a while */
         char *fresh = reopen(dump, "none", "no index file", false, ret);
         char *built = reopen(dump, ix, "written to", true, ret);
@@ -441,11 +446,46 @@ static void test_hprof_round_trip(void **state)
         g_free(fresh);
         g_free(built);
         g_free(data);
-        g_free(src);
         g_free(dump);
         g_free(ix);
         rm_rf(dir);
     }
+}
+
+/* A byte changed where the key's hash does not look (between two sampled
+ * blocks), size and mtime put back: the ctime still tells, and the dump
+ * is indexed anew instead of being served the stale index. */
+static void test_changed_unsampled(void **state)
+{
+    char *dir = tmpdir();
+    gchar *data;
+    gsize len;
+    char *dump = copy_dump(dir, "mat_oracle_jdk8_05_x64.hprof", &data, &len);
+    char *ix = g_build_filename(dir, "dump.ix", NULL);
+    g_free(reopen(dump, ix, "written to", true, false));
+    hf_ixkey before, after;
+    assert_true(hf_ix_key(&before, dump, (const uint8_t *)data, len, "hprof", 0));
+    /* hashed: the first block, then 64 blocks every (len - 4096) / 63 */
+    size_t off = (4096 + (len - 4096) / 63) / 2;
+    struct stat st;
+    assert_int_equal(stat(dump, &st), 0);
+    sleep(1); /* a ctime of another tick, on file systems of coarse time stamps */
+    int fd = open(dump, O_WRONLY);
+    assert_true(fd >= 0);
+    uint8_t b = (uint8_t)(data[off] ^ 0x20);
+    assert_int_equal(pwrite(fd, &b, 1, (off_t)off), 1);
+    close(fd);
+    struct timespec ts[2] = {st.st_atim, st.st_mtim};
+    assert_int_equal(utimensat(AT_FDCWD, dump, ts, 0), 0);
+    data[off] = (char)b;
+    assert_true(hf_ix_key(&after, dump, (const uint8_t *)data, len, "hprof", 0));
+    assert_memory_equal(before.sample, after.sample, 32); /* the hash cannot tell */
+    assert_true(before.size == after.size && before.mtime_ns == after.mtime_ns);
+    g_free(reopen(dump, ix, "made for another dump", false, false));
+    g_free(data);
+    g_free(dump);
+    g_free(ix);
+    rm_rf(dir);
 }
 
 /* An index file whose checksum is right but whose small sections were
@@ -455,14 +495,11 @@ static void test_hprof_round_trip(void **state)
 static void test_hprof_hostile(void **state)
 {
     char *dir = tmpdir();
-    char *src = th_corpus("hprof", "mat_oracle_jdk8_05_x64.hprof");
-    char *dump = g_build_filename(dir, "dump.hprof", NULL);
-    char *ix = g_build_filename(dir, "dump.ix", NULL);
-    char *bad = g_build_filename(dir, "bad.ix", NULL);
     gchar *data;
     gsize len;
-    assert_true(g_file_get_contents(src, &data, &len, NULL));
-    assert_true(g_file_set_contents(dump, data, (gssize)len, NULL));
+    char *dump = copy_dump(dir, "mat_oracle_jdk8_05_x64.hprof", &data, &len);
+    char *ix = g_build_filename(dir, "dump.ix", NULL);
+    char *bad = g_build_filename(dir, "bad.ix", NULL);
     hf_dump *d = open_ix(dump, ix);
     d->ops->after_mount(d);
     hf_dump_close(d);
@@ -516,7 +553,6 @@ static void test_hprof_hostile(void **state)
     g_ptr_array_free(paths, TRUE);
     g_ptr_array_free(bpaths, TRUE);
     g_free(data);
-    g_free(src);
     g_free(dump);
     g_free(ix);
     g_free(bad);
@@ -529,14 +565,11 @@ static void test_hprof_hostile(void **state)
 static void test_retained_kept(void **state)
 {
     char *dir = tmpdir();
-    char *src = th_corpus("hprof", "mat_oracle_jdk8_05_x64.hprof");
-    char *dump = g_build_filename(dir, "dump.hprof", NULL);
-    char *ix = g_build_filename(dir, "dump.ix", NULL);
-    char *gfile = g_build_filename(dir, "dump.ix.retained-strong.1", NULL);
     gchar *data;
     gsize len;
-    assert_true(g_file_get_contents(src, &data, &len, NULL));
-    assert_true(g_file_set_contents(dump, data, (gssize)len, NULL));
+    char *dump = copy_dump(dir, "mat_oracle_jdk8_05_x64.hprof", &data, &len);
+    char *ix = g_build_filename(dir, "dump.ix", NULL);
+    char *gfile = g_build_filename(dir, "dump.ix.retained-strong.1", NULL);
     const char *views[] = {"dominators", "histogram-retained", "suspects", "unreachable"};
     char *want[G_N_ELEMENTS(views)];
     const char *expect[] = {"computed in", "loaded from", "computed in"};
@@ -564,7 +597,6 @@ static void test_retained_kept(void **state)
     for (size_t i = 0; i < G_N_ELEMENTS(views); i++)
         g_free(want[i]);
     g_free(data);
-    g_free(src);
     g_free(dump);
     g_free(ix);
     g_free(gfile);
@@ -599,6 +631,7 @@ int main(void)
         cmocka_unit_test(test_not_regular),
         cmocka_unit_test(test_never_replaces),
         cmocka_unit_test(test_hprof_round_trip),
+        cmocka_unit_test(test_changed_unsampled),
         cmocka_unit_test(test_hprof_hostile),
         cmocka_unit_test(test_retained_kept),
     };
