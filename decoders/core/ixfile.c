@@ -12,7 +12,7 @@
 #include <zlib.h>
 
 #define MAGIC "HFINDEX"
-#define VERSION 2u /* 2: ctime in the key */
+#define VERSION 3u /* 2: ctime in the key; 3: the file's id, and key.source */
 #define ENDIAN 0x01020304u
 #define ALIGN 64
 #define BLOCK 4096
@@ -24,6 +24,7 @@ typedef struct {
     uint32_t version, endian;
     uint32_t n_sections, reserved;
     uint64_t file_size;
+    uint64_t id; /* this file's own (hf_ixw_id), never 0 */
     hf_ixkey key;
     uint8_t checksum[32];
 } header;
@@ -100,7 +101,17 @@ static bool key_equal(const hf_ixkey *a, const hf_ixkey *b)
     return a->size == b->size && a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns &&
            a->ino == b->ino &&
            a->dev == b->dev && memcmp(a->sample, b->sample, 32) == 0 &&
-           strncmp(a->format, b->format, sizeof a->format) == 0 && a->variant == b->variant;
+           strncmp(a->format, b->format, sizeof a->format) == 0 && a->variant == b->variant &&
+           a->source == b->source;
+}
+
+/* Why a file whose key is not `want` was not used. */
+static const char *key_mismatch(const hf_ixkey *have, const hf_ixkey *want)
+{
+    hf_ixkey k = *have;
+    k.source = want->source;
+    return key_equal(&k, want) ? "computed from another index file"
+                               : "made for another dump, or the dump changed";
 }
 
 /* The checksum of a file whose header (checksum zeroed), table and
@@ -264,7 +275,7 @@ static hf_ixr *try_open(const hf_ixkey *key, const char *path, char **why)
                sizeof(header) + (uint64_t)hd->n_sections * sizeof(entry) > r->size) {
         bad = "truncated or damaged";
     } else if (!key_equal(&hd->key, key)) {
-        bad = "made for another dump, or the dump changed";
+        bad = key_mismatch(&hd->key, key);
     } else {
         r->tab = (const entry *)(const void *)(r->data + sizeof(header));
         const uint8_t **sec = g_new(const uint8_t *, hd->n_sections + 1);
@@ -305,6 +316,11 @@ hf_ixr *hf_ixr_open(const hf_ixkey *key, GPtrArray *paths, char **why)
 const char *hf_ixr_path(const hf_ixr *r)
 {
     return r->path;
+}
+
+uint64_t hf_ixr_id(const hf_ixr *r)
+{
+    return r->hd->id;
 }
 
 const uint8_t *hf_ixr_data(const hf_ixr *r, size_t *len)
@@ -412,6 +428,7 @@ void hf_ixb_str(GByteArray *b, const char *s)
 }
 
 struct hf_ixw {
+    uint64_t id;     /* written in the header */
     GArray *tab;     /* entry (off filled when written) */
     GPtrArray *data; /* const uint8_t * per section */
     GPtrArray *owned; /* GByteArray */
@@ -420,6 +437,8 @@ struct hf_ixw {
 hf_ixw *hf_ixw_new(void)
 {
     hf_ixw *w = g_new0(hf_ixw, 1);
+    while (!w->id) /* random: a file written again is another file */
+        w->id = (uint64_t)g_random_int() << 32 | g_random_int();
     w->tab = g_array_new(FALSE, TRUE, sizeof(entry));
     w->data = g_ptr_array_new();
     w->owned = g_ptr_array_new_with_free_func((GDestroyNotify)g_byte_array_unref);
@@ -434,6 +453,11 @@ void hf_ixw_free(hf_ixw *w)
     g_ptr_array_free(w->data, TRUE);
     g_ptr_array_free(w->owned, TRUE);
     g_free(w);
+}
+
+uint64_t hf_ixw_id(const hf_ixw *w)
+{
+    return w->id;
 }
 
 void hf_ixw_add(hf_ixw *w, uint32_t id, const void *data, uint64_t len)
@@ -489,6 +513,7 @@ static bool write_file(hf_ixw *w, const hf_ixkey *key, int fd)
         off += tab[i].len;
     }
     hd.file_size = off;
+    hd.id = w->id;
     file_checksum(&hd, tab, (const uint8_t *const *)w->data->pdata, hd.checksum);
     if (ftruncate(fd, (off_t)off) != 0 || !write_all(fd, &hd, sizeof hd, 0) ||
         !write_all(fd, tab, (uint64_t)w->tab->len * sizeof(entry), sizeof hd))

@@ -22,7 +22,10 @@
  *
  * Keyed by the dump's size, mtime and ctime (ns), inode and device, a SHA-256 of its
  * first and last 4 KiB and of 64 blocks of 4 KiB spread over it, the
- * decoder's name and a "variant" (options that change the contents).  A
+ * decoder's name and a "variant" (options that change the contents); a
+ * results file also by the id of the index file it was computed from
+ * (each file written gets a random one), so an index rebuilt, after
+ * damage say, makes the results computed from the old one stale.  A
  * file whose key, version, size or checksum does not match, that is not a
  * regular file owned by this user, or that others may write, is ignored.
  * What is not a regular file (a FIFO, a symbolic link) is never opened:
@@ -50,6 +53,8 @@ typedef struct {
     uint8_t sample[32]; /* SHA-256 of the sampled blocks of the dump */
     char format[16];    /* decoder name, NUL padded */
     uint64_t variant;   /* options that change what is stored */
+    uint64_t source;    /* a results file: the id (hf_ixr_id, hf_ixw_id) of the index
+                           file its contents were computed from, 0 for none */
 } hf_ixkey;
 
 /* The key of the dump at path whose mapped contents are data[0..size).
@@ -82,6 +87,8 @@ typedef struct hf_ixr hf_ixr;
 hf_ixr *hf_ixr_open(const hf_ixkey *key, GPtrArray *paths, char **why);
 void hf_ixr_free(hf_ixr *r);
 const char *hf_ixr_path(const hf_ixr *r);
+/* The file's id: random, given when it was written, never 0. */
+uint64_t hf_ixr_id(const hf_ixr *r);
 const uint8_t *hf_ixr_data(const hf_ixr *r, size_t *len);
 /* Section id: its bytes and length, NULL when the file has none. */
 const uint8_t *hf_ixr_section(const hf_ixr *r, uint32_t id, uint64_t *len);
@@ -112,6 +119,8 @@ void hf_ixb_str(GByteArray *b, const char *s); /* NULL allowed */
 
 typedef struct hf_ixw hf_ixw;
 hf_ixw *hf_ixw_new(void);
+/* The id the files w writes carry (hf_ixr_id reads it back). */
+uint64_t hf_ixw_id(const hf_ixw *w);
 /* Section id with len bytes at data (borrowed until hf_ixw_write). */
 void hf_ixw_add(hf_ixw *w, uint32_t id, const void *data, uint64_t len);
 /* A big array the reader uses in place: checksummed by samples only. */

@@ -18,12 +18,12 @@ struct hf_hgraphs {
     gsize *once;     /* per snapshot: the hf_hgraph *, set once */
     /* index files (hf_heap_graphs_keep): none when dump_path is NULL */
     char *dump_path, *index_opt;
-    hf_ixkey key;
+    hf_ixkey key;       /* key.source guarded by lock: hf_heap_graphs_source */
     unsigned reach;
     hf_ixr **files;     /* per snapshot: the file its graph was loaded from */
     double *load_secs;  /* per snapshot: how long loading took */
     GThread **writers;  /* per snapshot: the thread writing its file */
-    GMutex lock;        /* guards kept */
+    GMutex lock;        /* guards kept and key.source */
     char **kept;        /* per snapshot: where its file was written, or why not */
     char **refused;     /* per snapshot: why a file found was not loaded */
 };
@@ -51,6 +51,22 @@ void hf_heap_graphs_keep(hf_hgraphs *g, const char *dump_path, const char *index
     g->key = *key;
     g->key.variant = 1 + reach; /* never the index's own key */
     g->reach = reach;
+}
+
+void hf_heap_graphs_source(hf_hgraphs *g, uint64_t index_id)
+{
+    g_mutex_lock(&g->lock);
+    g->key.source = index_id;
+    g_mutex_unlock(&g->lock);
+}
+
+/* The results files' key as it is now. */
+static hf_ixkey key_now(hf_hgraphs *g)
+{
+    g_mutex_lock(&g->lock);
+    hf_ixkey k = g->key;
+    g_mutex_unlock(&g->lock);
+    return k;
 }
 
 static void graph_free(hf_hgraph *g, bool mapped)
@@ -537,7 +553,8 @@ static hf_hgraph *load(hf_heap *h, uint32_t s)
     double t0 = g_get_monotonic_time() / 1e6;
     GPtrArray *paths = graph_paths(gs, s);
     char *why = NULL; /* why a file found was not used: for .stats */
-    hf_ixr *r = hf_ixr_open(&gs->key, paths, &why);
+    hf_ixkey key = key_now(gs);
+    hf_ixr *r = hf_ixr_open(&key, paths, &why);
     g_ptr_array_free(paths, TRUE);
     hf_hgraph *g = g_new0(hf_hgraph, 1);
     if (r && !hf_graphfile_load(g, r, (uint32_t)sn->n_objects, sn->classes->len)) {
@@ -577,10 +594,11 @@ static gpointer write_graph(gpointer ud)
     writer *wr = ud;
     hf_hgraphs *gs = wr->h->graphs;
     const hf_dump *d = &wr->h->base;
-    hf_ixkey again;
+    hf_ixkey key = key_now(gs), again;
     struct stat st;
-    if (!hf_ix_key(&again, gs->dump_path, d->data, d->size, gs->key.format, gs->key.variant) ||
-        memcmp(&again, &gs->key, sizeof again) != 0 || stat(gs->dump_path, &st) != 0) {
+    bool same = hf_ix_key(&again, gs->dump_path, d->data, d->size, key.format, key.variant);
+    again.source = key.source; /* not the dump's */
+    if (!same || memcmp(&again, &key, sizeof again) != 0 || stat(gs->dump_path, &st) != 0) {
         set_kept(gs, wr->s, g_strdup("not kept: the dump changed"));
         g_free(wr);
         return NULL;
@@ -590,7 +608,7 @@ static gpointer write_graph(gpointer ud)
     hf_graphfile_save(wr->g, wr->n_classes, w);
     GPtrArray *paths = graph_paths(gs, wr->s);
     char *why = NULL;
-    char *to = hf_ixw_write(w, &gs->key, paths, st.st_mode & 0644, &why);
+    char *to = hf_ixw_write(w, &key, paths, st.st_mode & 0644, &why);
     set_kept(gs, wr->s, to ? g_strdup_printf("kept in %s (%.2f s)", to,
                                              g_get_monotonic_time() / 1e6 - t0)
                            : g_strdup_printf("not kept (%s)", why ? why : "no place"));

@@ -112,8 +112,11 @@ static hf_dump *hprof_open_opts(const char *path, GMappedFile *map, const hf_ope
     madvise(mstart, mlen, MADV_RANDOM); /* views read a record here and there */
     hprof_ix_built(d, g_get_monotonic_time() / 1e6 - t0);
 done:
-    if (d->ix.keyed) /* dominator results go to files beside the index */
-        hf_heap_graphs_keep(d->heap.graphs, path, opts->index, &d->ix.key, opts->reach);
+    if (d->ix.keyed) { /* dominator results go to files beside the index, keyed to it */
+        hf_ixkey results = d->ix.key;
+        results.source = d->ix.r ? hf_ixr_id(d->ix.r) : 0; /* built: hprof_ix_save sets it */
+        hf_heap_graphs_keep(d->heap.graphs, path, opts->index, &results, opts->reach);
+    }
     d->heap.pprof = hf_heap_pprof_new(&d->heap, d->heap.snaps->len, "java", hprof_build_pprof, d,
                                       NULL, NULL);
     return &d->heap.base;

@@ -212,6 +212,8 @@ void hprof_ix_save(hf_dump *base)
         char *why = NULL;
         /* no more readable than the dump: the index holds its names */
         char *to = hf_ixw_write(w, &ix->key, ix->paths, st.st_mode & 0644, &why);
+        if (to) /* results computed from this heap are this file's */
+            hf_heap_graphs_source(d->heap.graphs, hf_ixw_id(w));
         hf_ixw_free(w);
         if (to)
             g_string_append_printf(s, ", written to %s in %.2f s", to, now() - t0);
