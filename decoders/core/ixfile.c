@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -18,6 +19,7 @@
 #define BLOCK 4096
 #define SAMPLES 64
 #define MAX_SECTIONS 65536u
+#define STALE_SECONDS 600 /* a temporary file unchanged this long is a dead writer's */
 
 typedef struct {
     char magic[8];
@@ -303,8 +305,49 @@ static hf_ixr *try_open(const hf_ixkey *key, const char *path, char **why)
     return r;
 }
 
+/* Whether name is base + "." + the six letters or digits mkstemp puts. */
+static bool is_temp_of(const char *name, const char *base)
+{
+    size_t n = strlen(base);
+    if (strncmp(name, base, n) != 0 || name[n] != '.' || strlen(name + n + 1) != 6)
+        return false;
+    for (const char *p = name + n + 1; *p; p++)
+        if (!g_ascii_isalnum(*p))
+            return false;
+    return true;
+}
+
+/* Removes the temporaries a writer killed before its rename left beside
+ * path (PATH.XXXXXX, hf_ixw_write): regular files of ours, unchanged for
+ * STALE_SECONDS.  By age, not by the writer's pid: a live writer changes
+ * its file all the time, and a writer on another machine sharing the
+ * directory has a pid that means nothing here. */
+static void remove_stale_temps(const char *path)
+{
+    char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
+    GDir *d = g_dir_open(dir, 0, NULL);
+    const char *name;
+    time_t old = time(NULL) - STALE_SECONDS;
+    while (d && (name = g_dir_read_name(d))) {
+        if (!is_temp_of(name, base))
+            continue;
+        char *p = g_build_filename(dir, name, NULL);
+        struct stat st;
+        if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+            st.st_mtime < old)
+            unlink(p);
+        g_free(p);
+    }
+    if (d)
+        g_dir_close(d);
+    g_free(dir);
+    g_free(base);
+}
+
 hf_ixr *hf_ixr_open(const hf_ixkey *key, GPtrArray *paths, char **why)
 {
+    for (guint i = 0; i < paths->len; i++)
+        remove_stale_temps(g_ptr_array_index(paths, i));
     for (guint i = 0; i < paths->len; i++) {
         hf_ixr *r = try_open(key, g_ptr_array_index(paths, i), why);
         if (r)

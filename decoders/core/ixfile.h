@@ -83,7 +83,10 @@ char *hf_ix_not_replaceable(const char *path, const hf_ixkey *key);
 typedef struct hf_ixr hf_ixr;
 
 /* The first of `paths` that is a valid index file for key; NULL (with
- * *why, for the first file that exists, when why is non-NULL) otherwise. */
+ * *why, for the first file that exists, when why is non-NULL) otherwise.
+ * First removes what writers killed before their rename left beside each
+ * path: PATH.XXXXXX exactly (six letters or digits), a regular file owned
+ * by this user and unchanged for 10 minutes. */
 hf_ixr *hf_ixr_open(const hf_ixkey *key, GPtrArray *paths, char **why);
 void hf_ixr_free(hf_ixr *r);
 const char *hf_ixr_path(const hf_ixr *r);

@@ -7,7 +7,9 @@
 #     .stats says why each was ignored, as for a symbolic link;
 #   - -o index= naming the dump (or a hard link to it) or a file that is not
 #     an index file is refused with a clear message, and the file is left
-#     as it was; DUMP.heapfs-index that is no index is not replaced either.
+#     as it was; DUMP.heapfs-index that is no index is not replaced either;
+#   - temporaries that a writer killed before its rename left (NAME.XXXXXX)
+#     are removed by the next mount when an hour old; other names stay.
 source "$(dirname "$0")/lib.sh"
 
 SRC=$CORPUS/hprof/mat_oracle_jdk8_05_x64.hprof
@@ -104,6 +106,21 @@ for i in $(seq 1 100); do grep -qs '^index: .*written to' "$MNT/.stats" && break
 check "DUMP.heapfs-index that is no index: said, and the index goes to the cache" \
   grep -q "^index: built in .*y.hprof.heapfs-index: not a heapfs index file), written to $XDG_CACHE_HOME/heapfs/" "$MNT/.stats"
 check "...and the file is unchanged" grep -qx "my notes" "$D/y.hprof.heapfs-index"
+hf_umount
+
+# ---- temporaries a killed writer left: the stale ones of our naming go ----
+cp "$SRC" "$D/t.hprof"
+IX=$D/t.hprof.heapfs-index
+for f in "$IX.Qw3rTy" "$IX.retained-strong.1.Qw3rTy" "$IX.fresh1" "$IX.Qw3rT" "$IX.bak" "$D/t.hprof.Qw3rTy"; do
+  echo partial >"$f"
+  case $f in *fresh1) ;; *) touch -d '1 hour ago' "$f" ;; esac
+done
+hf_mount "$D/t.hprof"
+cat "$MNT/latest/dominators" >/dev/null
+check "a stale temporary index file (NAME.XXXXXX, 1 hour old) is removed" test ! -e "$IX.Qw3rTy"
+check "...and a stale temporary results file" test ! -e "$IX.retained-strong.1.Qw3rTy"
+check "a fresh one (a live writer's) and other names stay" \
+  test -e "$IX.fresh1" -a -e "$IX.Qw3rT" -a -e "$IX.bak" -a -e "$D/t.hprof.Qw3rTy"
 hf_umount
 
 # ---- every daemon ended cleanly (under SANITIZE=1: no report in its log) ----

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/unit/helpers.h"
@@ -293,6 +294,51 @@ static void test_never_replaces(void **state)
     g_free(hard);
     g_free(fifo);
     g_free(empty);
+    rm_rf(dir);
+}
+
+/* A writer killed before its rename leaves d.ix.XXXXXX: opening d.ix
+ * removes such files once they are 10 minutes old, and nothing else. */
+static void test_stale_temps(void **state)
+{
+    char *dir = tmpdir();
+    char *dump = g_build_filename(dir, "d.bin", NULL);
+    char *ix = g_build_filename(dir, "d.ix", NULL);
+    assert_true(g_file_set_contents(dump, "dump", 4, NULL));
+    hf_ixkey key;
+    assert_true(hf_ix_key(&key, dump, (const uint8_t *)"dump", 4, "test", 0));
+    struct {
+        const char *name;
+        bool old, gone;
+    } files[] = {
+        {"d.ix.AbC123", true, true},   {"d.ix.XyZ789", false, false}, /* a live writer's */
+        {"d.ix.AbC12", true, false},   {"d.ix.AbC1234", true, false},
+        {"d.ix.Ab-123", true, false},  {"other.AbC123", true, false},
+        {"d.ix.OtHeR1", true, false} /* another user's, when we may chown */,
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+        char *p = g_build_filename(dir, files[i].name, NULL);
+        assert_true(g_file_set_contents(p, "partial", -1, NULL));
+        struct timespec ts[2] = {{time(NULL) - 3600, 0}, {time(NULL) - 3600, 0}};
+        if (files[i].old)
+            assert_int_equal(utimensat(AT_FDCWD, p, ts, 0), 0);
+        if (strcmp(files[i].name, "d.ix.OtHeR1") == 0 && geteuid() == 0)
+            assert_int_equal(chown(p, 65534, 65534), 0);
+        else if (strcmp(files[i].name, "d.ix.OtHeR1") == 0)
+            files[i].gone = true; /* not root: it is ours */
+        g_free(p);
+    }
+    GPtrArray *paths = one_path(ix);
+    assert_null(hf_ixr_open(&key, paths, NULL));
+    for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+        char *p = g_build_filename(dir, files[i].name, NULL);
+        if (g_file_test(p, G_FILE_TEST_EXISTS) == files[i].gone)
+            fail_msg("%s: %s", files[i].name, files[i].gone ? "left" : "removed");
+        g_free(p);
+    }
+    g_ptr_array_free(paths, TRUE);
+    g_free(dump);
+    g_free(ix);
     rm_rf(dir);
 }
 
@@ -636,6 +682,7 @@ int main(void)
         cmocka_unit_test(test_candidates),
         cmocka_unit_test(test_not_regular),
         cmocka_unit_test(test_never_replaces),
+        cmocka_unit_test(test_stale_temps),
         cmocka_unit_test(test_hprof_round_trip),
         cmocka_unit_test(test_changed_unsampled),
         cmocka_unit_test(test_hprof_hostile),
