@@ -14,6 +14,7 @@
 #include "fs/guard.h"
 
 #include "cache/cache.h"
+#include "decoders/core/cancel.h"
 #include "decoders/core/model.h"
 
 #include <errno.h>
@@ -234,6 +235,14 @@ static gpointer after_mount(gpointer data)
     return NULL;
 }
 
+/* hf_cancel_when's question: the loop is ending (a signal, an unmount, the
+ * connection aborted), so a long computation in a worker gives up instead
+ * of keeping the daemon waiting for it. */
+static bool session_gone(void *se)
+{
+    return fuse_session_exited(se);
+}
+
 static int run_mount(hf_dumps *m, char *const *paths, int n, struct fuse_args *args,
                      uint64_t cache_size)
 {
@@ -272,6 +281,7 @@ static int run_mount(hf_dumps *m, char *const *paths, int n, struct fuse_args *a
         rc = 2; /* an option libfuse does not know, as a bad mount point is */
         goto out;
     }
+    hf_cancel_when(session_gone, se);
     if (fuse_set_signal_handlers(se) != 0)
         goto out_session;
     if (fuse_session_mount(se, cl.mountpoint) != 0)
@@ -302,6 +312,7 @@ static int run_mount(hf_dumps *m, char *const *paths, int n, struct fuse_args *a
 out_signals:
     fuse_remove_signal_handlers(se);
 out_session:
+    hf_cancel_when(NULL, NULL); /* every worker is joined */
     fuse_session_destroy(se);
 out:
     hf_tree_free(fs.tree);

@@ -5,6 +5,7 @@
  */
 #include "decoders/heap/retained.h"
 
+#include "decoders/core/cancel.h"
 #include "decoders/core/names.h"
 #include "decoders/core/progress.h"
 #include "decoders/heap/graphfile.h"
@@ -126,8 +127,12 @@ static void resolver_init(resolver *r, hf_heap *h, const hf_hsnap *sn)
     uint32_t n = (uint32_t)sn->n_objects;
     r->n = n;
     r->ids = g_new(uint64_t, n ? n : 1);
-    for (uint32_t i = 0; i < n; i++)
-        r->ids[i] = hf_heap_object_id(h, sn, i);
+    for (uint32_t i = 0; i < n; i++) {
+        if (hf_cancel_due(i))
+            r->n = n = i; /* the rest is not needed: compute() gives up */
+        else
+            r->ids[i] = hf_heap_object_id(h, sn, i);
+    }
     /* Sorted ids: the first is the least and the last the greatest.  A dump
      * that changed underneath may break that, so take both from all ids:
      * last - first could wrap around and size the table wrong. */
@@ -395,7 +400,7 @@ static void class_retained(const gctx *c, hf_hgraph *g, const hf_csr *kids)
     size_t top = 0;
     stack[top++] = c->n;
     next[c->n] = kids->off[c->n];
-    while (top) {
+    for (uint64_t step = 1; top && !hf_cancel_due(step); step++) {
         uint32_t v = stack[top - 1];
         if (next[v] < kids->off[v + 1]) {
             uint32_t w = kids->dst[next[v]++];
@@ -427,7 +432,7 @@ typedef struct {
 static gpointer shallow_range(gpointer ud)
 {
     shallow_part *p = ud;
-    for (uint32_t v = p->lo; v < p->hi; v++) {
+    for (uint32_t v = p->lo; v < p->hi && !hf_cancel_due(v - p->lo); v++) {
         hf_hobj ob;
         if (hf_heap_decode(p->h, p->sn, v, &ob))
             p->size[v] = hf_heap_shallow(p->h, p->sn, &ob);
@@ -479,7 +484,7 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
         hf_progress_phase(pr, "sorting ids");
         ctx_init(&c, h, sn);
         hf_progress_phase(pr, "reading references");
-        ok = hf_csr_build(&succ, n, source, &c);
+        ok = !hf_cancelled() && hf_csr_build(&succ, n, source, &c);
         ctx_free(&c);
     }
     if (ok) {
@@ -505,21 +510,28 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
                 g->unreachable_bytes += g->retained[v];
             }
         hf_dom_retained(n, g->idom, order, reached, g->retained, g->retained);
-        ok = hf_dom_children(n, g->idom, g->retained, &kids);
+        ok = !hf_cancelled() && hf_dom_children(n, g->idom, g->retained, &kids);
+    }
+    if (ok) {
+        c.sn = sn;
+        c.n = n;
+        class_retained(&c, g, &kids);
+        ok = !hf_cancelled();
     }
     g_free(order);
     if (!ok) {
+        hf_csr_free(&kids);
+        g_clear_pointer(&g->class_retained, g_free);
         hf_csr_free(&g->pred);
         g_clear_pointer(&g->retained, g_free);
         g_clear_pointer(&g->idom, g_free);
         hf_parents_free(&g->parent);
-        g->error = g_strdup("out of memory, or more than 2^32 references");
+        /* never kept: hf_heap_graph writes no file of a graph in error */
+        g->error = g_strdup(hf_cancelled() ? "cancelled: the mount is going away"
+                                           : "out of memory, or more than 2^32 references");
         hf_progress_end(pr, "no retained sizes: %s", g->error);
         return g;
     }
-    c.sn = sn;
-    c.n = n;
-    class_retained(&c, g, &kids);
     /* the children are kept without their offsets (hf_hgraph_kids) */
     g->n_kids = hf_csr_edges(&kids);
     g->kids = kids.dst;

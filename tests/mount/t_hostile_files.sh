@@ -9,7 +9,10 @@
 #     an index file is refused with a clear message, and the file is left
 #     as it was; DUMP.heapfs-index that is no index is not replaced either;
 #   - temporaries that a writer killed before its rename left (NAME.XXXXXX)
-#     are removed by the next mount when an hour old; other names stay.
+#     are removed by the next mount when an hour old; other names stay;
+#   - SIGTERM (or umount -f, as root) while a snapshot's dominators are
+#     computed (build/hprofgen, 3 million objects): the daemon exits within
+#     3 s instead of finishing the computation first.
 source "$(dirname "$0")/lib.sh"
 
 SRC=$CORPUS/hprof/mat_oracle_jdk8_05_x64.hprof
@@ -122,6 +125,34 @@ check "...and a stale temporary results file" test ! -e "$IX.retained-strong.1.Q
 check "a fresh one (a live writer's) and other names stay" \
   test -e "$IX.fresh1" -a -e "$IX.Qw3rT" -a -e "$IX.bak" -a -e "$D/t.hprof.Qw3rTy"
 hf_umount
+
+# ---- the mount goes away while dominators are computed: the daemon does not
+# wait for them (SIGTERM; umount -f, which aborts the connection, as root) ----
+GEN=${HPROFGEN:-$ROOT/build/hprofgen}
+if [ ! -x "$GEN" ]; then
+  make -s -C "$ROOT" build/hprofgen >"$TESTTMP/make.log" 2>&1 ||
+    { sed 's/^/# /' "$TESTTMP/make.log"; echo "not ok - build build/hprofgen"; }
+fi
+"$GEN" -n 3000000 -o "$D/big.hprof" >/dev/null 2>&1 || echo "not ok - hprofgen -n 3000000"
+ways=(TERM)
+[ "$(id -u)" = 0 ] && ways+=(umount-f)
+for way in "${ways[@]}"; do
+  start "$D/big.hprof" -o index=none
+  live_within 60 || echo "not ok - mount the generated dump"
+  cat "$MNT/latest/dominators" >/dev/null 2>&1 &
+  reader=$!
+  sleep 2
+  check "$way: the retained sizes are still being computed after 2 s" kill -0 "$reader"
+  t0=$(date +%s.%N)
+  if [ "$way" = TERM ]; then kill -TERM "$PID"; else umount -f "$MNT" 2>/dev/null; fi
+  done_within 3 "$PID"; gone=$?
+  done_within 60 "$PID"
+  echo "# $way during the computation: the daemon exited $(echo "$(date +%s.%N) - $t0" | bc) s later"
+  check_eq "$way: the daemon exits within 3 s, not when the computation is done" 0 "$gone"
+  done_within 60 "$reader"
+  check "$way: nothing is left mounted" \
+    bash -c "fusermount3 -u -z '$MNT' 2>/dev/null; ! mountpoint -q '$MNT'"
+done
 
 # ---- every daemon ended cleanly (under SANITIZE=1: no report in its log) ----
 for m in "${HF_MOUNTS[@]}"; do mountpoint -q "$m" && fusermount3 -u "$m"; done

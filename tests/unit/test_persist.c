@@ -24,6 +24,7 @@
 
 #include "tests/unit/helpers.h"
 
+#include "decoders/core/cancel.h"
 #include "decoders/core/ixfile.h"
 
 static char *tmpdir(void)
@@ -75,13 +76,20 @@ static off_t file_size(const char *path)
 }
 
 /* Corpus HPROF file `name` copied to dir/dump.hprof: its path; its bytes
- * in *data (to g_free). */
+ * in *data (to g_free) when data is not NULL. */
 static char *copy_dump(const char *dir, const char *name, gchar **data, gsize *len)
 {
     char *src = th_corpus("hprof", name);
-    char *dump = g_build_filename(dir, "dump.hprof", NULL);
-    assert_true(g_file_get_contents(src, data, len, NULL));
-    assert_true(g_file_set_contents(dump, *data, (gssize)*len, NULL));
+    char *dump = g_build_filename(dir, "dump.hprof", NULL), *bytes;
+    gsize n;
+    assert_true(g_file_get_contents(src, &bytes, &n, NULL));
+    assert_true(g_file_set_contents(dump, bytes, (gssize)n, NULL));
+    if (data) {
+        *data = bytes;
+        *len = n;
+    } else {
+        g_free(bytes);
+    }
     g_free(src);
     return dump;
 }
@@ -655,6 +663,33 @@ static void test_retained_kept(void **state)
     rm_rf(dir);
 }
 
+static bool always(void *ud)
+{
+    return true;
+}
+
+/* Retained sizes given up because the mount is going away
+ * (core/cancel.h): the views say so, and no results file is kept. */
+static void test_retained_cancelled(void **state)
+{
+    char *dir = tmpdir();
+    char *dump = copy_dump(dir, "mat_oracle_jdk8_05_x64.hprof", NULL, NULL);
+    char *gfile = g_build_filename(dir, "dump.hprof.heapfs-index.retained-strong.1", NULL);
+    hf_open_opts o = {0}; /* the default places: beside the dump */
+    hf_dump *d = hf_open_with(dump, &o, NULL);
+    assert_non_null(d);
+    hf_cancel_when(always, NULL);
+    char *v = th_snap_file(d, 0, "dominators");
+    hf_cancel_when(NULL, NULL);
+    assert_string_equal(v, "# no retained sizes: cancelled: the mount is going away\n");
+    g_free(v);
+    hf_dump_close(d);
+    assert_false(g_file_test(gfile, G_FILE_TEST_EXISTS));
+    g_free(dump);
+    g_free(gfile);
+    rm_rf(dir);
+}
+
 /* Where: beside the dump, else the cache; none gives nothing. */
 static void test_candidates(void **state)
 {
@@ -687,6 +722,7 @@ int main(void)
         cmocka_unit_test(test_changed_unsampled),
         cmocka_unit_test(test_hprof_hostile),
         cmocka_unit_test(test_retained_kept),
+        cmocka_unit_test(test_retained_cancelled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
