@@ -143,7 +143,6 @@ static void usage(const char *prog)
     fuse_lowlevel_help();
 }
 
-/* "256M" -> bytes; false on garbage. */
 /* -o retained=LEVEL, by the names of decoders/heap/retained.h. */
 static bool parse_reach(const char *s, unsigned *out)
 {
@@ -155,26 +154,32 @@ static bool parse_reach(const char *s, unsigned *out)
     return false;
 }
 
-static bool parse_size(const char *s, uint64_t *out)
+/* "256M" -> bytes: NULL, else what is wrong with s.  Digits first: strtoull
+ * takes "-1" as 2^64-1; and a suffix must not shift bits out
+ * (17179869185G is not 1 GiB). */
+static const char *parse_size(const char *s, uint64_t *out)
 {
+    const char *garbage = "is not a size (bytes, or a number with K, M or G)";
+    if (!g_ascii_isdigit(*s))
+        return garbage;
     char *end;
     errno = 0;
     guint64 v = g_ascii_strtoull(s, &end, 10);
-    if (errno || end == s)
-        return false;
+    unsigned shift = 0;
     switch (g_ascii_toupper(*end)) {
-    case 'G': v <<= 10; /* fall through */
-    case 'M': v <<= 10; /* fall through */
-    case 'K': v <<= 10; end++; break;
-    case '\0': break;
-    default: return false;
+    case 'G': shift = 30; break;
+    case 'M': shift = 20; break;
+    case 'K': shift = 10; break;
     }
+    end += shift != 0;
     if (*end == 'B' || *end == 'b')
         end++;
     if (*end)
-        return false;
-    *out = v;
-    return true;
+        return garbage;
+    if (errno == ERANGE || v > UINT64_MAX >> shift)
+        return "is too large (2^64 bytes or more)";
+    *out = v << shift;
+    return NULL;
 }
 
 /* Mount options every heapfs mount gets. */
@@ -341,8 +346,9 @@ int main(int argc, char **argv)
         goto out;
     }
     uint64_t cache_size = DEFAULT_CACHE_SIZE;
-    if (o.cache_size && !parse_size(o.cache_size, &cache_size)) {
-        fprintf(stderr, "heapfs: bad cache_size '%s' (bytes, or with K, M, G)\n", o.cache_size);
+    const char *bad_size = o.cache_size ? parse_size(o.cache_size, &cache_size) : NULL;
+    if (bad_size) {
+        fprintf(stderr, "heapfs: cache_size: '%s' %s\n", o.cache_size, bad_size);
         goto out;
     }
     if (o.check && args.argc > 1) {

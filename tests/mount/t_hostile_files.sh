@@ -12,7 +12,8 @@
 #     are removed by the next mount when an hour old; other names stay;
 #   - SIGTERM (or umount -f, as root) while a snapshot's dominators are
 #     computed (build/hprofgen, 3 million objects): the daemon exits within
-#     3 s instead of finishing the computation first.
+#     3 s instead of finishing the computation first;
+#   - -o cache_size=-1 or a size that wraps around 2^64 is refused.
 source "$(dirname "$0")/lib.sh"
 
 SRC=$CORPUS/hprof/mat_oracle_jdk8_05_x64.hprof
@@ -153,6 +154,18 @@ for way in "${ways[@]}"; do
   check "$way: nothing is left mounted" \
     bash -c "fusermount3 -u -z '$MNT' 2>/dev/null; ! mountpoint -q '$MNT'"
 done
+
+# ---- -o cache_size: no sign, no wrap-around ----
+for v in -1 17179869185G 18446744073709551616 ' 5M'; do
+  m=$(mktemp -d "$TESTTMP/mnt.XXXXXX")
+  err=$(timeout 60 "$HEAPFS" -o cache_size="$v" "$SRC" "$m" 2>&1); rc=$?
+  mountpoint -q "$m" && fusermount3 -u "$m"
+  check_eq "-o cache_size='$v' is refused (exit status 2)" 2 "$rc"
+  check "...saying heapfs: cache_size: '$v' ..." grep -q "^heapfs: cache_size: '$v' is" <<<"$err"
+done
+hf_mount "$SRC" -o cache_size=16G
+check_eq "-o cache_size=16G is 16 GiB" "max bytes: 17179869184" "$(grep '^max bytes:' "$MNT/.stats")"
+hf_umount
 
 # ---- every daemon ended cleanly (under SANITIZE=1: no report in its log) ----
 for m in "${HF_MOUNTS[@]}"; do mountpoint -q "$m" && fusermount3 -u "$m"; done
