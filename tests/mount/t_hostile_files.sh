@@ -13,7 +13,9 @@
 #   - SIGTERM (or umount -f, as root) while a snapshot's dominators are
 #     computed (build/hprofgen, 3 million objects): the daemon exits within
 #     3 s instead of finishing the computation first;
-#   - -o cache_size=-1 or a size that wraps around 2^64 is refused.
+#   - -o cache_size=-1 or a size that wraps around 2^64 is refused;
+#   - a dump truncated while mounted: `ls objects` fails with EIO instead
+#     of listing ids read as zeros.
 source "$(dirname "$0")/lib.sh"
 
 SRC=$CORPUS/hprof/mat_oracle_jdk8_05_x64.hprof
@@ -166,6 +168,20 @@ done
 hf_mount "$SRC" -o cache_size=16G
 check_eq "-o cache_size=16G is 16 GiB" "max bytes: 17179869184" "$(grep '^max bytes:' "$MNT/.stats")"
 hf_umount
+
+# ---- the dump truncated while mounted: listing objects fails, as reading does ----
+for how in built loaded; do
+  cp "$SRC" "$D/cut-$how.hprof"
+  if [ $how = loaded ]; then hf_mount "$D/cut-$how.hprof"; sleep 1; hf_umount; fi
+  hf_mount "$D/cut-$how.hprof"
+  check "$how index: the objects list before" bash -c "ls '$MNT/latest/objects' | grep -q '^0x'"
+  truncate -s 100000 "$D/cut-$how.hprof"
+  out=$(ls "$MNT/latest/objects" 2>&1 | head -3)
+  check "$how index: after the dump shrank, ls objects fails with EIO" \
+    bash -c "[[ '$out' == *'Input/output error'* && '$out' != *0x* ]]"
+  check "...and the daemon is up" mountpoint -q "$MNT"
+  hf_umount
+done
 
 # ---- every daemon ended cleanly (under SANITIZE=1: no report in its log) ----
 for m in "${HF_MOUNTS[@]}"; do mountpoint -q "$m" && fusermount3 -u "$m"; done
