@@ -11,8 +11,8 @@
 #   - temporaries that a writer killed before its rename left (NAME.XXXXXX)
 #     are removed by the next mount when an hour old; other names stay;
 #   - SIGTERM (or umount -f, as root) while a snapshot's dominators are
-#     computed (build/hprofgen, 3 million objects): the daemon exits within
-#     3 s instead of finishing the computation first;
+#     computed (build/hprofgen, 8 million objects): the daemon exits within
+#     2 s instead of finishing the computation first;
 #   - -o cache_size=-1 or a size that wraps around 2^64 is refused;
 #   - a dump truncated while mounted: `ls objects` fails with EIO instead
 #     of listing ids read as zeros.
@@ -22,11 +22,13 @@ SRC=$CORPUS/hprof/mat_oracle_jdk8_05_x64.hprof
 STICKY=$TESTTMP/sticky   # as /tmp: everyone may create, only owners remove
 mkdir -p "$STICKY"; chmod 1777 "$STICKY"
 
-# start DUMP [options]: heapfs -f in the background; sets MNT and PID.
+# start DUMP [options]: heapfs -f in the background (under ${WRAP[@]}, e.g.
+# taskset, which execs it: same pid); sets MNT and PID.
+WRAP=()
 start() {
   local dump=$1; shift
   MNT=$(mktemp -d "$TESTTMP/mnt.XXXXXX")
-  "$HEAPFS" -f "$@" "$dump" "$MNT" 2>"$MNT.log" &
+  ${WRAP[@]+"${WRAP[@]}"} "$HEAPFS" -f "$@" "$dump" "$MNT" 2>"$MNT.log" &
   PID=$!
   HF_MOUNTS+=("$MNT"); HF_PIDS+=("$PID")
 }
@@ -136,7 +138,10 @@ if [ ! -x "$GEN" ]; then
   make -s -C "$ROOT" build/hprofgen >"$TESTTMP/make.log" 2>&1 ||
     { sed 's/^/# /' "$TESTTMP/make.log"; echo "not ok - build build/hprofgen"; }
 fi
-"$GEN" -n 3000000 -o "$D/big.hprof" >/dev/null 2>&1 || echo "not ok - hprofgen -n 3000000"
+# 8 million objects: some 3 s of computing on one idle core (and the daemon on
+# one core where taskset can: its graph building takes one thread per core)
+"$GEN" -n 8000000 -o "$D/big.hprof" >/dev/null 2>&1 || echo "not ok - hprofgen -n 8000000"
+taskset -c 0 true 2>/dev/null && WRAP=(taskset -c 0)
 ways=(TERM)
 [ "$(id -u)" = 0 ] && ways+=(umount-f)
 for way in "${ways[@]}"; do
@@ -144,18 +149,23 @@ for way in "${ways[@]}"; do
   live_within 60 || echo "not ok - mount the generated dump"
   cat "$MNT/latest/dominators" >/dev/null 2>&1 &
   reader=$!
-  sleep 2
-  check "$way: the retained sizes are still being computed after 2 s" kill -0 "$reader"
+  sleep 1
+  if ! kill -0 "$reader" 2>/dev/null; then
+    echo "ok - $way while computing # SKIP the computation took under 1 s here"
+    done_within 60 "$PID" || kill "$PID"
+    continue
+  fi
   t0=$(date +%s.%N)
   if [ "$way" = TERM ]; then kill -TERM "$PID"; else umount -f "$MNT" 2>/dev/null; fi
-  done_within 3 "$PID"; gone=$?
-  done_within 60 "$PID"
-  echo "# $way during the computation: the daemon exited $(echo "$(date +%s.%N) - $t0" | bc) s later"
-  check_eq "$way: the daemon exits within 3 s, not when the computation is done" 0 "$gone"
+  done_within 2 "$PID"; gone=$?
+  done_within 120 "$PID"
+  echo "# $way 1 s into the computation: the daemon exited $(echo "$(date +%s.%N) - $t0" | bc) s later"
+  check_eq "$way: the daemon exits within 2 s, not when the computation is done" 0 "$gone"
   done_within 60 "$reader"
   check "$way: nothing is left mounted" \
     bash -c "fusermount3 -u -z '$MNT' 2>/dev/null; ! mountpoint -q '$MNT'"
 done
+WRAP=()
 
 # ---- -o cache_size: no sign, no wrap-around ----
 for v in -1 17179869185G 18446744073709551616 ' 5M'; do
