@@ -605,23 +605,15 @@ bool hf_dom_children(uint32_t n, const uint32_t *idom, const uint64_t *retained,
         most = off[v + 2] > most ? off[v + 2] : most;
     uint32_t *dst = try_u32(kids);
     uint64_t *key = g_try_new(uint64_t, most ? most : 1);
-    if (!dst || !key) {
-        g_free(off);
-        g_free(dst);
-        g_free(key);
-        return false;
-    }
+    if (!dst || !key)
+        goto fail;
     bucket_starts(off, n + 1);
     for (uint32_t v = 0; v < n; v++)
         if (idom[v] != HF_NONE)
             dst[off[idom[v] + 1]++] = v;
     for (uint32_t v = 0; v <= n; v++) {
-        if (hf_cancel_due(v)) {
-            g_free(off);
-            g_free(dst);
-            g_free(key);
-            return false;
-        }
+        if (hf_cancel_due(v))
+            goto fail;
         kids_t k = {key, dst + off[v]};
         uint32_t len = off[v + 1] - off[v];
         if (len < 2) /* most nodes: nothing to sort, and no call for it */
@@ -635,6 +627,11 @@ bool hf_dom_children(uint32_t n, const uint32_t *idom, const uint64_t *retained,
     out->off = g_realloc(off, ((size_t)n + 2) * sizeof *off);
     out->dst = dst;
     return true;
+fail:
+    g_free(off);
+    g_free(dst);
+    g_free(key);
+    return false;
 }
 
 /* ---- shortest paths ---- */
