@@ -7,8 +7,8 @@
  * to one dump, the checksum, writing it atomically and mapping it back.
  * What goes in the sections is the decoder's (decoders/heap/persist.c).
  *
- * A file is a header (magic, format version, byte order, the key, a
- * SHA-256 checksum), a table of sections {id, offset, length}, then the
+ * A file is a header (magic, format version, byte order, its random id,
+ * the key, a SHA-256 checksum), a table of sections {id, offset, length}, then the
  * sections, each at an offset that is a multiple of 64, so arrays of
  * integers are used in place from the mapping.  The checksum (SHA-256)
  * covers the header, the table, every section whole, except the big
@@ -20,9 +20,10 @@
  * dominator results) are checksummed whole with zlib's CRC-32
  * (hf_ixw_add_crc), which runs at some 3 GB/s here.
  *
- * Keyed by the dump's size, mtime and ctime (ns), inode and device, a SHA-256 of its
- * first and last 4 KiB and of 64 blocks of 4 KiB spread over it, the
- * decoder's name and a "variant" (options that change the contents); a
+ * Keyed by the dump's size, mtime and ctime (ns), inode and device, a
+ * SHA-256 of its first and last 4 KiB and of 64 blocks of 4 KiB spread
+ * over it, the decoder's name and a "variant" (options that change the
+ * contents); a
  * results file also by the id of the index file it was computed from
  * (each file written gets a random one), so an index rebuilt, after
  * damage say, makes the results computed from the old one stale.  A
@@ -34,6 +35,9 @@
  * Written to a unique temporary name (mkstemp) in the target's directory,
  * then renamed over the target: readers only ever open complete files, and
  * two writers at once each rename a complete file (the last one stays).
+ * Only an index file or an empty file is ever replaced
+ * (hf_ix_not_replaceable), and hf_ixr_open removes what killed writers
+ * left.
  *
  * Ownership: an hf_ixr owns its mapping; pointers from hf_ixr_section stay
  * valid until hf_ixr_free.  An hf_ixw borrows the data given to
