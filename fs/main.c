@@ -15,6 +15,7 @@
 #include "fs/preflight.h"
 
 #include "cache/cache.h"
+#include "decoders/core/cancel.h"
 #include "decoders/core/model.h"
 
 #include <errno.h>
@@ -144,7 +145,6 @@ static void usage(const char *prog)
     fuse_lowlevel_help();
 }
 
-/* "256M" -> bytes; false on garbage. */
 /* -o retained=LEVEL, by the names of decoders/heap/retained.h. */
 static bool parse_reach(const char *s, unsigned *out)
 {
@@ -156,26 +156,32 @@ static bool parse_reach(const char *s, unsigned *out)
     return false;
 }
 
-static bool parse_size(const char *s, uint64_t *out)
+/* "256M" -> bytes: NULL, else what is wrong with s.  Digits first: strtoull
+ * takes "-1" as 2^64-1; and a suffix must not shift bits out
+ * (17179869185G is not 1 GiB). */
+static const char *parse_size(const char *s, uint64_t *out)
 {
+    const char *garbage = "is not a size (bytes, or a number with K, M or G)";
+    if (!g_ascii_isdigit(*s))
+        return garbage;
     char *end;
     errno = 0;
     guint64 v = g_ascii_strtoull(s, &end, 10);
-    if (errno || end == s)
-        return false;
+    unsigned shift = 0;
     switch (g_ascii_toupper(*end)) {
-    case 'G': v <<= 10; /* fall through */
-    case 'M': v <<= 10; /* fall through */
-    case 'K': v <<= 10; end++; break;
-    case '\0': break;
-    default: return false;
+    case 'G': shift = 30; break;
+    case 'M': shift = 20; break;
+    case 'K': shift = 10; break;
     }
+    end += shift != 0;
     if (*end == 'B' || *end == 'b')
         end++;
     if (*end)
-        return false;
-    *out = v;
-    return true;
+        return garbage;
+    if (errno == ERANGE || v > UINT64_MAX >> shift)
+        return "is too large (2^64 bytes or more)";
+    *out = v << shift;
+    return NULL;
 }
 
 /* *p made absolute (lexically, as hf_keep_candidates names the dump): left
@@ -301,6 +307,14 @@ static void say_index_files(hf_mount *m, const char *index_opt)
     g_string_free(s, TRUE);
 }
 
+/* hf_cancel_when's question: the loop is ending (a signal, an unmount, the
+ * connection aborted), so a long computation in a worker gives up instead
+ * of keeping the daemon waiting for it. */
+static bool session_gone(void *se)
+{
+    return fuse_session_exited(se);
+}
+
 static int run_mount(hf_mount *m, char *const *paths, int n, struct fuse_args *args,
                      uint64_t cache_size, const char *index_opt)
 {
@@ -338,6 +352,7 @@ static int run_mount(hf_mount *m, char *const *paths, int n, struct fuse_args *a
         rc = 2; /* an option libfuse does not know, as a bad mount point is */
         goto out;
     }
+    hf_cancel_when(session_gone, se);
     if (fuse_set_signal_handlers(se) != 0)
         goto out_session;
     if (fuse_session_mount(se, cl.mountpoint) != 0)
@@ -369,6 +384,7 @@ static int run_mount(hf_mount *m, char *const *paths, int n, struct fuse_args *a
 out_signals:
     fuse_remove_signal_handlers(se);
 out_session:
+    hf_cancel_when(NULL, NULL); /* every worker is joined */
     fuse_session_destroy(se);
 out:
     hf_tree_free(fs.tree);
@@ -399,8 +415,9 @@ int main(int argc, char **argv)
         goto out;
     }
     uint64_t cache_size = DEFAULT_CACHE_SIZE;
-    if (o.cache_size && !parse_size(o.cache_size, &cache_size)) {
-        fprintf(stderr, "heapfs: bad cache_size '%s' (bytes, or with K, M, G)\n", o.cache_size);
+    const char *bad_size = o.cache_size ? parse_size(o.cache_size, &cache_size) : NULL;
+    if (bad_size) {
+        fprintf(stderr, "heapfs: cache_size: '%s' %s\n", o.cache_size, bad_size);
         goto out;
     }
     if (o.check && args.argc > 1) {

@@ -8,22 +8,25 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #define MAGIC "HFINDEX"
-#define VERSION 1u
+#define VERSION 3u /* 2: ctime in the key; 3: the file's id, and key.source */
 #define ENDIAN 0x01020304u
 #define ALIGN 64
 #define BLOCK 4096
 #define SAMPLES 64
 #define MAX_SECTIONS 65536u
+#define STALE_SECONDS 600 /* a temporary file unchanged this long is a dead writer's */
 
 typedef struct {
     char magic[8];
     uint32_t version, endian;
     uint32_t n_sections, reserved;
     uint64_t file_size;
+    uint64_t id; /* this file's own (hf_keepw_id), never 0 */
     hf_keepkey key;
     uint8_t checksum[32];
 } header;
@@ -83,6 +86,7 @@ bool hf_keep_key(hf_keepkey *k, const char *path, const uint8_t *data, size_t si
         return false;
     k->size = (uint64_t)st.st_size;
     k->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+    k->ctime_ns = (uint64_t)st.st_ctim.tv_sec * 1000000000u + (uint64_t)st.st_ctim.tv_nsec;
     k->ino = st.st_ino;
     k->dev = st.st_dev;
     g_strlcpy(k->format, format, sizeof k->format);
@@ -96,9 +100,20 @@ bool hf_keep_key(hf_keepkey *k, const char *path, const uint8_t *data, size_t si
 
 static bool key_equal(const hf_keepkey *a, const hf_keepkey *b)
 {
-    return a->size == b->size && a->mtime_ns == b->mtime_ns && a->ino == b->ino &&
+    return a->size == b->size && a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns &&
+           a->ino == b->ino &&
            a->dev == b->dev && memcmp(a->sample, b->sample, 32) == 0 &&
-           strncmp(a->format, b->format, sizeof a->format) == 0 && a->variant == b->variant;
+           strncmp(a->format, b->format, sizeof a->format) == 0 && a->variant == b->variant &&
+           a->source == b->source;
+}
+
+/* Why a file whose key is not `want` was not used. */
+static const char *key_mismatch(const hf_keepkey *have, const hf_keepkey *want)
+{
+    hf_keepkey k = *have;
+    k.source = want->source;
+    return key_equal(&k, want) ? "computed from another index file"
+                               : "made for another dump, or the dump changed";
 }
 
 /* The checksum of a file whose header (checksum zeroed), table and
@@ -174,22 +189,84 @@ void hf_keepr_free(hf_keepr *r)
     g_free(r);
 }
 
+/* What a file that is not a regular one is, for messages. */
+static const char *kind_of(mode_t mode)
+{
+    return S_ISLNK(mode)    ? "a symbolic link (not followed)"
+           : S_ISFIFO(mode) ? "a FIFO, not a regular file"
+           : S_ISDIR(mode)  ? "a directory"
+           : S_ISSOCK(mode) ? "a socket, not a regular file"
+                            : "a device, not a regular file";
+}
+
+/* path opened for reading when it is a regular file, else -1 with *bad
+ * (NULL when it does not exist).  Never blocks: the type is checked before
+ * opening (a FIFO another user planted would block open() forever) and
+ * again after (O_NONBLOCK, O_NOFOLLOW), in case the name changed between. */
+static int open_regular(const char *path, struct stat *st, const char **bad)
+{
+    *bad = NULL;
+    if (lstat(path, st) != 0) {
+        if (errno != ENOENT && errno != ENOTDIR)
+            *bad = g_strerror(errno);
+        return -1;
+    }
+    if (!S_ISREG(st->st_mode)) {
+        *bad = kind_of(st->st_mode);
+        return -1;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) {
+        *bad = errno == ELOOP ? kind_of(S_IFLNK) : g_strerror(errno);
+        return -1;
+    }
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+        *bad = kind_of(st->st_mode);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Whether the file open at fd begins as an index file does. */
+static bool has_magic(int fd)
+{
+    char magic[sizeof MAGIC];
+    return pread(fd, magic, sizeof magic, 0) == (ssize_t)sizeof magic &&
+           memcmp(magic, MAGIC, sizeof MAGIC) == 0;
+}
+
+char *hf_keep_not_replaceable(const char *path, const hf_keepkey *key)
+{
+    struct stat st;
+    const char *bad = NULL;
+    int fd = open_regular(path, &st, &bad);
+    if (fd < 0)
+        return bad ? g_strdup(bad) : NULL; /* NULL: there is none */
+    bool ours = st.st_size == 0 || has_magic(fd);
+    close(fd);
+    if ((uint64_t)st.st_dev == key->dev && (uint64_t)st.st_ino == key->ino)
+        return g_strdup("the dump itself");
+    return ours ? NULL : g_strdup("not a heapfs index file");
+}
+
 /* The file at path when it is a valid index file for key; else NULL, and
  * *why (when still NULL) says what is wrong with it.  A missing file says
  * nothing. */
 static hf_keepr *try_open(const hf_keepkey *key, const char *path, char **why)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0)
-        return NULL;
     struct stat st;
     const char *bad = NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-        bad = "not a regular file";
-    else if (st.st_uid != geteuid() || (st.st_mode & 022))
+    int fd = open_regular(path, &st, &bad);
+    if (fd < 0) {
+        if (bad && why && !*why)
+            *why = g_strdup_printf("%s: %s", path, bad);
+        return NULL;
+    }
+    if (st.st_uid != geteuid() || (st.st_mode & 022))
         bad = "owned by another user, or writable by others";
     else if ((uint64_t)st.st_size < sizeof(header))
-        bad = "truncated";
+        bad = has_magic(fd) ? "truncated" : "not a heapfs index file";
     GMappedFile *map = bad ? NULL : g_mapped_file_new_from_fd(fd, FALSE, NULL);
     close(fd);
     if (!bad && !map)
@@ -212,7 +289,7 @@ static hf_keepr *try_open(const hf_keepkey *key, const char *path, char **why)
                sizeof(header) + (uint64_t)hd->n_sections * sizeof(entry) > r->size) {
         bad = "truncated or damaged";
     } else if (!key_equal(&hd->key, key)) {
-        bad = "made for another dump, or the dump changed";
+        bad = key_mismatch(&hd->key, key);
     } else {
         r->tab = (const entry *)(const void *)(r->data + sizeof(header));
         const uint8_t **sec = g_new(const uint8_t *, hd->n_sections + 1);
@@ -240,8 +317,49 @@ static hf_keepr *try_open(const hf_keepkey *key, const char *path, char **why)
     return r;
 }
 
+/* Whether name is base + "." + the six letters or digits mkstemp puts. */
+static bool is_temp_of(const char *name, const char *base)
+{
+    size_t n = strlen(base);
+    if (strncmp(name, base, n) != 0 || name[n] != '.' || strlen(name + n + 1) != 6)
+        return false;
+    for (const char *p = name + n + 1; *p; p++)
+        if (!g_ascii_isalnum(*p))
+            return false;
+    return true;
+}
+
+/* Removes the temporaries a writer killed before its rename left beside
+ * path (PATH.XXXXXX, hf_keepw_write): regular files of ours, unchanged for
+ * STALE_SECONDS.  By age, not by the writer's pid: a live writer changes
+ * its file all the time, and a writer on another machine sharing the
+ * directory has a pid that means nothing here. */
+static void remove_stale_temps(const char *path)
+{
+    char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
+    GDir *d = g_dir_open(dir, 0, NULL);
+    const char *name;
+    time_t old = time(NULL) - STALE_SECONDS;
+    while (d && (name = g_dir_read_name(d))) {
+        if (!is_temp_of(name, base))
+            continue;
+        char *p = g_build_filename(dir, name, NULL);
+        struct stat st;
+        if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+            st.st_mtime < old)
+            unlink(p);
+        g_free(p);
+    }
+    if (d)
+        g_dir_close(d);
+    g_free(dir);
+    g_free(base);
+}
+
 hf_keepr *hf_keepr_open(const hf_keepkey *key, GPtrArray *paths, char **why)
 {
+    for (guint i = 0; i < paths->len; i++)
+        remove_stale_temps(g_ptr_array_index(paths, i));
     for (guint i = 0; i < paths->len; i++) {
         hf_keepr *r = try_open(key, g_ptr_array_index(paths, i), why);
         if (r)
@@ -253,6 +371,11 @@ hf_keepr *hf_keepr_open(const hf_keepkey *key, GPtrArray *paths, char **why)
 const char *hf_keepr_path(const hf_keepr *r)
 {
     return r->path;
+}
+
+uint64_t hf_keepr_id(const hf_keepr *r)
+{
+    return r->hd->id;
 }
 
 const uint8_t *hf_keepr_data(const hf_keepr *r, size_t *len)
@@ -360,6 +483,7 @@ void hf_keepb_str(GByteArray *b, const char *s)
 }
 
 struct hf_keepw {
+    uint64_t id;     /* written in the header */
     GArray *tab;     /* entry (off filled when written) */
     GPtrArray *data; /* const uint8_t * per section */
     GPtrArray *owned; /* GByteArray */
@@ -368,6 +492,8 @@ struct hf_keepw {
 hf_keepw *hf_keepw_new(void)
 {
     hf_keepw *w = g_new0(hf_keepw, 1);
+    while (!w->id) /* random: a file written again is another file */
+        w->id = (uint64_t)g_random_int() << 32 | g_random_int();
     w->tab = g_array_new(FALSE, TRUE, sizeof(entry));
     w->data = g_ptr_array_new();
     w->owned = g_ptr_array_new_with_free_func((GDestroyNotify)g_byte_array_unref);
@@ -382,6 +508,11 @@ void hf_keepw_free(hf_keepw *w)
     g_ptr_array_free(w->data, TRUE);
     g_ptr_array_free(w->owned, TRUE);
     g_free(w);
+}
+
+uint64_t hf_keepw_id(const hf_keepw *w)
+{
+    return w->id;
 }
 
 void hf_keepw_add(hf_keepw *w, uint32_t id, const void *data, uint64_t len)
@@ -437,6 +568,7 @@ static bool write_file(hf_keepw *w, const hf_keepkey *key, int fd)
         off += tab[i].len;
     }
     hd.file_size = off;
+    hd.id = w->id;
     file_checksum(&hd, tab, (const uint8_t *const *)w->data->pdata, hd.checksum);
     if (ftruncate(fd, (off_t)off) != 0 || !write_all(fd, &hd, sizeof hd, 0) ||
         !write_all(fd, tab, (uint64_t)w->tab->len * sizeof(entry), sizeof hd))
@@ -451,6 +583,15 @@ char *hf_keepw_write(hf_keepw *w, const hf_keepkey *key, GPtrArray *paths, unsig
 {
     for (guint i = 0; i < paths->len; i++) {
         const char *path = g_ptr_array_index(paths, i);
+        char *no = hf_keep_not_replaceable(path, key);
+        if (no) {
+            if (why) {
+                g_free(*why);
+                *why = g_strdup_printf("%s: %s, not replaced", path, no);
+            }
+            g_free(no);
+            continue;
+        }
         if (i > 0) { /* the cache directory: made private */
             char *dir = g_path_get_dirname(path);
             g_mkdir_with_parents(dir, 0700);

@@ -9,8 +9,8 @@
  * What goes in the sections is the decoder's (decoders/heap/persist.c,
  * decoders/heap/graphfile.c, decoders/hprof/store.c).
  *
- * A file is a header (magic, format version, byte order, the key, a
- * SHA-256 checksum), a table of sections {id, offset, length}, then the
+ * A file is a header (magic, format version, byte order, its random id,
+ * the key, a SHA-256 checksum), a table of sections {id, offset, length}, then the
  * sections, each at an offset that is a multiple of 64, so arrays of
  * integers are used in place from the mapping.  The checksum (SHA-256)
  * covers the header, the table, every section whole, except the big
@@ -22,15 +22,24 @@
  * dominator results) are checksummed whole with zlib's CRC-32
  * (hf_keepw_add_crc), which runs at some 3 GB/s here.
  *
- * Keyed by the dump's size, mtime (ns), inode and device, a SHA-256 of its
- * first and last 4 KiB and of 64 blocks of 4 KiB spread over it, the
- * decoder's name and a "variant" (options that change the contents).  A
+ * Keyed by the dump's size, mtime and ctime (ns), inode and device, a
+ * SHA-256 of its first and last 4 KiB and of 64 blocks of 4 KiB spread
+ * over it, the decoder's name and a "variant" (options that change the
+ * contents); a
+ * results file also by the id of the index file it was computed from
+ * (each file written gets a random one), so an index rebuilt, after
+ * damage say, makes the results computed from the old one stale.  A
  * file whose key, version, size or checksum does not match, that is not a
  * regular file owned by this user, or that others may write, is ignored.
+ * What is not a regular file (a FIFO, a symbolic link) is never opened:
+ * open() on a FIFO would block until someone writes to it.
  *
  * Written to a unique temporary name (mkstemp) in the target's directory,
  * then renamed over the target: readers only ever open complete files, and
  * two writers at once each rename a complete file (the last one stays).
+ * Only an index file or an empty file is ever replaced
+ * (hf_keep_not_replaceable), and hf_keepr_open removes what killed writers
+ * left.
  *
  * Ownership: an hf_keepr owns its mapping; pointers from hf_keepr_section stay
  * valid until hf_keepr_free.  An hf_keepw borrows the data given to
@@ -46,9 +55,12 @@
 
 typedef struct {
     uint64_t size, mtime_ns, ino, dev;
+    uint64_t ctime_ns;  /* changes on any write, even one whose mtime is put back */
     uint8_t sample[32]; /* SHA-256 of the sampled blocks of the dump */
     char format[16];    /* decoder name, NUL padded */
     uint64_t variant;   /* options that change what is stored */
+    uint64_t source;    /* a results file: the id (hf_keepr_id, hf_keepw_id) of the index
+                           file its contents were computed from, 0 for none */
 } hf_keepkey;
 
 /* The key of the dump at path whose mapped contents are data[0..size).
@@ -68,15 +80,28 @@ GPtrArray *hf_keep_candidates(const char *dump_path, const char *opt, const char
  * NULL for none (-o index=none).  Points into paths. */
 const char *hf_keep_place(const GPtrArray *paths);
 
+/* Why the file at path must not be replaced by an index file (to g_free),
+ * NULL when it may: it does not exist, is empty, or is a regular file that
+ * begins as an index file does and is not the dump key was made for (under
+ * another name or hard link either: device and inode are compared).  So
+ * -o index=DUMP never destroys the dump, nor a planted FIFO or symbolic
+ * link anything. */
+char *hf_keep_not_replaceable(const char *path, const hf_keepkey *key);
+
 /* ---- reading ---- */
 
 typedef struct hf_keepr hf_keepr;
 
 /* The first of `paths` that is a valid index file for key; NULL (with
- * *why, for the first file that exists, when why is non-NULL) otherwise. */
+ * *why, for the first file that exists, when why is non-NULL) otherwise.
+ * First removes what writers killed before their rename left beside each
+ * path: PATH.XXXXXX exactly (six letters or digits), a regular file owned
+ * by this user and unchanged for 10 minutes. */
 hf_keepr *hf_keepr_open(const hf_keepkey *key, GPtrArray *paths, char **why);
 void hf_keepr_free(hf_keepr *r);
 const char *hf_keepr_path(const hf_keepr *r);
+/* The file's id: random, given when it was written, never 0. */
+uint64_t hf_keepr_id(const hf_keepr *r);
 const uint8_t *hf_keepr_data(const hf_keepr *r, size_t *len);
 /* Section id: its bytes and length, NULL when the file has none. */
 const uint8_t *hf_keepr_section(const hf_keepr *r, uint32_t id, uint64_t *len);
@@ -107,6 +132,8 @@ void hf_keepb_str(GByteArray *b, const char *s); /* NULL allowed */
 
 typedef struct hf_keepw hf_keepw;
 hf_keepw *hf_keepw_new(void);
+/* The id the files w writes carry (hf_keepr_id reads it back). */
+uint64_t hf_keepw_id(const hf_keepw *w);
 /* Section id with len bytes at data (borrowed until hf_keepw_write). */
 void hf_keepw_add(hf_keepw *w, uint32_t id, const void *data, uint64_t len);
 /* A big array the reader uses in place: checksummed by samples only. */
@@ -116,8 +143,9 @@ void hf_keepw_add_crc(hf_keepw *w, uint32_t id, const void *data, uint64_t len);
 /* hf_keepw_add, taking b (freed with the writer). */
 void hf_keepw_add_bytes(hf_keepw *w, uint32_t id, GByteArray *b);
 /* Writes the file to the first of paths whose directory takes it (the
- * cache directory is made, mode 0700), with permissions `mode`, under a
- * temporary name then renamed.  Returns the path written (the caller's),
+ * cache directory is made, mode 0700) and that may be replaced
+ * (hf_keep_not_replaceable), with permissions `mode`, under a temporary
+ * name then renamed.  Returns the path written (the caller's),
  * or NULL with *why. */
 char *hf_keepw_write(hf_keepw *w, const hf_keepkey *key, GPtrArray *paths, unsigned mode, char **why);
 void hf_keepw_free(hf_keepw *w);

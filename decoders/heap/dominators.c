@@ -13,8 +13,10 @@
  *   objects/0xID/dominated/         what it immediately dominates
  *
  * Reading any of them computes the snapshot's graph once; listing them
- * does not.  Read-only after that: thread-safe.
+ * does not.  Read-only after that: thread-safe.  The views that walk every
+ * object end early when the mount goes away (core/cancel.h).
  */
+#include "decoders/core/cancel.h"
 #include "decoders/core/search.h"
 #include "decoders/heap/render.h"
 #include "decoders/heap/retained.h"
@@ -155,7 +157,7 @@ uint64_t hf_heap_view_unreachable(hf_dump *d, const hf_view *v, uint64_t first, 
         return HF_DONE;
     guint nc = sn->classes->len;
     class_row *by = g_new0(class_row, nc ? nc : 1);
-    for (uint32_t o = 0; o < g->n; o++) {
+    for (uint32_t o = 0; o < g->n && !hf_cancel_due(o); o++) {
         if (g->idom[o] != HF_NONE)
             continue;
         hf_hobj ob;
@@ -296,7 +298,7 @@ uint64_t hf_heap_view_suspects(hf_dump *d, const hf_view *v, uint64_t first, GSt
     }
     /* classes whose top-level instances together pass the limit, when no
      * single one of them did */
-    for (guint c = 0; c < sn->classes->len && limit; c++) {
+    for (guint c = 0; c < sn->classes->len && limit && !hf_cancelled(); c++) {
         uint64_t sum = 0, count = 0;
         uint32_t biggest = HF_NONE;
         for (uint32_t i = top_a; i < top_b; i++) {
@@ -562,7 +564,7 @@ uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, G
         return HF_DONE;
     GArray *keys = g_array_new(FALSE, FALSE, sizeof(str_key));
     GString *t = g_string_new(NULL), *u = g_string_new(NULL);
-    for (uint64_t o = 0; o < sn->n_objects; o++) {
+    for (uint64_t o = 0; o < sn->n_objects && !hf_cancel_due(o); o++) {
         hf_hobj ob;
         if (hf_heap_cls(sn, o) != sn->string_class || !hf_heap_decode(h, sn, o, &ob))
             continue;

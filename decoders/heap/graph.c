@@ -4,6 +4,7 @@
  */
 #include "decoders/heap/graph.h"
 
+#include "decoders/core/cancel.h"
 #include "decoders/core/search.h"
 
 #include <assert.h>
@@ -70,6 +71,10 @@ static gpointer build_range(gpointer arg)
     build_part *p = arg;
     build_ctx *c = &p->c;
     for (uint32_t v = p->lo; v < p->hi && !c->bad; v++) {
+        if (hf_cancel_due(v - p->lo)) {
+            c->bad = true;
+            break;
+        }
         if (p->counting) {
             uint64_t before = c->count;
             p->src(p->ud, v, true, emit_count, c);
@@ -177,9 +182,15 @@ bool hf_csr_transpose(const hf_csr *g, hf_csr *out)
         off[g->dst[e] + 2]++;
     }
     bucket_starts(off, n + 1);
-    for (uint32_t v = 0; v <= n; v++)
+    for (uint32_t v = 0; v <= n; v++) {
+        if (hf_cancel_due(v)) {
+            g_free(off);
+            g_free(dst);
+            return false;
+        }
         for (uint32_t e = g->off[v]; e < g->off[v + 1]; e++)
             dst[off[g->dst[e] + 1]++] = v;
+    }
     out->n = n;
     out->off = g_realloc(off, ((size_t)n + 2) * sizeof *off);
     out->dst = dst;
@@ -232,7 +243,7 @@ enum { AHEAD = 8 }; /* how many edges or nodes to fetch ahead */
 /* Preorder DFS from the virtual root without a stack: the path back to the
  * root is the parent array (idom[], by number) and each open node keeps
  * its next edge in semi[].  Returns the number of nodes reached, root
- * included. */
+ * included; 0 when cancelled. */
 static uint32_t dfs(snca *s)
 {
     const uint32_t *off = s->succ->off, *dst = s->succ->dst;
@@ -264,6 +275,8 @@ static uint32_t dfs(snca *s)
         s->semi[count] = off[w];
         PREFETCH(&dst[off[w]]);
         cur = count++;
+        if (hf_cancel_due(count))
+            return 0;
     }
     s->idom[0] = 0;
     return count;
@@ -328,12 +341,14 @@ static inline void prefetch_preds(const snca *s, uint32_t i)
 /* Semidominators in reverse preorder.  A predecessor numbered below i is a
  * candidate itself; one numbered above i has been linked, and its
  * candidate is the smallest semidominator on its forest path. */
-static void semidominators(snca *s, uint32_t count)
+static bool semidominators(snca *s, uint32_t count)
 {
     const uint32_t *off = s->pred->off, *src = s->pred->dst;
     for (uint32_t i = 0; i < count; i++)
         s->link[i] = (link_t){{.anc = s->idom[i], .label = i}};
     for (uint32_t i = count - 1; i >= 1; i--) {
+        if (hf_cancel_due(i))
+            return false;
         prefetch_preds(s, i);
         uint32_t w = node_of(s, i), best = s->idom[i];
         for (uint32_t e = off[w]; e < off[w + 1]; e++) {
@@ -349,6 +364,7 @@ static void semidominators(snca *s, uint32_t count)
         s->semi[i] = best;
         s->link[i].label = best;
     }
+    return true;
 }
 
 /* NCA pass, in preorder: idom(w) is the nearest ancestor of parent(w), in
@@ -359,11 +375,13 @@ static void semidominators(snca *s, uint32_t count)
  * every node gets a jump pointer, by the skew-binary rule (E. W. Myers,
  * "An applicative random-access stack", IPL 17(5), 1983): a search takes
  * O(log depth) steps. */
-static void nearest_common_ancestors(snca *s, uint32_t count)
+static bool nearest_common_ancestors(snca *s, uint32_t count)
 {
     link_t *t = s->link;
     t[0].jump = t[0].depth = 0;
     for (uint32_t i = 1; i < count; i++) {
+        if (hf_cancel_due(i))
+            return false;
         uint32_t j = s->idom[i], bound = s->semi[i];
         while (j > bound) /* all between j and its jump are above jump */
             j = t[j].jump > bound ? t[j].jump : s->idom[j];
@@ -373,6 +391,7 @@ static void nearest_common_ancestors(snca *s, uint32_t count)
         t[i].jump = even ? b : j;
         t[i].depth = t[j].depth + 1;
     }
+    return true;
 }
 
 /* idom by number -> idom by node, in place, via semi[] (free by now). */
@@ -403,10 +422,8 @@ static bool dom_compute(const hf_csr *succ, hf_csr *drop, const hf_csr *pred, ui
         hf_csr_free(drop);
     if (count)
         s.link = g_try_new(link_t, count);
-    bool ok = s.link != NULL;
+    bool ok = s.link && semidominators(&s, count) && nearest_common_ancestors(&s, count);
     if (ok) {
-        semidominators(&s, count);
-        nearest_common_ancestors(&s, count);
         idom_to_nodes(&s, count);
         *n_reached = count - 1;
     }
@@ -439,6 +456,8 @@ void hf_dom_retained(uint32_t n, const uint32_t *idom, const uint32_t *order, ui
     retained[n] = 0;
     /* reverse preorder: all of v's dominator subtree comes after v */
     for (uint32_t k = n_reached; k-- > 0;) {
+        if (hf_cancel_due(k))
+            return; /* the caller asks hf_cancelled() */
         uint32_t v = order[k];
         retained[idom[v]] += retained[v];
     }
@@ -586,17 +605,15 @@ bool hf_dom_children(uint32_t n, const uint32_t *idom, const uint64_t *retained,
         most = off[v + 2] > most ? off[v + 2] : most;
     uint32_t *dst = try_u32(kids);
     uint64_t *key = g_try_new(uint64_t, most ? most : 1);
-    if (!dst || !key) {
-        g_free(off);
-        g_free(dst);
-        g_free(key);
-        return false;
-    }
+    if (!dst || !key)
+        goto fail;
     bucket_starts(off, n + 1);
     for (uint32_t v = 0; v < n; v++)
         if (idom[v] != HF_NONE)
             dst[off[idom[v] + 1]++] = v;
     for (uint32_t v = 0; v <= n; v++) {
+        if (hf_cancel_due(v))
+            goto fail;
         kids_t k = {key, dst + off[v]};
         uint32_t len = off[v + 1] - off[v];
         if (len < 2) /* most nodes: nothing to sort, and no call for it */
@@ -610,6 +627,11 @@ bool hf_dom_children(uint32_t n, const uint32_t *idom, const uint64_t *retained,
     out->off = g_realloc(off, ((size_t)n + 2) * sizeof *off);
     out->dst = dst;
     return true;
+fail:
+    g_free(off);
+    g_free(dst);
+    g_free(key);
+    return false;
 }
 
 /* ---- shortest paths ---- */
@@ -642,6 +664,10 @@ bool hf_graph_bfs(const hf_csr *succ, uint32_t *parent)
     parent[n] = n;
     queue[tail++] = n;
     while (head < tail) {
+        if (hf_cancel_due(head)) {
+            g_free(queue);
+            return false;
+        }
         prefetch_queue(succ, queue, head, tail, parent);
         uint32_t v = queue[head++];
         for (uint32_t e = off[v]; e < off[v + 1]; e++) {
@@ -678,6 +704,11 @@ bool hf_parents_pack(const uint32_t *parent, const hf_csr *pred, hf_parents *out
         return false;
     GArray *far = g_array_new(FALSE, FALSE, sizeof(uint64_t));
     for (uint32_t v = 0; v < n; v++) {
+        if (hf_cancel_due(v)) {
+            g_array_free(far, TRUE);
+            g_clear_pointer(&out->slot, g_free);
+            return false;
+        }
         uint32_t u = parent[v];
         if (u == HF_NONE) {
             out->slot[v] = HF_SLOT_NONE;

@@ -67,6 +67,12 @@
  * hf_graph_bfs on one succ; not hf_dom_compute_free_succ, which frees it)
  * may too.  Nothing here locks.
  *
+ * Cancellation.  The one outside input: the functions that walk the whole
+ * graph give up when hf_cancelled() (core/cancel.h, the mount is going
+ * away), asked every 65536 steps: those returning bool return false, with
+ * no memory kept, as on allocation failure; hf_dom_retained returns with
+ * retained unfinished (its caller asks hf_cancelled()).
+ *
  * Algorithm: Semi-NCA, from L. Georgiadis, R. E. Tarjan, R. F. Werneck,
  * "Finding Dominators in Practice", JGAA 10(1), 2006, which builds on
  * T. Lengauer, R. E. Tarjan, "A Fast Algorithm for Finding Dominators in a

@@ -5,6 +5,7 @@
  */
 #include "decoders/heap/retained.h"
 
+#include "decoders/core/cancel.h"
 #include "decoders/core/names.h"
 #include "decoders/core/progress.h"
 #include "decoders/core/search.h"
@@ -19,12 +20,14 @@ struct hf_hgraphs {
     gsize *once;     /* per snapshot: the hf_hgraph *, set once */
     /* index files (hf_heap_graphs_keep): none when dump_path is NULL */
     char *dump_path, *index_opt;
-    hf_keepkey key;     /* the dump's; a graph's variant is 1 + its reach */
+    hf_keepkey key;     /* the dump's (graph_key makes a graph's); key.source
+                           guarded by lock: hf_heap_graphs_source */
     hf_keepr **files;   /* per snapshot: the file its graph was loaded from */
     double *load_secs;  /* per snapshot: how long loading took */
     GThread **writers;  /* per snapshot: the thread writing its file */
-    GMutex lock;        /* guards kept */
+    GMutex lock;        /* guards kept and key.source */
     char **kept;        /* per snapshot: where its file was written, or why not */
+    char **refused;     /* per snapshot: why a file found was not loaded */
 };
 
 hf_hgraphs *hf_heap_graphs_new(uint32_t n_snaps)
@@ -37,6 +40,7 @@ hf_hgraphs *hf_heap_graphs_new(uint32_t n_snaps)
     g->load_secs = g_new0(double, n);
     g->writers = g_new0(GThread *, n);
     g->kept = g_new0(char *, n);
+    g->refused = g_new0(char *, n);
     g_mutex_init(&g->lock);
     return g;
 }
@@ -47,6 +51,22 @@ void hf_heap_graphs_keep(hf_hgraphs *g, const char *dump_path, const char *index
     g->dump_path = g_strdup(dump_path);
     g->index_opt = g_strdup(index_opt);
     g->key = *key;
+}
+
+void hf_heap_graphs_source(hf_hgraphs *g, uint64_t index_id)
+{
+    g_mutex_lock(&g->lock);
+    g->key.source = index_id;
+    g_mutex_unlock(&g->lock);
+}
+
+/* The results files' key as it is now. */
+static hf_keepkey key_now(hf_hgraphs *g)
+{
+    g_mutex_lock(&g->lock);
+    hf_keepkey k = g->key;
+    g_mutex_unlock(&g->lock);
+    return k;
 }
 
 static void graph_free(hf_hgraph *g, bool mapped)
@@ -76,12 +96,14 @@ void hf_heap_graphs_free(hf_hgraphs *g)
             graph_free((hf_hgraph *)g->once[s], g->files[s] != NULL);
         hf_keepr_free(g->files[s]);
         g_free(g->kept[s]);
+        g_free(g->refused[s]);
     }
     g_free(g->once);
     g_free(g->files);
     g_free(g->load_secs);
     g_free(g->writers);
     g_free(g->kept);
+    g_free(g->refused);
     g_mutex_clear(&g->lock);
     g_free(g->dump_path);
     g_free(g->index_opt);
@@ -104,8 +126,12 @@ static void resolver_init(resolver *r, hf_heap *h, const hf_hsnap *sn)
     uint32_t n = (uint32_t)sn->n_objects;
     r->n = n;
     r->ids = g_new(uint64_t, n ? n : 1);
-    for (uint32_t i = 0; i < n; i++)
-        r->ids[i] = hf_heap_object_id(h, sn, i);
+    for (uint32_t i = 0; i < n; i++) {
+        if (hf_cancel_due(i))
+            r->n = n = i; /* the rest is not needed: compute() gives up */
+        else
+            r->ids[i] = hf_heap_object_id(h, sn, i);
+    }
     /* Sorted ids: the first is the least and the last the greatest.  A dump
      * that changed underneath may break that, so take both from all ids:
      * last - first could wrap around and size the table wrong. */
@@ -357,7 +383,7 @@ static void class_retained(const gctx *c, hf_hgraph *g, const hf_csr *kids)
     size_t top = 0;
     stack[top++] = c->n;
     next[c->n] = kids->off[c->n];
-    while (top) {
+    for (uint64_t step = 1; top && !hf_cancel_due(step); step++) {
         uint32_t v = stack[top - 1];
         if (next[v] < kids->off[v + 1]) {
             uint32_t w = kids->dst[next[v]++];
@@ -389,7 +415,7 @@ typedef struct {
 static gpointer shallow_range(gpointer ud)
 {
     shallow_part *p = ud;
-    for (uint32_t v = p->lo; v < p->hi; v++) {
+    for (uint32_t v = p->lo; v < p->hi && !hf_cancel_due(v - p->lo); v++) {
         hf_hobj ob;
         if (hf_heap_decode(p->h, p->sn, v, &ob))
             p->size[v] = hf_heap_shallow(p->h, p->sn, &ob);
@@ -441,7 +467,7 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
         hf_progress_phase(pr, "sorting ids");
         ctx_init(&c, h, sn);
         hf_progress_phase(pr, "reading references");
-        ok = hf_csr_build(&succ, n, source, &c);
+        ok = !hf_cancelled() && hf_csr_build(&succ, n, source, &c);
         ctx_free(&c);
     }
     if (ok) {
@@ -467,21 +493,28 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
                 g->unreachable_bytes += g->retained[v];
             }
         hf_dom_retained(n, g->idom, order, reached, g->retained, g->retained);
-        ok = hf_dom_children(n, g->idom, g->retained, &kids);
+        ok = !hf_cancelled() && hf_dom_children(n, g->idom, g->retained, &kids);
+    }
+    if (ok) {
+        c.sn = sn;
+        c.n = n;
+        class_retained(&c, g, &kids);
+        ok = !hf_cancelled();
     }
     g_free(order);
     if (!ok) {
+        hf_csr_free(&kids);
+        g_clear_pointer(&g->class_retained, g_free);
         hf_csr_free(&g->pred);
         g_clear_pointer(&g->retained, g_free);
         g_clear_pointer(&g->idom, g_free);
         hf_parents_free(&g->parent);
-        g->error = g_strdup("out of memory, or more than 2^32 references");
+        /* never kept: hf_heap_graph writes no file of a graph in error */
+        g->error = g_strdup(hf_cancelled() ? "cancelled: the mount is going away"
+                                           : "out of memory, or more than 2^32 references");
         hf_progress_end(pr, "no retained sizes: %s", g->error);
         return g;
     }
-    c.sn = sn;
-    c.n = n;
-    class_retained(&c, g, &kids);
     /* the children are kept without their offsets (hf_hgraph_kids) */
     g->n_kids = hf_csr_edges(&kids);
     g->kids = kids.dst;
@@ -511,7 +544,7 @@ static GPtrArray *graph_paths(const hf_heap *h, uint32_t s)
 /* Their key: the dump's, never the index's own (variant 0). */
 static hf_keepkey graph_key(const hf_heap *h)
 {
-    hf_keepkey k = h->graphs->key;
+    hf_keepkey k = key_now(h->graphs);
     k.variant = 1 + h->base.reach;
     return k;
 }
@@ -524,15 +557,22 @@ static hf_hgraph *load(hf_heap *h, uint32_t s)
         return NULL;
     double t0 = g_get_monotonic_time() / 1e6;
     GPtrArray *paths = graph_paths(h, s);
+    char *why = NULL; /* why a file found was not used: for .stats */
     hf_keepkey key = graph_key(h);
-    hf_keepr *r = hf_keepr_open(&key, paths, NULL);
+    hf_keepr *r = hf_keepr_open(&key, paths, &why);
     g_ptr_array_free(paths, TRUE);
     hf_hgraph *g = g_new0(hf_hgraph, 1);
-    if (!r || !hf_graphfile_load(g, r, (uint32_t)sn->n_objects, sn->classes->len)) {
+    if (r && !hf_graphfile_load(g, r, (uint32_t)sn->n_objects, sn->classes->len)) {
+        g_free(why);
+        why = g_strdup_printf("%s: damaged (inconsistent contents)", hf_keepr_path(r));
+        g_clear_pointer(&r, hf_keepr_free);
+    }
+    if (!r) {
+        gs->refused[s] = why; /* read by .stats once the graph is set */
         g_free(g);
-        hf_keepr_free(r);
         return NULL;
     }
+    g_free(why);
     gs->files[s] = r;
     gs->load_secs[s] = g_get_monotonic_time() / 1e6 - t0;
     return g;
@@ -561,8 +601,9 @@ static gpointer write_graph(gpointer ud)
     const hf_dump *d = &wr->h->base;
     hf_keepkey key = graph_key(wr->h), again;
     struct stat st;
-    if (!hf_keep_key(&again, gs->dump_path, d->data, d->size, key.format, key.variant) ||
-        memcmp(&again, &key, sizeof again) != 0 || stat(gs->dump_path, &st) != 0) {
+    bool same = hf_keep_key(&again, gs->dump_path, d->data, d->size, key.format, key.variant);
+    again.source = key.source; /* not the dump's */
+    if (!same || memcmp(&again, &key, sizeof again) != 0 || stat(gs->dump_path, &st) != 0) {
         set_kept(gs, wr->s, g_strdup("not kept: the dump changed"));
         g_free(wr);
         return NULL;
@@ -632,6 +673,9 @@ void hf_heap_graph_status(hf_dump *d, GString *out)
                                    "%" G_GUINT64_FORMAT " bytes kept, %" G_GUINT64_FORMAT
                                    " references\n", (unsigned)hf_heap_snap(h, s)->number,
                                    g->seconds, (guint64)g->bytes, (guint64)g->edges);
+        if (h->graphs->refused[s])
+            g_string_append_printf(out, "retained sizes, snapshot %u: file not used (%s)\n",
+                                   (unsigned)hf_heap_snap(h, s)->number, h->graphs->refused[s]);
         g_mutex_lock(&h->graphs->lock);
         if (h->graphs->kept[s])
             g_string_append_printf(out, "retained sizes, snapshot %u: %s\n",

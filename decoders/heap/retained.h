@@ -96,11 +96,19 @@ void hf_heap_graphs_free(hf_hgraphs *g);
  * hf_keep_candidates(dump_path, index_opt, ".retained-LEVEL.N") with
  * LEVEL the name of the mount's level (hf_dump.reach) and N the
  * snapshot's position from 1 (so DUMP.heapfs-index.retained-strong.1 by
- * default), keyed by the dump's key (its variant replaced by 1 + reach).
- * hf_heap_graph then maps a snapshot's graph from its file when there is
- * a valid one, and otherwise computes it and writes the file on a thread
- * of its own.  Call once, inside open, before any hf_heap_graph. */
+ * default), keyed by the dump's key (its variant replaced by 1 + reach;
+ * key->source the index file's id).  hf_heap_graph then maps a
+ * snapshot's graph from its file when there is a valid one, and otherwise
+ * computes it and writes the file on a thread of its own.  Call once,
+ * inside open, before any hf_heap_graph. */
 void hf_heap_graphs_keep(hf_hgraphs *g, const char *dump_path, const char *index_opt,
                          const hf_keepkey *key);
+/* The id of the index file the heap now corresponds to (key.source of the
+ * results files): the loaded one's, given to hf_heap_graphs_keep; or, for
+ * a heap indexed at open, that of the index file written from it, once it
+ * is (any thread).  Results files of another index file are not loaded,
+ * so an index rebuilt (after damage its checksum missed, say) makes the
+ * results computed from the old one stale. */
+void hf_heap_graphs_source(hf_hgraphs *g, uint64_t index_id);
 
 #endif

@@ -88,7 +88,10 @@ static hf_dump *hprof_open(const char *path, GMappedFile *map, const hf_open_opt
     }
     /* An index file made from this very dump: mapped, nothing read. */
     hprof_dump *d = hprof_new(path, map, hl, idsz);
-    hprof_store_begin(&d->store, path, data, size, opts);
+    if (!hprof_store_begin(&d->store, path, data, size, opts, err)) {
+        hprof_destroy(&d->heap.base);
+        return NULL;
+    }
     if (hprof_store_load(d))
         goto done;
     hprof_store store = d->store; /* what the attempt found goes on to the new one */
@@ -111,8 +114,11 @@ static hf_dump *hprof_open(const char *path, GMappedFile *map, const hf_open_opt
     madvise(mstart, mlen, MADV_RANDOM); /* views read a record here and there */
     hprof_store_built(d, g_get_monotonic_time() / 1e6 - t0);
 done:
-    if (d->store.keyed) /* dominator results go to files beside the index */
-        hf_heap_graphs_keep(d->heap.graphs, path, opts->index, &d->store.key);
+    if (d->store.keyed) { /* dominator results go to files beside the index, keyed to it */
+        hf_keepkey results = d->store.key;
+        results.source = d->store.r ? hf_keepr_id(d->store.r) : 0; /* built: hprof_store_save sets it */
+        hf_heap_graphs_keep(d->heap.graphs, path, opts->index, &results);
+    }
     d->heap.pprof = hf_heap_pprof_new(&d->heap, d->heap.snaps->len, "java", hprof_build_pprof, d,
                                       NULL, NULL);
     return &d->heap.base;

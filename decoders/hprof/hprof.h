@@ -106,15 +106,16 @@ typedef struct hprof_dump {
 } hprof_dump;
 
 /* The index file (store.c).  begin: where it may be and the dump's key
- * (opts NULL or -o index=none: nowhere).  load: fills d, fresh from
+ * (opts NULL or -o index=none: nowhere); false, with *err, when -o index=
+ * names a file that is not an index file and must not be replaced.  load: fills d, fresh from
  * hprof_new, from the file; false when there is no usable one (then d is
  * half-filled: destroy it and index anew).  built: after hprof_index
  * (seconds: the time it took), sets the .stats line.  save: writes the
  * file (hf_dump_ops.after_mount: on a thread of its own, after the mount
  * is live; it only reads d).  status: the .stats lines
  * (hf_dump_ops.status). */
-void hprof_store_begin(hprof_store *store, const char *path, const uint8_t *data, size_t size,
-                       const hf_open_opts *opts);
+bool hprof_store_begin(hprof_store *store, const char *path, const uint8_t *data, size_t size,
+                       const hf_open_opts *opts, GError **err);
 bool hprof_store_load(hprof_dump *d);
 void hprof_store_built(hprof_dump *d, double seconds);
 void hprof_store_save(hf_dump *d);

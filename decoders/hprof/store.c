@@ -19,12 +19,24 @@ static double now(void)
     return g_get_monotonic_time() / 1e6;
 }
 
-void hprof_store_begin(hprof_store *store, const char *path, const uint8_t *data, size_t size,
-                       const hf_open_opts *opts)
+bool hprof_store_begin(hprof_store *store, const char *path, const uint8_t *data, size_t size,
+                       const hf_open_opts *opts, GError **err)
 {
     store->paths = hf_keep_candidates(path, opts ? opts->index : "none", "");
     if (store->paths->len)
         store->keyed = hf_keep_key(&store->key, path, data, size, "hprof", 0);
+    /* -o index=FILE naming what is no index file (the dump itself, as a
+     * slip of the keyboard makes it): said now, not found replaced later */
+    char *no = store->keyed && opts && opts->index
+                   ? hf_keep_not_replaceable(opts->index, &store->key)
+                   : NULL;
+    if (no)
+        g_set_error(err, HF_ERROR, HF_ERROR_OPEN,
+                    "%s: -o index=%s: %s (heapfs replaces only its own index files)", path,
+                    opts->index, no);
+    bool ok = no == NULL;
+    g_free(no);
+    return ok;
 }
 
 void hprof_store_clear(hprof_store *store)
@@ -201,6 +213,8 @@ void hprof_store_save(hf_dump *base)
         char *why = NULL;
         /* no more readable than the dump: the index holds its names */
         char *to = hf_keepw_write(w, &store->key, store->paths, st.st_mode & 0644, &why);
+        if (to) /* results computed from this heap are this file's */
+            hf_heap_graphs_source(d->heap.graphs, hf_keepw_id(w));
         hf_keepw_free(w);
         if (to)
             g_string_append_printf(s, ", written to %s in %.2f s", to, now() - t0);

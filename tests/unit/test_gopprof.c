@@ -222,6 +222,29 @@ static hf_dump *open_bytes(const uint8_t *data, size_t len, bool gzip, char **er
     return d;
 }
 
+/* A gzipped profile whose CRC (or length) at the end is wrong: refused as
+ * damaged gzip, not as a format heapfs does not know. */
+static void test_decoder_bad_crc(void **state)
+{
+    size_t len;
+    uint8_t *buf = make_profile(&good, &len);
+    for (int k = 8; k >= 1; k -= 7) { /* the CRC's first byte, the length's last */
+        GString *gz = g_string_new(NULL);
+        hf_gzip_append(buf, len, gz);
+        gz->str[gz->len - k] ^= 0x5a;
+        char *path = th_write_temp(gz->str, gz->len);
+        GError *e = NULL;
+        assert_null(hf_open(path, NULL, &e));
+        if (!e || !strstr(e->message, "gzip stream damaged"))
+            fail_msg("%s", e ? e->message : "no error");
+        g_clear_error(&e);
+        unlink(path);
+        g_free(path);
+        g_string_free(gz, TRUE);
+    }
+    g_free(buf);
+}
+
 static void test_decoder_good(void **state)
 {
     size_t len;
@@ -349,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_writer_scales_v2),
         cmocka_unit_test(test_gunzip_cap),
         cmocka_unit_test(test_decoder_good),
+        cmocka_unit_test(test_decoder_bad_crc),
         cmocka_unit_test(test_decoder_hostile),
         cmocka_unit_test(test_detect_strict),
     };

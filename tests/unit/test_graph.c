@@ -13,6 +13,7 @@
 
 #include <glib.h>
 
+#include "decoders/core/cancel.h"
 #include "decoders/heap/graph.h"
 
 /* ---- graphs as adjacency lists, and everything computed on one ---- */
@@ -696,6 +697,58 @@ static void test_build_rejects(void **state)
     }
 }
 
+/* Cancellation (core/cancel.h): the question is answered "give up" at its
+ * k-th asking; every long function then fails with nothing kept (ASan),
+ * and the dominator pass asks in each of its phases. */
+static unsigned asked, cancel_at;
+
+static bool cancel_on_kth(void *ud)
+{
+    return ++asked >= cancel_at;
+}
+
+static void test_cancelled(void **state)
+{
+    uint32_t n = 200000; /* a chain: 3 questions in each dominator phase */
+    hf_csr succ, pred, x;
+    uint32_t *parent = g_new(uint32_t, n + 1), *idom = g_new(uint32_t, n + 1);
+    uint32_t *order = g_new(uint32_t, n + 1), reached;
+    uint64_t *retained = g_new0(uint64_t, n + 1);
+    hf_parents pp;
+    assert_true(hf_csr_build(&succ, n, chain_source, &n) && hf_csr_transpose(&succ, &pred) &&
+                hf_graph_bfs(&succ, parent));
+    hf_cancel_when(cancel_on_kth, NULL);
+    cancel_at = 1;
+    asked = 0;
+    assert_false(hf_csr_build(&x, n, chain_source, &n));
+    assert_null(x.off);
+    assert_false(hf_csr_transpose(&succ, &x));
+    assert_false(hf_graph_bfs(&succ, order));
+    assert_false(hf_parents_pack(parent, &pred, &pp));
+    assert_null(pp.slot);
+    for (cancel_at = 1;; cancel_at++) {
+        asked = 0;
+        if (hf_dom_compute(&succ, &pred, idom, order, &reached))
+            break;
+    }
+    print_message("the dominator pass asked %u times\n", cancel_at - 1);
+    assert_true(cancel_at - 1 >= 6); /* the DFS, semidominators and NCA each */
+    assert_int_equal(reached, n);
+    assert_int_equal(idom[n - 1], n - 2);
+    cancel_at = 1;
+    asked = 0;
+    assert_false(hf_dom_children(n, idom, retained, &x));
+    hf_cancel_when(NULL, NULL);
+    assert_true(hf_dom_children(n, idom, retained, &x));
+    hf_csr_free(&x);
+    hf_csr_free(&succ);
+    hf_csr_free(&pred);
+    g_free(parent);
+    g_free(idom);
+    g_free(order);
+    g_free(retained);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -717,6 +770,7 @@ int main(void)
         cmocka_unit_test(test_children_order),
         cmocka_unit_test(test_transpose_random),
         cmocka_unit_test(test_build_rejects),
+        cmocka_unit_test(test_cancelled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,10 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/unit/helpers.h"
 
+#include "decoders/core/cancel.h"
 #include "decoders/core/keepfile.h"
 
 static char *tmpdir(void)
@@ -71,6 +73,25 @@ static off_t file_size(const char *path)
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
     return st.st_size;
+}
+
+/* Corpus HPROF file `name` copied to dir/dump.hprof: its path; its bytes
+ * in *data (to g_free) when data is not NULL. */
+static char *copy_dump(const char *dir, const char *name, gchar **data, gsize *len)
+{
+    char *src = th_corpus("hprof", name);
+    char *dump = g_build_filename(dir, "dump.hprof", NULL), *bytes;
+    gsize n;
+    assert_true(g_file_get_contents(src, &bytes, &n, NULL));
+    assert_true(g_file_set_contents(dump, bytes, (gssize)n, NULL));
+    if (data) {
+        *data = bytes;
+        *len = n;
+    } else {
+        g_free(bytes);
+    }
+    g_free(src);
+    return dump;
 }
 
 /* ---- the container ---- */
@@ -171,6 +192,159 @@ static void test_container(void **state)
     g_ptr_array_free(paths, TRUE);
     g_byte_array_free(content, TRUE);
     g_free(big);
+    g_free(dump);
+    g_free(ix);
+    rm_rf(dir);
+}
+
+/* What is not a regular file is refused before it is opened, and said:
+ * a FIFO (open() on it would block until a writer came: alarm() fails the
+ * test instead of hanging it), a symbolic link to a good file, a
+ * directory. */
+static void test_not_regular(void **state)
+{
+    char *dir = tmpdir();
+    char *dump = g_build_filename(dir, "d.bin", NULL);
+    char *ix = g_build_filename(dir, "d.ix", NULL);
+    char *other = g_build_filename(dir, "other", NULL);
+    assert_true(g_file_set_contents(dump, "dump", 4, NULL));
+    hf_keepkey key;
+    assert_true(hf_keep_key(&key, dump, (const uint8_t *)"dump", 4, "test", 0));
+    hf_keepw *w = hf_keepw_new();
+    hf_keepw_add(w, 1, "x", 1);
+    GPtrArray *good = one_path(other), *paths = one_path(ix);
+    g_free(hf_keepw_write(w, &key, good, 0600, NULL));
+    hf_keepw_free(w);
+    const char *want[] = {"FIFO", "symbolic link", "directory"};
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(k == 0 ? mkfifo(ix, 0600) : k == 1 ? symlink(other, ix) : mkdir(ix, 0700), 0);
+        char *why = NULL;
+        alarm(10);
+        assert_null(hf_keepr_open(&key, paths, &why));
+        alarm(0);
+        if (!why || !strstr(why, want[k]))
+            fail_msg("%s: '%s' does not say %s", ix, why ? why : "(nothing)", want[k]);
+        g_free(why);
+        assert_int_equal(k == 2 ? rmdir(ix) : unlink(ix), 0);
+    }
+    hf_keepr *r = hf_keepr_open(&key, good, NULL); /* the file itself is good */
+    assert_non_null(r);
+    hf_keepr_free(r);
+    g_ptr_array_free(good, TRUE);
+    g_ptr_array_free(paths, TRUE);
+    g_free(dump);
+    g_free(ix);
+    g_free(other);
+    rm_rf(dir);
+}
+
+/* A file that is not an index file is never replaced by one: another
+ * file, the dump itself (also under another name), a FIFO; the next path
+ * is taken instead.  An empty file or an index file may be replaced. */
+static void test_never_replaces(void **state)
+{
+    char *dir = tmpdir();
+    char *dump = g_build_filename(dir, "d.bin", NULL);
+    char *notes = g_build_filename(dir, "notes", NULL);
+    char *hard = g_build_filename(dir, "hard", NULL);
+    char *fifo = g_build_filename(dir, "fifo", NULL);
+    char *empty = g_build_filename(dir, "empty", NULL);
+    assert_true(g_file_set_contents(dump, "the dump", -1, NULL));
+    assert_true(g_file_set_contents(notes, "my notes", -1, NULL));
+    assert_true(g_file_set_contents(empty, "", 0, NULL));
+    assert_int_equal(link(dump, hard), 0);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    hf_keepkey key;
+    assert_true(hf_keep_key(&key, dump, (const uint8_t *)"the dump", 8, "test", 0));
+    const char *refused[][2] = {{notes, "not a heapfs index file"}, {dump, "the dump itself"},
+                                {hard, "the dump itself"}, {fifo, "FIFO"}};
+    for (size_t i = 0; i < G_N_ELEMENTS(refused); i++) {
+        hf_keepw *w = hf_keepw_new();
+        hf_keepw_add(w, 1, "x", 1);
+        GPtrArray *paths = one_path(refused[i][0]);
+        char *why = NULL;
+        alarm(10);
+        assert_null(hf_keepw_write(w, &key, paths, 0600, &why));
+        alarm(0);
+        if (!why || !strstr(why, refused[i][1]) || !strstr(why, "not replaced"))
+            fail_msg("%s: '%s' does not say %s", refused[i][0], why ? why : "", refused[i][1]);
+        g_free(why);
+        g_ptr_array_add(paths, g_strdup(empty)); /* the next place is taken */
+        char *to = hf_keepw_write(w, &key, paths, 0600, NULL);
+        assert_string_equal(to, empty);
+        g_free(to);
+        g_ptr_array_free(paths, TRUE);
+        hf_keepw_free(w);
+        unlink(empty);
+        assert_true(g_file_set_contents(empty, "", 0, NULL));
+    }
+    char *text;
+    assert_true(g_file_get_contents(notes, &text, NULL, NULL));
+    assert_string_equal(text, "my notes");
+    g_free(text);
+    assert_true(g_file_get_contents(dump, &text, NULL, NULL));
+    assert_string_equal(text, "the dump");
+    g_free(text);
+    /* -o index= naming the dump: HPROF's open refuses it at once */
+    gsize len;
+    char *hprof = copy_dump(dir, "slurp_hprof-32.bin", &text, &len);
+    g_free(text);
+    hf_open_opts o = {.index = hprof};
+    GError *e = NULL;
+    assert_null(hf_open(hprof, &o, &e));
+    assert_non_null(e);
+    if (!strstr(e->message, "-o index=") || !strstr(e->message, "the dump itself"))
+        fail_msg("%s", e->message);
+    g_clear_error(&e);
+    g_free(hprof);
+    g_free(dump);
+    g_free(notes);
+    g_free(hard);
+    g_free(fifo);
+    g_free(empty);
+    rm_rf(dir);
+}
+
+/* A writer killed before its rename leaves d.ix.XXXXXX: opening d.ix
+ * removes such files once they are 10 minutes old, and nothing else. */
+static void test_stale_temps(void **state)
+{
+    char *dir = tmpdir();
+    char *dump = g_build_filename(dir, "d.bin", NULL);
+    char *ix = g_build_filename(dir, "d.ix", NULL);
+    assert_true(g_file_set_contents(dump, "dump", 4, NULL));
+    hf_keepkey key;
+    assert_true(hf_keep_key(&key, dump, (const uint8_t *)"dump", 4, "test", 0));
+    struct {
+        const char *name;
+        bool old, gone;
+    } files[] = {
+        {"d.ix.AbC123", true, true},   {"d.ix.XyZ789", false, false}, /* a live writer's */
+        {"d.ix.AbC12", true, false},   {"d.ix.AbC1234", true, false},
+        {"d.ix.Ab-123", true, false},  {"other.AbC123", true, false},
+        {"d.ix.OtHeR1", true, false} /* another user's, when we may chown */,
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+        char *p = g_build_filename(dir, files[i].name, NULL);
+        assert_true(g_file_set_contents(p, "partial", -1, NULL));
+        struct timespec ts[2] = {{time(NULL) - 3600, 0}, {time(NULL) - 3600, 0}};
+        if (files[i].old)
+            assert_int_equal(utimensat(AT_FDCWD, p, ts, 0), 0);
+        if (strcmp(files[i].name, "d.ix.OtHeR1") == 0 && geteuid() == 0)
+            assert_int_equal(chown(p, 65534, 65534), 0);
+        else if (strcmp(files[i].name, "d.ix.OtHeR1") == 0)
+            files[i].gone = true; /* not root: it is ours */
+        g_free(p);
+    }
+    GPtrArray *paths = one_path(ix);
+    assert_null(hf_keepr_open(&key, paths, NULL));
+    for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+        char *p = g_build_filename(dir, files[i].name, NULL);
+        if (g_file_test(p, G_FILE_TEST_EXISTS) == files[i].gone)
+            fail_msg("%s: %s", files[i].name, files[i].gone ? "left" : "removed");
+        g_free(p);
+    }
+    g_ptr_array_free(paths, TRUE);
     g_free(dump);
     g_free(ix);
     rm_rf(dir);
@@ -280,13 +454,10 @@ static void test_hprof_round_trip(void **state)
                            "leakcanary_leak_service_binder.hprof"};
     for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
         char *dir = tmpdir();
-        char *src = th_corpus("hprof", files[i]);
-        char *dump = g_build_filename(dir, "dump.hprof", NULL);
-        char *ix = g_build_filename(dir, "dump.ix", NULL);
         gchar *data;
         gsize len;
-        assert_true(g_file_get_contents(src, &data, &len, NULL));
-        assert_true(g_file_set_contents(dump, data, (gssize)len, NULL));
+        char *dump = copy_dump(dir, files[i], &data, &len);
+        char *ix = g_build_filename(dir, "dump.ix", NULL);
         bool ret = i == 0; /* the retained views once: they take a while */
         char *fresh = reopen(dump, "none", "no index file", false, ret);
         char *built = reopen(dump, ix, "written to", true, ret);
@@ -329,11 +500,46 @@ static void test_hprof_round_trip(void **state)
         g_free(fresh);
         g_free(built);
         g_free(data);
-        g_free(src);
         g_free(dump);
         g_free(ix);
         rm_rf(dir);
     }
+}
+
+/* A byte changed where the key's hash does not look (between two sampled
+ * blocks), size and mtime put back: the ctime still tells, and the dump
+ * is indexed anew instead of being served the stale index. */
+static void test_changed_unsampled(void **state)
+{
+    char *dir = tmpdir();
+    gchar *data;
+    gsize len;
+    char *dump = copy_dump(dir, "mat_oracle_jdk8_05_x64.hprof", &data, &len);
+    char *ix = g_build_filename(dir, "dump.ix", NULL);
+    g_free(reopen(dump, ix, "written to", true, false));
+    hf_keepkey before, after;
+    assert_true(hf_keep_key(&before, dump, (const uint8_t *)data, len, "hprof", 0));
+    /* hashed: the first block, then 64 blocks every (len - 4096) / 63 */
+    size_t off = (4096 + (len - 4096) / 63) / 2;
+    struct stat st;
+    assert_int_equal(stat(dump, &st), 0);
+    sleep(1); /* a ctime of another tick, on file systems of coarse time stamps */
+    int fd = open(dump, O_WRONLY);
+    assert_true(fd >= 0);
+    uint8_t b = (uint8_t)(data[off] ^ 0x20);
+    assert_int_equal(pwrite(fd, &b, 1, (off_t)off), 1);
+    close(fd);
+    struct timespec ts[2] = {st.st_atim, st.st_mtim};
+    assert_int_equal(utimensat(AT_FDCWD, dump, ts, 0), 0);
+    data[off] = (char)b;
+    assert_true(hf_keep_key(&after, dump, (const uint8_t *)data, len, "hprof", 0));
+    assert_memory_equal(before.sample, after.sample, 32); /* the hash cannot tell */
+    assert_true(before.size == after.size && before.mtime_ns == after.mtime_ns);
+    g_free(reopen(dump, ix, "made for another dump", false, false));
+    g_free(data);
+    g_free(dump);
+    g_free(ix);
+    rm_rf(dir);
 }
 
 /* An index file whose checksum is right but whose small sections were
@@ -343,14 +549,11 @@ static void test_hprof_round_trip(void **state)
 static void test_hprof_hostile(void **state)
 {
     char *dir = tmpdir();
-    char *src = th_corpus("hprof", "mat_oracle_jdk8_05_x64.hprof");
-    char *dump = g_build_filename(dir, "dump.hprof", NULL);
-    char *ix = g_build_filename(dir, "dump.ix", NULL);
-    char *bad = g_build_filename(dir, "bad.ix", NULL);
     gchar *data;
     gsize len;
-    assert_true(g_file_get_contents(src, &data, &len, NULL));
-    assert_true(g_file_set_contents(dump, data, (gssize)len, NULL));
+    char *dump = copy_dump(dir, "mat_oracle_jdk8_05_x64.hprof", &data, &len);
+    char *ix = g_build_filename(dir, "dump.ix", NULL);
+    char *bad = g_build_filename(dir, "bad.ix", NULL);
     hf_dump *d = open_ix(dump, ix);
     d->ops->after_mount(d);
     hf_dump_close(d);
@@ -404,7 +607,6 @@ static void test_hprof_hostile(void **state)
     g_ptr_array_free(paths, TRUE);
     g_ptr_array_free(bpaths, TRUE);
     g_free(data);
-    g_free(src);
     g_free(dump);
     g_free(ix);
     g_free(bad);
@@ -413,22 +615,23 @@ static void test_hprof_hostile(void **state)
 
 /* Dominator results: computed and written beside the index file by the
  * first open that needs them; mapped, not computed, by the next; the same
- * bytes; a damaged results file is computed again. */
+ * bytes; a damaged results file is computed again, and so are results of
+ * an index file since rebuilt. */
 static void test_retained_kept(void **state)
 {
     char *dir = tmpdir();
-    char *src = th_corpus("hprof", "mat_oracle_jdk8_05_x64.hprof");
-    char *dump = g_build_filename(dir, "dump.hprof", NULL);
-    char *ix = g_build_filename(dir, "dump.ix", NULL);
-    char *gfile = g_build_filename(dir, "dump.ix.retained-strong.1", NULL);
     gchar *data;
     gsize len;
-    assert_true(g_file_get_contents(src, &data, &len, NULL));
-    assert_true(g_file_set_contents(dump, data, (gssize)len, NULL));
+    char *dump = copy_dump(dir, "mat_oracle_jdk8_05_x64.hprof", &data, &len);
+    char *ix = g_build_filename(dir, "dump.ix", NULL);
+    char *gfile = g_build_filename(dir, "dump.ix.retained-strong.1", NULL);
     const char *views[] = {"dominators", "histogram-retained", "suspects", "unreachable"};
     char *want[G_N_ELEMENTS(views)];
-    const char *expect[] = {"computed in", "loaded from", "computed in"};
-    for (int round = 0; round < 3; round++) {
+    /* round 3: the index rebuilt (after damage its checksum missed, say):
+     * the results of the old one are not loaded */
+    const char *expect[] = {"computed in", "loaded from", "computed in",
+                            "computed from another index file", "loaded from"};
+    for (int round = 0; round < 5; round++) {
         hf_dump *d = open_ix(dump, ix);
         d->ops->after_mount(d);
         for (size_t i = 0; i < G_N_ELEMENTS(views); i++) {
@@ -448,6 +651,8 @@ static void test_retained_kept(void **state)
         assert_true(g_file_test(gfile, G_FILE_TEST_IS_REGULAR));
         if (round == 1)
             damage(gfile, file_size(gfile) / 2);
+        if (round == 2)
+            assert_int_equal(unlink(ix), 0);
     }
     /* another level (hf_open_opts.reach, the dump's reach): a file of its
      * own, computed, not the strong one's */
@@ -467,9 +672,35 @@ static void test_retained_kept(void **state)
     for (size_t i = 0; i < G_N_ELEMENTS(views); i++)
         g_free(want[i]);
     g_free(data);
-    g_free(src);
     g_free(dump);
     g_free(ix);
+    g_free(gfile);
+    rm_rf(dir);
+}
+
+static bool always(void *ud)
+{
+    return true;
+}
+
+/* Retained sizes given up because the mount is going away
+ * (core/cancel.h): the views say so, and no results file is kept. */
+static void test_retained_cancelled(void **state)
+{
+    char *dir = tmpdir();
+    char *dump = copy_dump(dir, "mat_oracle_jdk8_05_x64.hprof", NULL, NULL);
+    char *gfile = g_build_filename(dir, "dump.hprof.heapfs-index.retained-strong.1", NULL);
+    hf_open_opts o = {0}; /* the default places: beside the dump */
+    hf_dump *d = hf_open(dump, &o, NULL);
+    assert_non_null(d);
+    hf_cancel_when(always, NULL);
+    char *v = th_snap_file(d, 0, "dominators");
+    hf_cancel_when(NULL, NULL);
+    assert_string_equal(v, "# no retained sizes: cancelled: the mount is going away\n");
+    g_free(v);
+    hf_dump_close(d);
+    assert_false(g_file_test(gfile, G_FILE_TEST_EXISTS));
+    g_free(dump);
     g_free(gfile);
     rm_rf(dir);
 }
@@ -499,9 +730,14 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_container),
         cmocka_unit_test(test_candidates),
+        cmocka_unit_test(test_not_regular),
+        cmocka_unit_test(test_never_replaces),
+        cmocka_unit_test(test_stale_temps),
         cmocka_unit_test(test_hprof_round_trip),
+        cmocka_unit_test(test_changed_unsampled),
         cmocka_unit_test(test_hprof_hostile),
         cmocka_unit_test(test_retained_kept),
+        cmocka_unit_test(test_retained_cancelled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
