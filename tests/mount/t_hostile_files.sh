@@ -170,7 +170,7 @@ WRAP=()
 # ---- -o cache_size: no sign, no wrap-around ----
 for v in -1 17179869185G 18446744073709551616 ' 5M'; do
   m=$(mktemp -d "$TESTTMP/mnt.XXXXXX")
-  err=$(timeout 60 "$HEAPFS" -o cache_size="$v" "$SRC" "$m" 2>&1); rc=$?
+  err=$(timeout 60 "$HEAPFS" -o index=none,cache_size="$v" "$SRC" "$m" 2>&1); rc=$?
   mountpoint -q "$m" && fusermount3 -u "$m"
   check_eq "-o cache_size='$v' is refused (exit status 2)" 2 "$rc"
   check "...saying heapfs: cache_size: '$v' ..." grep -q "^heapfs: cache_size: '$v' is" <<<"$err"
