@@ -25,7 +25,7 @@ unsigned bmd_hf_type(uint64_t t)
 
 static inline bmd_status raw(const uint8_t **p, const uint8_t *end, size_t n, const uint8_t **at)
 {
-    if ((size_t)(end - *p) < n)
+    if (*p > end || (size_t)(end - *p) < n)
         return BMD_CUT;
     *at = *p;
     *p += n;

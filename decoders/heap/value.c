@@ -17,8 +17,11 @@ bool hf_heap_field(const hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob, uint
         return false;
     const hf_hfield *f = &c->fields[fi];
     if (h->codec->fixed_be) {
+        /* an instance may hold fewer bytes than its class's fields */
+        if (f->offset >= (size_t)(ob->end - ob->data))
+            return false;
         const uint8_t *p = ob->data + f->offset;
-        return p < ob->end && h->codec->value(h, f->type, &p, ob->end, v);
+        return h->codec->value(h, f->type, &p, ob->end, v);
     }
     /* variable-width encodings: walk the values before it */
     const uint8_t *p = ob->data;
@@ -181,6 +184,8 @@ void hf_heap_for_each_ref_of(const hf_heap *h, const hf_hsnap *sn, const hf_hobj
     hf_hobj ob = *obp;
     if (ob.kind == HF_K_INSTANCE) {
         const hf_hclass *c = hf_heap_class(sn, ob.cls);
+        if (!c)
+            return;
         if (!h->codec->fixed_be) { /* no fixed offsets: walk the values once */
             const uint8_t *p = ob.data;
             for (uint32_t i = 0, r = 0; p && i < c->n_fields; i++) {
@@ -195,7 +200,10 @@ void hf_heap_for_each_ref_of(const hf_heap *h, const hf_hsnap *sn, const hf_hobj
             }
             return;
         }
-        for (uint32_t i = 0; i < c->n_refs; i++) {
+        /* offsets ascend: the first one past the instance's data (it may
+         * hold fewer bytes than its class's fields) ends the walk */
+        size_t len = ob.data ? (size_t)(ob.end - ob.data) : 0;
+        for (uint32_t i = 0; i < c->n_refs && c->ref_offs[i] < len; i++) {
             const uint8_t *p = ob.data + c->ref_offs[i];
             uint64_t v;
             if (h->codec->value(h, HF_T_OBJECT, &p, ob.end, &v) && v && !fn(v, i, ud))

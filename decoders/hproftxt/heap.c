@@ -102,6 +102,8 @@ typedef struct {
 static bool read_rec(const hf_heap *h, uint64_t loc, rec *r)
 {
     memset(r, 0, sizeof *r);
+    if (loc >= h->base.size)
+        return false;
     const char *s = (const char *)h->base.data + loc, *e = (const char *)h->base.data +
                                                           line_end(h, loc);
     if (e - s < 5)

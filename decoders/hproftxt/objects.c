@@ -29,6 +29,8 @@ static void each_sub(const hf_heap *h, uint64_t loc, sub_fn fn, void *ud)
 {
     const char *d = (const char *)h->base.data;
     size_t size = h->base.size;
+    if (loc >= size)
+        return;
     const char *nl = memchr(d + loc, '\n', size - loc);
     size_t pos = nl ? (size_t)(nl - d) + 1 : size;
     while (pos < size && d[pos] == '\t') {
