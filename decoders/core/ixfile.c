@@ -2,6 +2,7 @@
  * ixfile.c - see ixfile.h: the index file's container, key and checksum.
  */
 #include "decoders/core/ixfile.h"
+#include "decoders/core/mapwatch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -156,8 +157,10 @@ void hf_ixr_free(hf_ixr *r)
 {
     if (!r)
         return;
-    if (r->map)
+    if (r->map) {
+        hf_mapwatch_remove(r->data);
         g_mapped_file_unref(r->map);
+    }
     g_free(r->path);
     g_free(r);
 }
@@ -188,6 +191,7 @@ static hf_ixr *try_open(const hf_ixkey *key, const char *path, char **why)
         r->data = (const uint8_t *)g_mapped_file_get_contents(map);
         r->size = g_mapped_file_get_length(map);
         r->hd = (const header *)(const void *)r->data;
+        hf_mapwatch_add(r->data, r->size); /* it may shrink while we read it */
     }
     const header *hd = r->hd;
     if (bad) {

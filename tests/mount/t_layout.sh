@@ -9,7 +9,7 @@
 #   - the direction between the layers (architecture.md, "Who may include
 #     whom"): decoders/core/ includes only core; decoders/pprof/ only core and
 #     pprof; decoders/heap/ only core, pprof and heap; fs/ sees decoders/ only
-#     through decoders/core/ (model.h, names.h, compare.h, search.h);
+#     through decoders/core/ (model.h, names.h, compare.h, search.h, mapwatch.h);
 #     registry.h only in registry.c;
 #   - no folder of decoders/ includes a header of a format folder (every folder
 #     but core, heap and pprof) other than its own.  The one exception: BMD
@@ -98,8 +98,8 @@ report "decoders/pprof/ includes only decoders/core/ and decoders/pprof/" \
   "$(inc '$1 ~ /^decoders\/pprof\// && $2 ~ /^(decoders|cache|fs)\// && $2 !~ /^decoders\/(core|pprof)\//')"
 report "decoders/heap/ includes only decoders/core/, pprof/ and heap/" \
   "$(inc '$1 ~ /^decoders\/heap\// && $2 ~ /^(decoders|cache|fs)\// && $2 !~ /^decoders\/(core|pprof|heap)\//')"
-report "fs/ sees decoders/ only through decoders/core/ (model.h, names.h, compare.h, search.h)" \
-  "$(inc '$1 ~ /^fs\// && $2 ~ /^decoders\// && $2 !~ /^decoders\/core\/(model|names|compare|search)\.h$/')"
+report "fs/ sees decoders/ only through decoders/core/ (model.h, names.h, compare.h, search.h, mapwatch.h)" \
+  "$(inc '$1 ~ /^fs\// && $2 ~ /^decoders\// && $2 !~ /^decoders\/core\/(model|names|compare|search|mapwatch)\.h$/')"
 report "decoders/core/registry.h is included by no file of the library but registry.c" \
   "$(inc '$2 == "decoders/core/registry.h" && $1 != "decoders/core/registry.c"')"
 
