@@ -6,7 +6,11 @@
                        followed by an object whose id sits where the missing
                        reference would be read (an over-read inside the file)
   short-last OUT       the same, last in the file (an over-read past its end)
+  pprof-bomb OUT MIB   a gzipped profile.proto whose string table holds MIB
+                       MiB of empty strings (2 bytes each, some 64 once
+                       unpacked; gzip shrinks them 1000 times)
 """
+import gzip
 import os
 import sys
 
@@ -34,11 +38,22 @@ def short_inside(idsz=8):
     return bytes(h.out)
 
 
+def pprof_bomb(mib):
+    """sample_type {type: 1, unit: 2}, period_type the same, period 1, then
+    the string table "", "space", "bytes" and mib MiB of "" entries."""
+    vt = bytes([0x08, 0x01, 0x10, 0x02])
+    raw = b"\x0a\x04" + vt + b"\x5a\x04" + vt + b"\x60\x01"
+    raw += b"\x32\x00" + b"\x32\x05space" + b"\x32\x05bytes"
+    raw += b"\x32\x00" * (int(mib) << 19)
+    return gzip.compress(raw, 9)
+
+
 def main():
-    kind, out = sys.argv[1], sys.argv[2]
-    make = {"short-inside": short_inside, "short-last": short_instance_last}[kind]
+    kind, out, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    make = {"short-inside": short_inside, "short-last": short_instance_last,
+            "pprof-bomb": pprof_bomb}[kind]
     with open(out, "wb") as f:
-        f.write(make())
+        f.write(make(*args))
 
 
 if __name__ == "__main__":

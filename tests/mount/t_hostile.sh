@@ -4,7 +4,11 @@
 # with one clear line, and stays up.
 #   - an instance with fewer bytes than its class's fields: no reference is
 #     read past its end, inside the file (a reference it does not have) or
-#     past the file's end (a crash in the dominator computation).
+#     past the file's end (a crash in the dominator computation);
+#   - a pprof gzip bomb (empty string table entries: 1000 times smaller
+#     gzipped, 32 times bigger unpacked): refused with one line, in
+#     bounded memory and time, whether it stops inflating (over 512 times
+#     the file) or stops unpacking (protobuf-c's structures over budget).
 source "$(dirname "$0")/lib.sh"
 
 HOSTILE="python3 $ROOT/tests/fuzz/hostile.py"
@@ -30,3 +34,21 @@ if hf_mount "$TESTTMP/short-inside.hprof" -o index=none; then
 else
   echo "not ok - mount a short instance inside the file"
 fi
+
+# ---- pprof gzip bombs ----
+# bomb MIB WHAT: heapfs --check on a MIB MiB bomb exits 1 with one line
+# naming the file and saying WHAT (a grep regex), under 256 MB and 20 s
+bomb() {
+  local f=$TESTTMP/bomb$1.pb.gz
+  $HOSTILE pprof-bomb "$f" "$1"
+  timeout 20 /usr/bin/time -f '%M' -o "$TESTTMP/rss" "$HEAPFS" --check "$f" \
+    >/dev/null 2>"$TESTTMP/err"
+  local rc=$? kb
+  kb=$(tail -1 "$TESTTMP/rss")
+  check_eq "a ${1} MiB pprof bomb ($(stat -c %s "$f") bytes): --check exits 1" 1 "$rc"
+  check "...with one line naming it: $2" \
+    bash -c "[ \$(wc -l <'$TESTTMP/err') = 1 ] && grep -q '^heapfs: $f: .*$2' '$TESTTMP/err'"
+  check "...within 256 MB (max RSS ${kb:-?} KB)" test "${kb:-999999999}" -lt 262144
+}
+bomb 20 "would take more than"
+bomb 80 "inflates beyond"
