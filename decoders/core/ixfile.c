@@ -13,7 +13,7 @@
 #include <zlib.h>
 
 #define MAGIC "HFINDEX"
-#define VERSION 1u
+#define VERSION 2u
 #define ENDIAN 0x01020304u
 #define ALIGN 64
 #define BLOCK 4096

@@ -510,7 +510,7 @@ static void declared(txt_hscan *hs, const tclass *c, GArray *decl)
         const char *n = g_ptr_array_index(c->fields, i);
         unsigned k = GPOINTER_TO_UINT(g_hash_table_lookup(c->field_set, n));
         for (unsigned j = inherited(hs, c, n); j < k; j++) {
-            hf_hfield f = {.name = n, .refname = n, .type = HF_T_OBJECT};
+            hf_hfield f = {.name = n, .type = HF_T_OBJECT};
             g_array_append_val(decl, f);
         }
     }
