@@ -16,6 +16,7 @@
 
 #include "cache/cache.h"
 #include "decoders/core/cancel.h"
+#include "decoders/core/mapwatch.h"
 #include "decoders/core/model.h"
 
 #include <errno.h>
@@ -341,10 +342,8 @@ static int run_mount(hf_mount *m, char *const *paths, int n, struct fuse_args *a
         fs.dump_st.st_mode &= fs.file_st[i].st_mode | ~(mode_t)0777;
     for (uint32_t k = 0; k < hf_mount_n_dumps(m); k++) {
         hf_dump *d = hf_mount_dump(m, k);
-        if (d->data)
+        if (d->data) /* index and results files: as mapped (guard_watch) */
             hf_guard_add(d->data, d->size);
-        if (d->index_data) /* a mapped index file can shrink too */
-            hf_guard_add(d->index_data, d->index_size);
     }
 
     struct fuse_session *se = fuse_session_new(args, &hf_fuse_ops, sizeof hf_fuse_ops, &fs);
@@ -394,6 +393,9 @@ out:
     free(cl.mountpoint);
     return rc;
 }
+
+/* Index and retained results files can shrink while mapped, as dumps can. */
+static const hf_mapwatch guard_watch = {hf_guard_add, hf_guard_remove};
 
 int main(int argc, char **argv)
 {
@@ -469,6 +471,7 @@ int main(int argc, char **argv)
         rc = 1; /* the mount cannot be made */
         goto out;
     }
+    hf_mapwatch_set(&guard_watch);
     hf_mount *m = hf_check_open(paths, ndumps, &opts, stderr);
     if (!m) {
         rc = 1;

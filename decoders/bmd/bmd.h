@@ -64,7 +64,7 @@ static inline bmd_status bmd_varint(const uint8_t **p, const uint8_t *end, uint6
     }
     uint64_t r = 0;
     for (unsigned i = 0; i < 10; i++) {
-        if (q == end)
+        if (q >= end)
             return BMD_CUT;
         uint8_t b = *q++;
         r |= (uint64_t)(b & 0x7f) << (7 * i);

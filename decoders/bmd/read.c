@@ -7,6 +7,7 @@
  * Thread-safe.
  */
 #include "decoders/bmd/bmd.h"
+#include "decoders/heap/fields.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -25,7 +26,7 @@ unsigned bmd_hf_type(uint64_t t)
 
 static inline bmd_status raw(const uint8_t **p, const uint8_t *end, size_t n, const uint8_t **at)
 {
-    if ((size_t)(end - *p) < n)
+    if (*p > end || (size_t)(end - *p) < n)
         return BMD_CUT;
     *at = *p;
     *p += n;
@@ -323,12 +324,13 @@ static bool codec_object(const hf_heap *h, uint64_t loc, hf_hobj *ob)
         /* the values end after those of the class chain's fields */
         const hf_hsnap *sn = hf_heap_snap(h, 0);
         int64_t ci = sn ? hf_heap_class_by_id(sn, a) : -1;
-        const hf_hclass *c = ci >= 0 ? hf_heap_class(sn, (uint64_t)ci) : NULL;
-        for (uint32_t i = 0; c && i < c->n_fields; i++) {
-            uint64_t v;
-            if (bmd_value(c->fields[i].type, &p, end, &v) != BMD_OK)
-                break;
-        }
+        hf_hfields it;
+        hf_hfields_begin(&it, sn, ci >= 0 ? hf_heap_class(sn, (uint64_t)ci) : NULL);
+        uint64_t v;
+        bool more = true;
+        while (more && hf_hfields_next(&it))
+            more = bmd_value(it.f->type, &p, end, &v) == BMD_OK;
+        hf_hfields_end(&it);
         ob->end = p;
         return true;
     }

@@ -2,6 +2,7 @@
  * keepfile.c - see keepfile.h: the container, its key and its checksum.
  */
 #include "decoders/core/keepfile.h"
+#include "decoders/core/mapwatch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +14,8 @@
 #include <zlib.h>
 
 #define MAGIC "HFINDEX"
-#define VERSION 3u /* 2: ctime in the key; 3: the file's id, and key.source */
+#define VERSION 4u /* 2: ctime in the key; 3: the file's id, and key.source; 4: classes
+                      keep their own fields */
 #define ENDIAN 0x01020304u
 #define ALIGN 64
 #define BLOCK 4096
@@ -183,8 +185,10 @@ void hf_keepr_free(hf_keepr *r)
 {
     if (!r)
         return;
-    if (r->map)
+    if (r->map) {
+        hf_mapwatch_remove(r->data);
         g_mapped_file_unref(r->map);
+    }
     g_free(r->path);
     g_free(r);
 }
@@ -277,6 +281,7 @@ static hf_keepr *try_open(const hf_keepkey *key, const char *path, char **why)
         r->data = (const uint8_t *)g_mapped_file_get_contents(map);
         r->size = g_mapped_file_get_length(map);
         r->hd = (const header *)(const void *)r->data;
+        hf_mapwatch_add(r->data, r->size); /* it may shrink while we read it */
     }
     const header *hd = r->hd;
     if (bad) {

@@ -3,8 +3,9 @@
  * Go heap profiles (runtime/pprof, net/http/pprof) and any other
  * profile.proto file.
  *
- *   read.c     the bytes to a Profile: gunzip (capped, HF_GUNZIP_MAX) and
- *              protobuf-c's unpack; the head check of detect
+ *   read.c     the bytes to a Profile: gunzip and protobuf-c's unpack, both
+ *              within a budget of a few times the file's size; the head
+ *              check of detect
  *   scan.c     a Profile to a snapshot: string, location and function
  *              references checked, frames named, stacks numbered as traces
  *              shared by every file of the series

@@ -1,13 +1,14 @@
 /*
  * read.c - from bytes to a Profile (gopprof.h): gunzip through zlib
- * (decoders/pprof/proto.h, capped at HF_GUNZIP_MAX), unpack through
- * protobuf-c.  No wire format is decoded by hand: detect unpacks the first
+ * (decoders/pprof/proto.h, capped), unpack through protobuf-c, whose
+ * allocations are counted against a budget (budget_of).  No wire format is decoded by hand: detect unpacks the first
  * field's ValueType message with protobuf-c too.
  */
 #include "decoders/gopprof/gopprof.h"
 
 #include "decoders/pprof/proto.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -99,14 +100,59 @@ bool gopprof_head_is_profile(const uint8_t *head, size_t len)
     return raw_head_ok(out, got);
 }
 
+/* What reading a profile may take: the inflated bytes at most
+ * GOP_PER_FILE_BYTE times the file's size, and protobuf-c's structures at
+ * most GOP_PER_RAW_BYTE times the inflated size and GOP_PER_FILE_BYTE times
+ * the file's, GOP_MIN_BUDGET whatever the sizes.  A real profile is far
+ * inside: gzip gives it 3 to 10 times, protobuf-c's structures take 5 to
+ * 15 times the encoded bytes.  A crafted one (empty string table entries:
+ * 2 bytes each, 40 once unpacked; a gzip ratio of 1000) is refused. */
+#define GOP_MIN_BUDGET ((size_t)64 << 20)
+#define GOP_PER_FILE_BYTE 512
+#define GOP_PER_RAW_BYTE 32
+
+static size_t budget_of(size_t file_len, size_t raw_len)
+{
+    size_t b = MIN(file_len, SIZE_MAX / GOP_PER_FILE_BYTE) * GOP_PER_FILE_BYTE;
+    if (raw_len)
+        b = MIN(b, MIN(raw_len, SIZE_MAX / GOP_PER_RAW_BYTE) * GOP_PER_RAW_BYTE);
+    return MAX(b, GOP_MIN_BUDGET);
+}
+
+/* protobuf-c's allocations, counted as malloc takes them (16 bytes of
+ * overhead, 32 at least), refused past the budget: unpack then fails. */
+typedef struct {
+    size_t used, budget;
+    bool over;
+} counted;
+
+static void *counted_alloc(void *ud, size_t size)
+{
+    counted *c = ud;
+    size_t cost = MAX((size + 16 + 15) / 16 * 16, 32);
+    if (size > c->budget || cost > c->budget - c->used) {
+        c->over = true;
+        return NULL;
+    }
+    c->used += cost;
+    return malloc(size);
+}
+
+static void counted_free(void *ud, void *p)
+{
+    free(p); /* the budget counts what was asked in all, not what is held */
+}
+
 Perftools__Profiles__Profile *gopprof_read(const uint8_t *data, size_t len, bool *gzipped,
                                            GError **err)
 {
     GByteArray *raw = NULL;
+    size_t file_len = len;
     *gzipped = hf_is_gzip(data, len);
     if (*gzipped) {
         bool truncated;
-        raw = hf_gunzip(data, len, HF_GUNZIP_MAX, &truncated, err);
+        size_t cap = MIN(HF_GUNZIP_MAX, budget_of(len, 0));
+        raw = hf_gunzip(data, len, cap, &truncated, err);
         if (!raw)
             return NULL;
         if (truncated) {
@@ -118,10 +164,17 @@ Perftools__Profiles__Profile *gopprof_read(const uint8_t *data, size_t len, bool
         data = raw->data;
         len = raw->len;
     }
-    Perftools__Profiles__Profile *p = perftools__profiles__profile__unpack(NULL, len, data);
+    counted c = {0, budget_of(file_len, len), false};
+    ProtobufCAllocator a = {counted_alloc, counted_free, &c};
+    Perftools__Profiles__Profile *p = perftools__profiles__profile__unpack(&a, len, data);
     if (raw)
         g_byte_array_free(raw, TRUE);
-    if (!p)
+    if (!p && c.over)
+        g_set_error(err, HF_ERROR, HF_ERROR_CORRUPT,
+                    "reading the profile would take more than %zu MiB, far more than a "
+                    "profile of this size needs (%zu bytes inflated): not read",
+                    c.budget >> 20, len);
+    else if (!p)
         g_set_error(err, HF_ERROR, HF_ERROR_CORRUPT,
                     "not a readable profile.proto message (damaged or cut)");
     return p;
@@ -129,6 +182,7 @@ Perftools__Profiles__Profile *gopprof_read(const uint8_t *data, size_t len, bool
 
 void gopprof_profile_free(Perftools__Profiles__Profile *p)
 {
+    /* counted_alloc took it with malloc: protobuf-c's default free fits */
     if (p)
         perftools__profiles__profile__free_unpacked(p, NULL);
 }

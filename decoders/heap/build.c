@@ -6,6 +6,7 @@
  * Everything here runs once, single-threaded, inside a decoder's open().
  */
 #include "decoders/heap/build.h"
+#include "decoders/heap/fields.h"
 #include "decoders/heap/render.h"
 #include "decoders/core/names.h"
 #include "decoders/core/search.h"
@@ -31,8 +32,8 @@ void hf_heap_init(hf_heap *h, const hf_dump_ops *ops, const hf_heap_codec *codec
 static void free_class(hf_hclass *c)
 {
     g_free(c->decl);
-    g_free(c->fields);
-    g_free(c->ref_offs);
+    g_free(c->own_refs);
+    g_free(c->by_name);
     g_free(c->statics);
 }
 
@@ -119,8 +120,7 @@ uint32_t hf_heap_add_class(hf_heap *h, hf_hsnap *sn, const hf_hclass *c)
     k.statics = c->n_statics ? g_memdup2(c->statics, c->n_statics * sizeof *c->statics) : NULL;
     for (uint32_t i = 0; i < k.n_decl; i++)
         k.decl[i].decl = idx;
-    k.fields = NULL;
-    k.ref_offs = NULL;
+    k.own_refs = k.by_name = NULL;
     k.super = -1;
     g_array_append_val(sn->classes, k);
     if (c->id)
@@ -200,93 +200,46 @@ static uint32_t prim_class(hf_heap *h, hf_hsnap *sn, unsigned t)
 }
 
 
-/* Names longer than this are cut (then marked "~" and made unique) to
- * stay file names: HF_NAME_MAX with room for "@0xID" suffixes. */
-#define NAME_KEEP 200
-
-/* Length of s cut to at most NAME_KEEP bytes without splitting a UTF-8
- * sequence or a %XX escape (names.h). */
-static size_t name_cut(const char *s)
-{
-    size_t n = NAME_KEEP;
-    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-        n--;
-    if (n >= 1 && s[n - 1] == '%')
-        n -= 1;
-    else if (n >= 2 && s[n - 2] == '%')
-        n -= 2;
-    return n;
-}
-
-/* The refs/ entry of field i named raw: raw as it is when it is a file
- * name (always, for Java), else escaped, and cut when too long.  Interned,
- * unless raw is returned and `interned` says it already is. */
-static const char *ref_entry(hf_heap *h, const char *raw, bool interned, uint32_t i)
-{
-    size_t n = strlen(raw);
-    if (n && n <= NAME_KEEP && !strpbrk(raw, "/%") && strcmp(raw, ".") != 0 &&
-        strcmp(raw, "..") != 0)
-        return interned ? raw : hf_heap_intern(h, raw, n);
-    GString *e = g_string_new(NULL);
-    hf_name_escape_append(e, raw, n);
-    if (e->len > NAME_KEEP) {
-        g_string_truncate(e, name_cut(e->str));
-        g_string_append_printf(e, "~%u", i);
-    }
-    const char *r = hf_heap_intern(h, e->str, e->len);
-    g_string_free(e, TRUE);
-    return r;
-}
-
-/* Fills c->fields (the whole chain) and c->ref_offs, super first. */
+/* Lays out c's instance data, super first: its own fields' offsets and
+ * reference offsets, the chain's totals (fields.h walks the chain). */
 static void lay_out(hf_heap *h, hf_hsnap *sn, uint32_t ci, int depth)
 {
     hf_hclass *c = &g_array_index(sn->classes, hf_hclass, ci);
-    if (c->fields || depth > 256)
+    if (c->own_refs || depth > HF_HCHAIN_MAX)
         return;
     hf_hclass *sup = NULL;
     if (c->super >= 0) {
         lay_out(h, sn, (uint32_t)c->super, depth + 1);
         c = &g_array_index(sn->classes, hf_hclass, ci); /* lay_out may grow nothing, but be safe */
-        if (c->fields)
+        if (c->own_refs)
             return; /* a chain that loops back to c laid it out already */
         sup = &g_array_index(sn->classes, hf_hclass, c->super);
-        if (!sup->fields && sup->n_fields == 0 && depth > 255)
-            sup = NULL; /* a cycle: ignore the chain */
+        if (!sup->own_refs && depth >= HF_HCHAIN_MAX)
+            sup = NULL; /* a cycle, or too deep: ignore the chain */
     }
-    uint32_t n = c->n_decl + (sup ? sup->n_fields : 0);
-    c->fields = g_new0(hf_hfield, n + 1); /* non-NULL marks "done" */
-    c->n_fields = n;
     uint32_t off = 0, nrefs = 0;
     for (uint32_t i = 0; i < c->n_decl; i++) {
-        c->fields[i] = c->decl[i];
-        c->fields[i].offset = off;
+        c->decl[i].offset = off;
         off += hf_btype_size(c->decl[i].type, h->id_size);
+        nrefs += c->decl[i].type == HF_T_OBJECT;
     }
-    for (uint32_t i = c->n_decl; i < n; i++) {
-        c->fields[i] = sup->fields[i - c->n_decl];
-        c->fields[i].offset += off;
+    if (sup && ((uint64_t)c->n_decl + sup->n_fields > HF_HFIELDS_MAX ||
+                (uint64_t)off + sup->data_size > INT32_MAX)) {
+        hf_problem_nooff(&h->base, "class %s: %" G_GUINT64_FORMAT " instance fields with its "
+                         "super classes' (at most %u): laid out without them", c->name,
+                         (guint64)c->n_decl + sup->n_fields, HF_HFIELDS_MAX);
+        sup = NULL;
     }
+    hf_hclass_index_names(c);
+    c->own_refs = g_new(uint32_t, nrefs + 1); /* non-NULL marks "done" */
+    c->n_own_refs = 0;
+    for (uint32_t i = 0; i < c->n_decl; i++)
+        if (c->decl[i].type == HF_T_OBJECT)
+            c->own_refs[c->n_own_refs++] = c->decl[i].offset;
+    c->n_fields = c->n_decl + (sup ? sup->n_fields : 0);
+    c->n_refs = nrefs + (sup ? sup->n_refs : 0);
     c->data_size = off + (sup ? sup->data_size : 0);
     hf_heap_size_class(h, sn, c, sup);
-    for (uint32_t i = 0; i < n; i++)
-        nrefs += c->fields[i].type == HF_T_OBJECT;
-    c->ref_offs = g_new(uint32_t, nrefs + 1);
-    c->n_refs = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (c->fields[i].type == HF_T_OBJECT)
-            c->ref_offs[c->n_refs++] = c->fields[i].offset;
-        /* A field shadowed by one nearer the class gets name@Declaring in refs/. */
-        c->fields[i].refname = ref_entry(h, c->fields[i].name, true, i);
-        for (uint32_t j = 0; j < i; j++)
-            if (strcmp(c->fields[j].name, c->fields[i].name) == 0) {
-                const hf_hclass *dc = &g_array_index(sn->classes, hf_hclass, c->fields[i].decl);
-                char *r = g_strdup_printf("%s@%s", c->fields[i].name, dc->name);
-                c->fields[i].refname = ref_entry(h, r, false, i);
-                g_free(r);
-                break;
-            }
-    }
 }
 
 static int cmp_hist(gconstpointer a, gconstpointer b, gpointer ud)
@@ -337,12 +290,14 @@ static void finish_classes(hf_heap *h, hf_hsnap *sn)
         const hf_hclass *c = &g_array_index(sn->classes, hf_hclass, sn->string_class);
         int32_t *slot[] = {&sn->str_value, &sn->str_coder, &sn->str_offset, &sn->str_count};
         const char *names[] = {"value", "coder", "offset", "count"};
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < 4; k++)
             *slot[k] = -1;
-            for (uint32_t f = 0; f < c->n_fields; f++)
-                if (c->fields[f].decl == sn->string_class && strcmp(c->fields[f].name, names[k]) == 0)
-                    *slot[k] = (int32_t)f;
-        }
+        hf_hfields it;
+        hf_hfields_begin(&it, sn, c);
+        while (hf_hfields_next(&it))
+            for (int k = 0; k < 4; k++)
+                if (it.f->decl == sn->string_class && strcmp(it.f->name, names[k]) == 0)
+                    *slot[k] = (int32_t)it.index;
     } else {
         sn->str_value = sn->str_coder = sn->str_offset = sn->str_count = -1;
     }
@@ -357,8 +312,8 @@ static void name_dirs(hf_heap *h, hf_hsnap *sn)
         hf_hclass *c = &g_array_index(sn->classes, hf_hclass, i);
         g_string_truncate(s, 0);
         hf_name_escape_append(s, c->name, strlen(c->name));
-        if (s->len > NAME_KEEP) {
-            g_string_truncate(s, name_cut(s->str));
+        if (s->len > HF_HNAME_KEEP) {
+            g_string_truncate(s, hf_hname_cut(s->str));
             g_string_append_c(s, '~');
         }
         if (g_hash_table_contains(sn->class_by_dir, s->str))
@@ -395,8 +350,7 @@ static int64_t cached_class(hf_heap *h, hf_hsnap *sn, class_cache *cc, uint64_t 
         u.synthetic = true;
         c = hf_heap_add_class(h, sn, &u);
         hf_hclass *uc = &g_array_index(sn->classes, hf_hclass, c);
-        uc->fields = g_new0(hf_hfield, 1);
-        uc->ref_offs = g_new0(uint32_t, 1);
+        uc->own_refs = g_new0(uint32_t, 1);
         hf_heap_size_class(h, sn, uc, NULL);
         hf_problem(&h->base, loc, "object of class 0x%" G_GINT64_MODIFIER "x, which the dump "
                    "does not define", (guint64)id);
@@ -531,24 +485,26 @@ static const char *thread_object_name(hf_heap *h, const hf_hthread *t)
     hf_hobj ob;
     if (o < 0 || !hf_heap_decode(h, sn, (uint64_t)o, &ob) || ob.kind != HF_K_INSTANCE)
         return NULL;
-    const hf_hclass *c = hf_heap_class(sn, ob.cls);
-    for (uint32_t f = 0; f < c->n_fields; f++) {
-        uint64_t v;
-        if (c->fields[f].type != HF_T_OBJECT || strcmp(c->fields[f].name, "name") != 0 ||
-            !hf_heap_field(h, sn, &ob, f, &v))
-            continue;
-        int64_t so = hf_heap_find_id(h, sn, v);
-        hf_hobj sob;
-        if (so < 0 || !hf_heap_decode(h, sn, (uint64_t)so, &sob))
-            return NULL;
-        GString *s = g_string_new(NULL);
-        const char *r = NULL;
-        if (hf_heap_text(h, sn, &sob, s))
-            r = hf_heap_intern(h, s->str, s->len);
-        g_string_free(s, TRUE);
-        return r;
-    }
-    return NULL;
+    hf_hfields it;
+    hf_hfields_begin(&it, sn, hf_heap_class(sn, ob.cls));
+    bool found = false;
+    uint64_t v = 0;
+    /* (fields past the object's bytes cannot be read: not walked) */
+    while (!found && hf_hfields_next(&it) &&
+           (!h->codec->fixed_be || it.offset < (size_t)(ob.end - ob.data)))
+        found = it.f->type == HF_T_OBJECT && strcmp(it.f->name, "name") == 0 &&
+                hf_heap_field(h, sn, &ob, it.index, &v);
+    hf_hfields_end(&it);
+    int64_t so = found ? hf_heap_find_id(h, sn, v) : -1;
+    hf_hobj sob;
+    if (so < 0 || !hf_heap_decode(h, sn, (uint64_t)so, &sob))
+        return NULL;
+    GString *s = g_string_new(NULL);
+    const char *r = NULL;
+    if (hf_heap_text(h, sn, &sob, s))
+        r = hf_heap_intern(h, s->str, s->len);
+    g_string_free(s, TRUE);
+    return r;
 }
 
 /* A damaged or hostile file can repeat a trace or thread serial: sort by
@@ -610,7 +566,7 @@ uint64_t hf_heap_index_bytes(const hf_heap *h)
         n += sn->classes->len * sizeof(hf_hclass);
         for (guint c = 0; c < sn->classes->len; c++) {
             const hf_hclass *k = &g_array_index(sn->classes, hf_hclass, c);
-            n += (k->n_decl + k->n_fields) * sizeof(hf_hfield) + 4ull * k->n_refs +
+            n += k->n_decl * (sizeof(hf_hfield) + 4) /* decl, by_name */ + 4ull * k->n_own_refs +
                  k->n_statics * sizeof(hf_hstatic);
         }
     }

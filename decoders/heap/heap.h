@@ -76,12 +76,13 @@ typedef struct {
     uint8_t kind;    /* hf_root_kind */
 } hf_hroot;
 
-/* One instance field of a class. */
+/* One instance field a class declares.  The fields of an instance, its
+ * class's and its supers', are walked with fields.h. */
 typedef struct {
     const char *name;
-    const char *refname; /* name in refs/: name, or name@Declaring when shadowed */
     uint32_t decl;       /* declaring class (index) */
-    uint32_t offset;     /* byte offset in the dump's instance data */
+    uint32_t offset;     /* byte offset in the declaring class's own part of
+                            the instance data (set when classes are laid out) */
     uint8_t type;        /* HF_T_* */
 } hf_hfield;
 
@@ -103,12 +104,14 @@ typedef struct {
     bool synthetic;     /* not in the dump: made up for primitive arrays etc. */
     hf_hfield *decl;    /* declared fields, dump order */
     uint32_t n_decl;
-    hf_hfield *fields; /* all instance fields in instance-data order: declared,
-                          then the super class's, and so on up */
-    uint32_t n_fields;
-    uint32_t *ref_offs; /* data offsets of the reference fields, whole chain */
-    uint32_t n_refs;
-    uint32_t data_size; /* bytes of instance data in the dump */
+    uint32_t *own_refs; /* offsets of the declared reference fields in the
+                           class's own part, ascending; non-NULL once laid out */
+    uint32_t n_own_refs;
+    uint32_t *by_name;  /* decl indices sorted by name, then index (fields.h) */
+    uint32_t n_fields;  /* instance fields in instance-data order: declared,
+                           then the super class's, and so on up (fields.h) */
+    uint32_t n_refs;    /* reference fields among them */
+    uint32_t data_size; /* bytes of instance data in the dump, whole chain */
     hf_hstatic *statics;
     uint32_t n_statics;
     uint32_t vm_extra;     /* bytes the JVM adds that the dump omits (injected
@@ -324,8 +327,8 @@ bool hf_heap_text(const hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob, GStri
  * object array elements, static fields of a class); stops when fn returns
  * false.  slot: the reference's position among the object's reference
  * fields (instances), the element index (arrays), the static's index
- * (classes).  Walks the class's precomputed reference offsets (ref_offs,
- * whole superclass chain): no field lookup per call.  For retained sizes
+ * (classes).  Walks each class's own reference offsets (own_refs) up the
+ * superclass chain: no field lookup per call.  For retained sizes
  * and paths to GC roots. */
 typedef bool (*hf_heap_ref_fn)(uint64_t target, uint32_t slot, void *ud);
 void hf_heap_for_each_ref(const hf_heap *h, const hf_hsnap *sn, uint64_t o, hf_heap_ref_fn fn,

@@ -10,6 +10,7 @@
  *
  * Read-only over the finished graph: thread-safe.
  */
+#include "decoders/heap/fields.h"
 #include "decoders/heap/render.h"
 
 #include <string.h>
@@ -84,14 +85,23 @@ uint64_t hf_heap_view_class_fields(hf_dump *d, const hf_view *v, uint64_t first,
 {
     const hf_hsnap *sn;
     const hf_hclass *c = view_class(d, v, &sn);
-    for (uint32_t i = 0; c && i < c->n_fields; i++) {
-        const hf_hfield *f = &c->fields[i];
-        g_string_append_printf(out, "%s %s", f->name, hf_btype_name(f->type));
-        if (f->decl != v->index)
-            g_string_append_printf(out, " from %s", hf_heap_class(sn, f->decl)->dir);
+    hf_hfields it;
+    hf_hfields_begin(&it, sn, c);
+    hf_hfields_seek(&it, (uint32_t)MIN(first, UINT32_MAX));
+    size_t start = out->len;
+    uint64_t next = HF_DONE;
+    while (next == HF_DONE && hf_hfields_next(&it)) {
+        if (hf_budget_spent(out, start, budget)) {
+            next = it.index;
+            break;
+        }
+        g_string_append_printf(out, "%s %s", it.f->name, hf_btype_name(it.f->type));
+        if (it.f->decl != v->index)
+            g_string_append_printf(out, " from %s", hf_heap_class(sn, it.f->decl)->dir);
         g_string_append_c(out, '\n');
     }
-    return HF_DONE;
+    hf_hfields_end(&it);
+    return next;
 }
 
 static void append_statics(const hf_hclass *c, GString *out)
@@ -242,18 +252,39 @@ uint64_t hf_heap_view_object_fields(hf_dump *d, const hf_view *v, uint64_t first
         return HF_DONE;
     const hf_hclass *c = hf_heap_class(sn, ob.cls);
     switch (ob.kind) {
-    case HF_K_INSTANCE:
-        for (uint32_t i = 0; i < c->n_fields; i++) {
-            const hf_hfield *f = &c->fields[i];
+    case HF_K_INSTANCE: {
+        const hf_heap *h = H(d);
+        hf_hfields it;
+        hf_hfields_begin(&it, sn, c);
+        /* variable-width values are read in turn from the first one */
+        if (h->codec->fixed_be)
+            hf_hfields_seek(&it, (uint32_t)MIN(first, UINT32_MAX));
+        const uint8_t *p = ob.data;
+        size_t start = out->len;
+        uint64_t next = HF_DONE;
+        while (hf_hfields_next(&it)) {
             uint64_t val;
-            g_string_append_printf(out, "%s %s ", f->refname, hf_btype_name(f->type));
-            if (hf_heap_field(H(d), sn, &ob, i, &val))
-                hf_heap_format_value(out, f->type, val);
+            bool got = h->codec->fixed_be ? hf_heap_field(h, sn, &ob, it.index, &val)
+                                          : p && h->codec->value(h, it.f->type, &p, ob.end, &val);
+            if (!got)
+                p = NULL; /* nor can a variable-width value after one that cannot be */
+            if (it.index < first)
+                continue;
+            if (hf_budget_spent(out, start, budget)) {
+                next = it.index;
+                break;
+            }
+            g_string_append_printf(out, "%s %s ", hf_hfields_refname(&it),
+                                   hf_btype_name(it.f->type));
+            if (got)
+                hf_heap_format_value(out, it.f->type, val);
             else
                 g_string_append(out, "?");
             g_string_append_c(out, '\n');
         }
-        return HF_DONE;
+        hf_hfields_end(&it);
+        return next;
+    }
     case HF_K_CLASS:
         append_statics(hf_heap_described(sn, &ob), out);
         return HF_DONE;

@@ -2,6 +2,7 @@
  * ops.c - the model ops (hf_dump_ops members) of a heap decoder.
  * Everything here only reads the finished hf_heap: thread-safe.
  */
+#include "decoders/heap/fields.h"
 #include "decoders/heap/render.h"
 #include "decoders/core/names.h"
 
@@ -168,12 +169,13 @@ hf_ref_status hf_heap_refs_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t sl
     switch (ob.kind) {
     case HF_K_INSTANCE: {
         const hf_hclass *c = hf_heap_class(sn, ob.cls);
-        if (slot >= c->n_fields)
+        uint32_t off;
+        const hf_hfield *f = hf_hfield_at(sn, c, slot, &off);
+        if (!f)
             return HF_REF_END;
-        const hf_hfield *f = &c->fields[slot];
-        if (f->type != HF_T_OBJECT || !hf_heap_field(h, sn, &ob, slot, &v) || !v)
+        if (f->type != HF_T_OBJECT || !hf_heap_field(h, sn, &ob, slot, &v) || !v ||
+            !hf_hfield_refname(sn, c, slot, name))
             return HF_REF_EMPTY;
-        g_strlcpy(name, f->refname, HF_NAME_MAX);
         break;
     }
     case HF_K_OBJARRAY:
@@ -212,11 +214,8 @@ int64_t hf_heap_refs_find(hf_dump *d, uint32_t s, uint64_t o, const char *name)
     uint64_t v = 0;
     switch (ob.kind) {
     case HF_K_INSTANCE: {
-        const hf_hclass *c = hf_heap_class(sn, ob.cls);
-        for (uint32_t i = 0; i < c->n_fields; i++)
-            if (c->fields[i].type == HF_T_OBJECT && strcmp(c->fields[i].refname, name) == 0)
-                return hf_heap_field(h, sn, &ob, i, &v) && v ? (int64_t)i : -1;
-        return -1;
+        int64_t i = hf_hfield_ref_named(sn, hf_heap_class(sn, ob.cls), name);
+        return i >= 0 && hf_heap_field(h, sn, &ob, (uint32_t)i, &v) && v ? i : -1;
     }
     case HF_K_OBJARRAY: {
         uint64_t i;

@@ -5,6 +5,7 @@
  */
 #include "decoders/heap/persist.h"
 #include "decoders/heap/build.h"
+#include "decoders/heap/fields.h"
 #include "decoders/heap/retained.h"
 
 #include <string.h>
@@ -14,7 +15,6 @@
 static void save_field(GByteArray *b, const hf_hfield *f)
 {
     hf_keepb_str(b, f->name);
-    hf_keepb_str(b, f->refname);
     hf_keepb_u32(b, f->decl);
     hf_keepb_u32(b, f->offset);
     hf_keepb_u8(b, f->type);
@@ -36,11 +36,7 @@ static void save_class(GByteArray *b, const hf_hclass *c)
     for (uint32_t i = 0; i < c->n_decl; i++)
         save_field(b, &c->decl[i]);
     hf_keepb_u32(b, c->n_fields);
-    for (uint32_t i = 0; i < c->n_fields; i++)
-        save_field(b, &c->fields[i]);
     hf_keepb_u32(b, c->n_refs);
-    for (uint32_t i = 0; i < c->n_refs; i++)
-        hf_keepb_u32(b, c->ref_offs[i]);
     hf_keepb_u32(b, c->data_size);
     hf_keepb_u32(b, c->n_statics);
     for (uint32_t i = 0; i < c->n_statics; i++) {
@@ -188,7 +184,6 @@ static uint32_t load_count(hf_keepcur *c, size_t min)
 static void load_field(hf_heap *h, hf_keepcur *c, hf_hfield *f)
 {
     f->name = load_name(h, c);
-    f->refname = load_str(h, c);
     f->decl = hf_keepcur_u32(c);
     f->offset = hf_keepcur_u32(c);
     f->type = hf_keepcur_u8(c);
@@ -210,14 +205,13 @@ static bool load_class(hf_heap *h, hf_keepcur *c, hf_hclass *k)
     k->decl = k->n_decl ? g_new0(hf_hfield, k->n_decl) : NULL;
     for (uint32_t i = 0; i < k->n_decl; i++)
         load_field(h, c, &k->decl[i]);
-    k->n_fields = load_count(c, 13);
-    k->fields = g_new0(hf_hfield, k->n_fields + 1);
-    for (uint32_t i = 0; i < k->n_fields; i++)
-        load_field(h, c, &k->fields[i]);
-    k->n_refs = load_count(c, 4);
-    k->ref_offs = g_new0(uint32_t, k->n_refs + 1);
-    for (uint32_t i = 0; i < k->n_refs; i++)
-        k->ref_offs[i] = hf_keepcur_u32(c);
+    hf_hclass_index_names(k);
+    k->own_refs = g_new0(uint32_t, k->n_decl + 1);
+    for (uint32_t i = 0; i < k->n_decl; i++)
+        if (k->decl[i].type == HF_T_OBJECT)
+            k->own_refs[k->n_own_refs++] = k->decl[i].offset;
+    k->n_fields = hf_keepcur_u32(c);
+    k->n_refs = hf_keepcur_u32(c);
     k->data_size = hf_keepcur_u32(c);
     k->n_statics = load_count(c, 13);
     k->statics = k->n_statics ? g_new0(hf_hstatic, k->n_statics) : NULL;
@@ -231,14 +225,11 @@ static bool load_class(hf_heap *h, hf_keepcur *c, hf_hclass *k)
     k->shallow = hf_keepcur_u64(c);
     k->count = hf_keepcur_u64(c);
     k->bytes = hf_keepcur_u64(c);
-    if (k->elem >= HF_T_MAX || k->data_size > INT32_MAX)
+    if (k->elem >= HF_T_MAX || k->data_size > INT32_MAX || k->n_fields > HF_HFIELDS_MAX ||
+        k->n_fields < k->n_decl || k->n_refs < k->n_own_refs)
         return false;
-    for (uint32_t i = 0; i < k->n_fields; i++)
-        if (k->fields[i].type >= HF_T_MAX || !k->fields[i].refname ||
-            k->fields[i].offset > k->data_size)
-            return false;
-    for (uint32_t i = 0; i < k->n_refs; i++)
-        if (k->ref_offs[i] > k->data_size)
+    for (uint32_t i = 0; i < k->n_decl; i++)
+        if (k->decl[i].type >= HF_T_MAX || k->decl[i].offset > k->data_size)
             return false;
     return c->ok;
 }
@@ -254,9 +245,14 @@ static bool check_snap(const hf_hsnap *sn)
         for (uint32_t f = 0; f < k->n_decl; f++)
             if (k->decl[f].decl >= n)
                 return false;
-        for (uint32_t f = 0; f < k->n_fields; f++)
-            if (k->fields[f].decl >= n)
-                return false;
+        /* the chain's totals are the class's own and, unless the chain
+         * was cut there, its super's */
+        const hf_hclass *sup = k->super >= 0 ? &g_array_index(sn->classes, hf_hclass, k->super)
+                                             : NULL;
+        if (k->n_fields > k->n_decl &&
+            (!sup || sup->n_fields != k->n_fields - k->n_decl ||
+             sup->n_refs != k->n_refs - k->n_own_refs || sup->data_size > k->data_size))
+            return false;
     }
     for (uint32_t i = 0; i < sn->n_hist; i++)
         if (sn->hist[i] >= n)

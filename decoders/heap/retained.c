@@ -4,6 +4,7 @@
  * copy of the sorted ids) and hands it to graph.c.
  */
 #include "decoders/heap/retained.h"
+#include "decoders/heap/fields.h"
 
 #include "decoders/core/cancel.h"
 #include "decoders/core/names.h"
@@ -275,7 +276,7 @@ static int reference_kind(const hf_hsnap *sn, const hf_hclass *c)
         {"java.lang.ref.WeakReference", HF_REACH_WEAK},
         {"java.lang.ref.PhantomReference", HF_REACH_PHANTOM},
     };
-    for (guint steps = 0; c && steps <= sn->classes->len; steps++) {
+    for (guint steps = 0; c && steps <= HF_HCHAIN_MAX; steps++) {
         for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++)
             if (strcmp(c->name, kinds[i].name) == 0)
                 return kinds[i].kind;
@@ -287,16 +288,17 @@ static int reference_kind(const hf_hsnap *sn, const hf_hclass *c)
 /* The reference slot of java.lang.ref.Reference.referent in c, HF_NONE. */
 static uint32_t referent_slot(const hf_hsnap *sn, const hf_hclass *c)
 {
-    for (uint32_t i = 0, slot = 0; i < c->n_fields; i++) {
-        if (c->fields[i].type != HF_T_OBJECT)
-            continue;
-        const hf_hclass *decl = hf_heap_class(sn, c->fields[i].decl);
-        if (strcmp(c->fields[i].name, "referent") == 0 && decl &&
+    hf_hfields it;
+    hf_hfields_begin(&it, sn, c);
+    uint32_t slot = HF_NONE;
+    while (slot == HF_NONE && hf_hfields_next(&it)) {
+        const hf_hclass *decl = hf_heap_class(sn, it.f->decl);
+        if (it.f->type == HF_T_OBJECT && strcmp(it.f->name, "referent") == 0 && decl &&
             strcmp(decl->name, "java.lang.ref.Reference") == 0)
-            return slot;
-        slot++;
+            slot = it.ref;
     }
-    return HF_NONE;
+    hf_hfields_end(&it);
+    return slot;
 }
 
 static bool is_local_root(uint8_t kind)
@@ -718,11 +720,14 @@ static void slot_name(const hf_hsnap *sn, const hf_hobj *ob, uint32_t slot, char
         g_free(e);
     } else {
         g_strlcpy(name, "?", HF_NAME_MAX);
-        for (uint32_t i = 0, k = 0; i < cl->n_fields; i++)
-            if (cl->fields[i].type == HF_T_OBJECT && k++ == slot) {
-                g_strlcpy(name, cl->fields[i].refname, HF_NAME_MAX);
+        hf_hfields it;
+        hf_hfields_begin(&it, sn, cl);
+        while (hf_hfields_next(&it))
+            if (it.f->type == HF_T_OBJECT && it.ref == slot) {
+                g_strlcpy(name, hf_hfields_refname(&it), HF_NAME_MAX);
                 break;
             }
+        hf_hfields_end(&it);
     }
 }
 

@@ -8,6 +8,7 @@
  * the finished heap and are thread-safe.
  */
 #include "decoders/heap/build.h"
+#include "decoders/heap/fields.h"
 #include "decoders/heap/render.h"
 
 #include <string.h>
@@ -324,11 +325,11 @@ static uint32_t vm_extra(const hf_heap *h, const hf_hclass *c)
 }
 
 /* Field bytes the dump left out (hf_hclass.omitted) of c and its supers;
- * a chain that loops is cut after as many steps as there are classes. */
+ * a chain that loops, or is deeper than any laid out, is cut there. */
 static uint64_t omitted_chain(const hf_hsnap *sn, const hf_hclass *c)
 {
     uint64_t n = 0;
-    for (guint steps = 0; c && steps <= sn->classes->len; steps++) {
+    for (guint steps = 0; c && steps <= HF_HCHAIN_MAX; steps++) {
         n += c->omitted;
         c = c->super >= 0 ? &g_array_index(sn->classes, hf_hclass, c->super) : NULL;
     }
@@ -337,9 +338,10 @@ static uint64_t omitted_chain(const hf_hsnap *sn, const hf_hclass *c)
 
 void hf_heap_size_class(hf_heap *h, hf_hsnap *sn, hf_hclass *c, const hf_hclass *sup)
 {
-    uint64_t mem = omitted_chain(sn, c);
-    for (uint32_t i = 0; i < c->n_fields; i++)
-        mem += hf_btype_size(c->fields[i].type, h->ref_size);
+    /* the chain's fields, references ref_size wide (data_size has them
+     * id_size wide) */
+    uint64_t mem = omitted_chain(sn, c) + c->data_size +
+                   (uint64_t)c->n_refs * h->ref_size - (uint64_t)c->n_refs * h->id_size;
     c->vm_extra = vm_extra(h, c) + (sup ? sup->vm_extra : 0);
     c->shallow = align_obj(h, h->obj_header + mem + c->vm_extra);
     if (sup && sup->vm_extra >= 256) {

@@ -4,6 +4,7 @@
  * the finished hf_heap: thread-safe.
  */
 #include "decoders/heap/heap.h"
+#include "decoders/heap/fields.h"
 
 #include <string.h>
 
@@ -15,17 +16,24 @@ bool hf_heap_field(const hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob, uint
     const hf_hclass *c = hf_heap_class(sn, ob->cls);
     if (!ob->data || !c || fi >= c->n_fields)
         return false;
-    const hf_hfield *f = &c->fields[fi];
     if (h->codec->fixed_be) {
-        const uint8_t *p = ob->data + f->offset;
-        return p < ob->end && h->codec->value(h, f->type, &p, ob->end, v);
+        uint32_t off;
+        const hf_hfield *f = hf_hfield_at(sn, c, fi, &off);
+        /* an instance may hold fewer bytes than its class's fields */
+        if (!f || off >= (size_t)(ob->end - ob->data))
+            return false;
+        const uint8_t *p = ob->data + off;
+        return h->codec->value(h, f->type, &p, ob->end, v);
     }
     /* variable-width encodings: walk the values before it */
     const uint8_t *p = ob->data;
-    for (uint32_t i = 0; i <= fi; i++)
-        if (!h->codec->value(h, c->fields[i].type, &p, ob->end, v))
-            return false;
-    return true;
+    hf_hfields it;
+    hf_hfields_begin(&it, sn, c);
+    bool ok = true;
+    while (ok && it.index != fi && hf_hfields_next(&it))
+        ok = h->codec->value(h, it.f->type, &p, ob->end, v);
+    hf_hfields_end(&it);
+    return ok && it.index == fi;
 }
 
 uint64_t hf_heap_element(const hf_heap *h, const hf_hobj *ob, uint64_t i)
@@ -181,25 +189,37 @@ void hf_heap_for_each_ref_of(const hf_heap *h, const hf_hsnap *sn, const hf_hobj
     hf_hobj ob = *obp;
     if (ob.kind == HF_K_INSTANCE) {
         const hf_hclass *c = hf_heap_class(sn, ob.cls);
+        if (!c || !ob.data)
+            return;
         if (!h->codec->fixed_be) { /* no fixed offsets: walk the values once */
             const uint8_t *p = ob.data;
-            for (uint32_t i = 0, r = 0; p && i < c->n_fields; i++) {
-                uint64_t v;
-                if (!h->codec->value(h, c->fields[i].type, &p, ob.end, &v))
-                    return;
-                if (c->fields[i].type != HF_T_OBJECT)
-                    continue;
-                if (v && !fn(v, r, ud))
-                    return;
-                r++;
-            }
+            hf_hfields it;
+            hf_hfields_begin(&it, sn, c);
+            uint64_t v;
+            while (hf_hfields_next(&it) && h->codec->value(h, it.f->type, &p, ob.end, &v))
+                if (it.f->type == HF_T_OBJECT && v && !fn(v, it.ref, ud))
+                    break;
+            hf_hfields_end(&it);
             return;
         }
-        for (uint32_t i = 0; i < c->n_refs; i++) {
-            const uint8_t *p = ob.data + c->ref_offs[i];
-            uint64_t v;
-            if (h->codec->value(h, HF_T_OBJECT, &p, ob.end, &v) && v && !fn(v, i, ud))
-                return;
+        /* each class's part in turn, its own references at ascending
+         * offsets: the first one past the instance's data (it may hold
+         * fewer bytes than its class's fields) ends the walk */
+        size_t len = (size_t)(ob.end - ob.data);
+        uint32_t base = 0, slot = 0, left = c->n_fields;
+        for (unsigned levels = 0; c && levels <= HF_HCHAIN_MAX; levels++) {
+            for (uint32_t i = 0; i < c->n_own_refs; i++, slot++) {
+                if ((size_t)base + c->own_refs[i] >= len)
+                    return;
+                const uint8_t *p = ob.data + base + c->own_refs[i];
+                uint64_t v;
+                if (h->codec->value(h, HF_T_OBJECT, &p, ob.end, &v) && v && !fn(v, slot, ud))
+                    return;
+            }
+            if (left <= c->n_decl)
+                return; /* the chain as laid out ends here */
+            left -= c->n_decl;
+            c = hf_hclass_next_part(sn, c, &base);
         }
     } else if (ob.kind == HF_K_OBJARRAY) {
         for (uint64_t i = 0; i < ob.length; i++) {

@@ -458,7 +458,9 @@ static bool codec_value(const hf_heap *h, unsigned t, const uint8_t **p, const u
                         uint64_t *v)
 {
     unsigned w = hf_btype_size(t, h->id_size);
-    if (!w || !*p || (size_t)(end - *p) < w)
+    /* *p may lie past end (a field beyond an instance's data): compared
+     * first, so end - *p is never negative */
+    if (!w || !*p || *p > end || (size_t)(end - *p) < w)
         return false;
     *v = hprof_value(*p, t, h->id_size);
     *p += w;
@@ -468,7 +470,7 @@ static bool codec_value(const hf_heap *h, unsigned t, const uint8_t **p, const u
 static bool codec_element(const hf_heap *h, const hf_hobj *ob, uint64_t i, uint64_t *v)
 {
     unsigned w = hf_btype_size(ob->elem, h->id_size);
-    if (!ob->data || i >= ob->length || !w)
+    if (!ob->data || i >= ob->length || !w || (i + 1) * w > (uint64_t)(ob->end - ob->data))
         return false;
     *v = hprof_value(ob->data + i * w, ob->elem, h->id_size);
     return true;

@@ -103,6 +103,8 @@ typedef struct {
 static bool read_rec(const hf_heap *h, uint64_t loc, rec *r)
 {
     memset(r, 0, sizeof *r);
+    if (loc >= h->base.size)
+        return false;
     const char *s = (const char *)h->base.data + loc, *e = (const char *)h->base.data +
                                                           line_end(h, loc);
     if (e - s < 5)
@@ -509,7 +511,7 @@ static void declared(hproftxt_hscan *hs, const tclass *c, GArray *decl)
         const char *n = g_ptr_array_index(c->fields, i);
         unsigned k = GPOINTER_TO_UINT(g_hash_table_lookup(c->field_set, n));
         for (unsigned j = inherited(hs, c, n); j < k; j++) {
-            hf_hfield f = {.name = n, .refname = n, .type = HF_T_OBJECT};
+            hf_hfield f = {.name = n, .type = HF_T_OBJECT};
             g_array_append_val(decl, f);
         }
     }

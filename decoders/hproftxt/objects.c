@@ -11,6 +11,7 @@
 #include "decoders/hproftxt/hproftxt.h"
 
 #include "decoders/core/names.h"
+#include "decoders/heap/fields.h"
 #include "decoders/heap/render.h"
 
 #include <inttypes.h>
@@ -30,6 +31,8 @@ static void each_sub(const hf_heap *h, uint64_t loc, sub_fn fn, void *ud)
 {
     const char *d = (const char *)h->base.data;
     size_t size = h->base.size;
+    if (loc >= size)
+        return;
     const char *nl = memchr(d + loc, '\n', size - loc);
     size_t pos = nl ? (size_t)(nl - d) + 1 : size;
     while (pos < size && d[pos] == '\t') {
@@ -85,12 +88,20 @@ static uint64_t sub_value(const hf_heap *h, uint64_t loc, const char *name, uint
  * has as many lines of its name before it as c has fields of that name
  * after i.  (The text lists only non-null values: when one of them is
  * null, the one line left is taken for the farthest class's.) */
-static uint64_t field_value(const hf_heap *h, const hf_hclass *c, uint32_t i, uint64_t loc)
+static uint64_t field_value(const hf_heap *h, const hf_hsnap *sn, const hf_hclass *c, uint32_t i,
+                            uint64_t loc)
 {
+    uint32_t off;
+    const hf_hfield *f = hf_hfield_at(sn, c, i, &off);
+    if (!f)
+        return 0;
     uint64_t later = 0;
-    for (uint32_t j = i + 1; j < c->n_fields; j++)
-        later += strcmp(c->fields[j].name, c->fields[i].name) == 0;
-    return sub_value(h, loc, c->fields[i].name, later);
+    hf_hfields it;
+    hf_hfields_begin(&it, sn, c);
+    while (hf_hfields_next(&it))
+        later += it.index > i && strcmp(it.f->name, f->name) == 0;
+    hf_hfields_end(&it);
+    return sub_value(h, loc, f->name, later);
 }
 
 /* ---- fields view ---- */
@@ -117,12 +128,15 @@ static bool render_fields(hproftxt_dump *t, uint32_t s, uint64_t o, GString *out
         return false;
     if (ob.kind == HF_K_INSTANCE) {
         const hf_hclass *c = hf_heap_class(sn, ob.cls);
-        for (uint32_t i = 0; i < c->n_fields; i++) {
-            uint64_t v = field_value(h, c, i, ob.loc);
-            g_string_append_printf(out, "%s object ", c->fields[i].refname);
+        hf_hfields it;
+        hf_hfields_begin(&it, sn, c);
+        while (hf_hfields_next(&it)) {
+            uint64_t v = field_value(h, sn, c, it.index, ob.loc);
+            g_string_append_printf(out, "%s object ", hf_hfields_refname(&it));
             hf_heap_format_value(out, HF_T_OBJECT, v);
             g_string_append_c(out, '\n');
         }
+        hf_hfields_end(&it);
         return true;
     }
     if (ob.kind == HF_K_OBJARRAY) {
@@ -183,9 +197,8 @@ hf_ref_status hproftxt_refs_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t s
         const hf_hclass *c = hf_heap_class(sn, ob.cls);
         if (slot >= c->n_fields)
             return HF_REF_END;
-        if (!(v = field_value(h, c, slot, ob.loc)))
+        if (!(v = field_value(h, sn, c, slot, ob.loc)) || !hf_hfield_refname(sn, c, slot, name))
             return HF_REF_EMPTY;
-        g_strlcpy(name, c->fields[slot].refname, HF_NAME_MAX);
     } else if (ob.kind == HF_K_OBJARRAY) {
         if (slot >= ob.length)
             return HF_REF_END;
@@ -209,10 +222,8 @@ int64_t hproftxt_refs_find(hf_dump *d, uint32_t s, uint64_t o, const char *name)
         return -1;
     if (ob.kind == HF_K_INSTANCE) {
         const hf_hclass *c = hf_heap_class(sn, ob.cls);
-        for (uint32_t i = 0; i < c->n_fields; i++)
-            if (strcmp(c->fields[i].refname, name) == 0)
-                return field_value(h, c, i, ob.loc) ? (int64_t)i : -1;
-        return -1;
+        int64_t i = hf_hfield_ref_named(sn, c, name);
+        return i >= 0 && field_value(h, sn, c, (uint32_t)i, ob.loc) ? i : -1;
     }
     if (ob.kind == HF_K_OBJARRAY) {
         uint64_t i;

@@ -11,6 +11,13 @@
  * bytes.  A decoder with open_series also gets series: an input holding
  * HF_FUZZ_SPLIT is cut there into up to 4 files.
  *
+ * The pages after the dump's mapping are made unreadable while it is open
+ * (hf_walk_open_buffers): a read past the file's end faults, as it may in
+ * a mount, instead of landing unseen in memory mapped next to it.  Every
+ * view is walked, the retained ones (dominators, path, retained,
+ * dominated/, referrers/) included, so the dominator computation and the
+ * readers of object bytes it drives are fuzzed too.
+ *
  * Crashes, leaks, sanitizer reports, GLib criticals and warnings, and broken
  * tree contracts (walk.h; abort()) are all findings.  HF_FUZZ_LAX=1 in the
  * environment reports contract violations on stderr without aborting, to
@@ -148,6 +155,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         walk_and_check(d);
     }
-    hf_dump_close(d);
+    hf_walk_close(d);
     return 0;
 }

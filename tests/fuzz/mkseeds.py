@@ -9,7 +9,9 @@ so seeds are kept at or under 128 KiB:
   - for hprof, complete small dumps written here (hprof_dump()): both id
     sizes, one and two heap dumps, HEAP DUMP and HEAP DUMP SEGMENTs, every
     record and sub-record kind, Android's extra sub-records, and real
-    dumps shrunk to their first sub-records (shrink_hprof());
+    dumps shrunk to their first sub-records (shrink_hprof()), and an
+    instance with fewer bytes than its class's fields, last in the file
+    (short_instance_last());
   - for decoders that read a series (gperftools), pairs of files joined by
     the separator fuzz_target.c splits on.
 Deterministic: the same sources give the same seeds.
@@ -256,6 +258,30 @@ def hprof_dump(idsz=8, version=b"JAVA PROFILE 1.0.2", snapshots=1, segments=True
     return bytes(h.out)
 
 
+def short_instance_last(idsz=8, longs=3000):
+    """A class of `longs` long fields then a reference, and an instance of
+    it with no data, last in the file (a root): whoever reads its fields
+    without checking the instance's end reads far past the file."""
+    h = Hprof(idsz=idsz)
+    names = {n: h.string(n) for n in ["java/lang/Object", "Big", "f", "r"]}
+    h.record(0x02, be("I", 1) + h.id(0x100) + be("I", 1) + h.id(names["java/lang/Object"]))
+    h.record(0x02, be("I", 2) + h.id(0x200) + be("I", 1) + h.id(names["Big"]))
+
+    def class_dump(cid, sup, fields):
+        b = be("B", 0x20) + h.id(cid) + be("I", 1) + h.id(sup) + h.id(0) * 5
+        b += be("I", sum(idsz if t == T_OBJ else WIDTH[t] for _, t in fields))
+        b += be("HHH", 0, 0, len(fields))
+        return b + b"".join(h.id(names[n]) + be("B", t) for n, t in fields)
+
+    sub = be("B", 0xFF) + h.id(0x300)
+    sub += class_dump(0x100, 0, [])
+    sub += class_dump(0x200, 0x100, [("f", T_LONG)] * longs + [("r", T_OBJ)])
+    sub += be("B", 0x21) + h.id(0x300) + be("I", 1) + h.id(0x200) + be("I", 0)
+    h.record(0x1C, sub)
+    h.record(0x2C, b"")
+    return bytes(h.out)
+
+
 def sub_len(b, p, idsz):
     """Length of the heap dump sub-record at p, None when unknown or short."""
     if p >= len(b):
@@ -409,6 +435,7 @@ def main():
                   hprof_dump(version=b"JAVA PROFILE 1.0.1", idsz=4, segments=False))
         seeds.add("gen-android.hprof",
                   hprof_dump(version=b"JAVA PROFILE 1.0.3", idsz=4, android=True))
+        seeds.add("gen-short-instance-last.hprof", short_instance_last())
     # Series: consecutive small files of one source dir, joined.
     if fmt == "gperftools":
         heaps = [f for f in files if os.path.getsize(f) <= MAX // 3 and

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void hf_walk_opts_default(hf_walk_opts *o)
@@ -60,6 +61,67 @@ static int memfd_of(const uint8_t *data, size_t len)
         done += (size_t)w;
     }
     return fd;
+}
+
+/* Unreadable pages right after the first file's mapping, while its dump
+ * is open: a read past the file's end faults there, as it may in a mount,
+ * instead of landing unseen in whatever the process mapped next to it
+ * (ASan does not watch mappings).  Reads in the zeros that fill the last
+ * page still pass.  GLib maps the file wherever the kernel says, so a hole
+ * of its size is made right before the guard; the kernel gives the highest
+ * hole that fits, and each mapping that lands elsewhere fills a higher
+ * hole, so a few tries end in ours. */
+/* 256 KiB: under ASan, holes that big are left high in the address space,
+ * where GLib's mapping goes; a guard of 1 MiB is placed far below it. */
+#define GUARD_BYTES (256u << 10)
+#define GUARD_TRIES 64
+static void *guard_at;
+
+static void guard_release(void)
+{
+    if (guard_at)
+        munmap(guard_at, GUARD_BYTES);
+    guard_at = NULL;
+}
+
+/* The file of fd mapped, with the guard after it when that could be
+ * arranged (the previous dump's guard goes first: hf_walk.c frees its
+ * dumps itself). */
+static GMappedFile *map_guarded(int fd, GError **e)
+{
+    guard_release();
+    struct stat st;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (fstat(fd, &st) != 0 || st.st_size <= 0)
+        return g_mapped_file_new_from_fd(fd, FALSE, e);
+    size_t len = ((size_t)st.st_size + page - 1) / page * page;
+    uint8_t *r = mmap(NULL, len + GUARD_BYTES, PROT_NONE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED)
+        return g_mapped_file_new_from_fd(fd, FALSE, e);
+    munmap(r, len);
+    GPtrArray *elsewhere = g_ptr_array_new_with_free_func((GDestroyNotify)g_mapped_file_unref);
+    GMappedFile *map = NULL;
+    for (int i = 0; i < GUARD_TRIES; i++) {
+        map = g_mapped_file_new_from_fd(fd, FALSE, e);
+        if (!map || (uint8_t *)g_mapped_file_get_contents(map) == r)
+            break;
+        g_ptr_array_add(elsewhere, map);
+        map = NULL;
+    }
+    g_ptr_array_free(elsewhere, TRUE);
+    if (map && (uint8_t *)g_mapped_file_get_contents(map) == r) {
+        guard_at = r + len;
+        return map;
+    }
+    munmap(r + len, GUARD_BYTES);
+    return map ? map : g_mapped_file_new_from_fd(fd, FALSE, e);
+}
+
+void hf_walk_close(hf_dump *d)
+{
+    hf_dump_close(d);
+    guard_release();
 }
 
 hf_dump *hf_walk_open_buffers(const uint8_t *const *data, const size_t *len, int n,
@@ -108,13 +170,15 @@ hf_dump *hf_walk_open_buffers(const uint8_t *const *data, const size_t *len, int
         goto out;
     }
     GError *e = NULL;
-    GMappedFile *map = g_mapped_file_new_from_fd(fds[0], FALSE, &e);
+    GMappedFile *map = map_guarded(fds[0], &e);
     if (!map) {
         g_set_error(err, HF_ERROR, HF_ERROR_OPEN, "%s", e->message);
         g_error_free(e);
         goto out;
     }
     d = dec->open(paths[0], map, NULL, err);
+    if (!d)
+        guard_release();
     g_mapped_file_unref(map);
 out:
     for (int i = 0; i < k; i++) {

@@ -80,5 +80,10 @@ const hf_decoder *hf_walk_decoder(const char *format);
  */
 hf_dump *hf_walk_open_buffers(const uint8_t *const *data, const size_t *len, int n,
                               const hf_decoder *dec, int *keep_fd, GError **err);
+/* Closes a dump hf_walk_open_buffers opened.  While it is open, the pages
+ * after its first file's mapping (with dec given) are unreadable, so a
+ * read past the file's end faults even where the process happens to have
+ * other memory mapped next. */
+void hf_walk_close(hf_dump *d);
 
 #endif

@@ -13,8 +13,9 @@
 #     (HEAP_FORMATS below) include decoders/heap/; cache/ includes nothing
 #     of decoders/ or fs/; no file of decoders/ includes anything of cache/;
 #     fs/ sees decoders/ only through decoders/core/ (model.h, names.h,
-#     compare.h, search.h, cancel.h; check.c keepfile.h, to say where a mount keeps
-#     the index files) and of cache/ only cache/cache.h; registry.h only in registry.c;
+#     compare.h, search.h, cancel.h, mapwatch.h; check.c keepfile.h, to say
+#     where a mount keeps the index files) and of cache/ only cache/cache.h;
+#     registry.h only in registry.c;
 #   - no folder of decoders/ includes a header of a format folder (every folder
 #     but core, heap and pprof) other than its own.  The one exception: BMD
 #     files embed legacy HPROF records, which decoders/bmd/ decodes with the
@@ -112,8 +113,8 @@ report "no file of decoders/ includes anything of cache/" \
   "$(inc '$1 ~ /^decoders\// && $2 ~ /^cache\//')"
 report "fs/ includes of cache/ only the view cache, cache/cache.h" \
   "$(inc '$1 ~ /^fs\// && $2 ~ /^cache\// && $2 != "cache/cache.h"')"
-report "fs/ sees decoders/ only through decoders/core/ (model.h, names.h, compare.h, search.h, cancel.h; keepfile.h in check.c)" \
-  "$(inc '$1 ~ /^fs\// && $2 ~ /^decoders\// && $2 !~ /^decoders\/core\/(model|names|compare|search|cancel)\.h$/ && !($1 == "fs/check.c" && $2 == "decoders/core/keepfile.h")')"
+report "fs/ sees decoders/ only through decoders/core/ (model.h, names.h, compare.h, search.h, cancel.h, mapwatch.h; keepfile.h in check.c)" \
+  "$(inc '$1 ~ /^fs\// && $2 ~ /^decoders\// && $2 !~ /^decoders\/core\/(model|names|compare|search|cancel|mapwatch)\.h$/ && !($1 == "fs/check.c" && $2 == "decoders/core/keepfile.h")')"
 report "decoders/core/registry.h is included by no file of the library but registry.c" \
   "$(inc '$2 == "decoders/core/registry.h" && $1 != "decoders/core/registry.c"')"
 

@@ -102,6 +102,9 @@ static void test_values(void **state)
         /* one byte short: cut, never a read past the end */
         p = b->data;
         assert_int_equal(bmd_value(types[i], &p, b->data + b->len - 1, &v), BMD_CUT);
+        /* starting past the end (a field beyond an object's bytes): cut too */
+        p = b->data + 1;
+        assert_int_equal(bmd_value(types[i], &p, b->data, &v), BMD_CUT);
         g_byte_array_unref(b);
     }
     const uint8_t zero = 0;
