@@ -222,11 +222,13 @@ void hf_heap_for_each_ref_of(const hf_heap *h, const hf_hsnap *sn, const hf_hobj
             c = hf_hclass_next_part(sn, c, &base);
         }
     } else if (ob.kind == HF_K_OBJARRAY) {
-        for (uint64_t i = 0; i < ob.length; i++) {
-            uint64_t v = hf_heap_element(h, &ob, i);
+        /* Stop at the first element that cannot be read: past it none can,
+         * and a length read from a dump changed since it was indexed may
+         * be billions. */
+        uint64_t v;
+        for (uint64_t i = 0; i < ob.length && h->codec->element(h, &ob, i, &v); i++)
             if (v && !fn(v, (uint32_t)i, ud))
                 return;
-        }
     } else if (ob.kind == HF_K_CLASS) {
         int64_t self = hf_heap_class_by_id(sn, ob.id);
         const hf_hclass *c = self >= 0 ? hf_heap_class(sn, (uint64_t)self) : NULL;
