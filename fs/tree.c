@@ -657,6 +657,7 @@ typedef struct {
     hf_node n;
     hf_dump *d; /* a decoder's view: render of d, for v */
     hf_render_fn render;
+    hf_measure_fn measure; /* NULL: none */
     hf_view v;
 } view_arg;
 
@@ -678,10 +679,19 @@ static uint64_t render_node(void *arg, uint64_t first, GString *out, size_t budg
     }
 }
 
-/* The renderer of a file declared in table p, or NULL. */
-static hf_render_fn table_render(const hf_parts *p, uint32_t f)
+static uint64_t measure_node(void *arg, uint64_t first, uint64_t *bytes, size_t budget)
 {
-    return f < hf_n_files(p) ? p->files[f].render : NULL;
+    view_arg *va = arg;
+    return va->measure(va->d, &va->v, first, bytes, budget);
+}
+
+/* The renderer of a file declared in table p, or NULL; its measure too. */
+static hf_render_fn table_render(const hf_parts *p, uint32_t f, view_arg *va)
+{
+    if (f >= hf_n_files(p))
+        return NULL;
+    va->measure = p->files[f].measure;
+    return p->files[f].render;
 }
 
 /* Fills va with what renders node n's bytes; false for non-files. */
@@ -709,18 +719,18 @@ static bool file_renderer(hf_tree *t, const hf_node *n, view_arg *va)
         va->render = o->render_trace;
         break;
     case HF_N_THREAD_FILE:
-        va->render = table_render(&o->thread, n->b);
+        va->render = table_render(&o->thread, n->b, va);
         break;
     case HF_N_SNAP_FILE:
-        va->render = table_render(&o->snapshot, (uint32_t)n->a);
+        va->render = table_render(&o->snapshot, (uint32_t)n->a, va);
         va->v.index = 0;
         va->v.file = (uint32_t)n->a;
         break;
     case HF_N_CLASS_FILE:
-        va->render = table_render(&o->class_, n->b);
+        va->render = table_render(&o->class_, n->b, va);
         break;
     case HF_N_OBJ_FILE:
-        va->render = table_render(&o->object, n->b);
+        va->render = table_render(&o->object, n->b, va);
         break;
     default:
         return false;
@@ -751,7 +761,8 @@ uint64_t hf_tree_size(hf_tree *t, const hf_node *n)
         return len;
     }
     view_arg va;
-    return file_renderer(t, n, &va) ? hf_views_size(t->views, hf_ino_encode(n), render_node, &va)
+    return file_renderer(t, n, &va) ? hf_views_size(t->views, hf_ino_encode(n), render_node,
+                                                    va.measure ? measure_node : NULL, &va)
                                     : 0;
 }
 
@@ -766,6 +777,7 @@ size_t hf_tree_read(hf_tree *t, const hf_node *n, char *buf, size_t size, uint64
     }
     view_arg va;
     return file_renderer(t, n, &va)
-               ? hf_views_read(t->views, hf_ino_encode(n), render_node, &va, buf, size, off)
+               ? hf_views_read(t->views, hf_ino_encode(n), render_node,
+                               va.measure ? measure_node : NULL, &va, buf, size, off)
                : 0;
 }
