@@ -11,6 +11,7 @@
 #include "decoders/hprof/hprof.h"
 #include "decoders/heap/persist.h"
 #include "decoders/heap/retained.h"
+#include "decoders/heap/tables.h"
 
 #include <string.h>
 #include <sys/mman.h>
@@ -139,6 +140,7 @@ static const hf_file snap_files[] = {
     {"stacks.folded", hf_heap_view_folded, NULL},
     HF_HEAP_RETAINED_SNAP_FILES,
     {"duplicates", hf_heap_view_duplicates, NULL},
+    HF_HEAP_TABLE_SNAP_FILES(NULL),
     {NULL},
 };
 

@@ -11,6 +11,7 @@
  */
 #include "decoders/hproftxt/hproftxt.h"
 #include "decoders/heap/retained.h"
+#include "decoders/heap/tables.h"
 
 #include <string.h>
 
@@ -96,6 +97,7 @@ static const hf_file snap_files[] = {
     {"histogram-retained", hf_heap_view_histogram_retained, txt_has_heap},
     {"suspects", hf_heap_view_suspects, txt_has_heap},
     {"unreachable", hf_heap_view_unreachable, txt_has_heap},
+    HF_HEAP_TABLE_SNAP_FILES(txt_has_heap),
     {NULL},
 };
 
