@@ -23,14 +23,19 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Decimal digits of v (1 for 0). */
+/* Decimal digits of v (1 for 0), by comparisons: no division. */
 static inline unsigned hf_tsv_u64_len(uint64_t v)
 {
+    static const uint64_t p10[19] = {
+        UINT64_C(10), UINT64_C(100), UINT64_C(1000), UINT64_C(10000), UINT64_C(100000),
+        UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000), UINT64_C(1000000000),
+        UINT64_C(10000000000), UINT64_C(100000000000), UINT64_C(1000000000000),
+        UINT64_C(10000000000000), UINT64_C(100000000000000), UINT64_C(1000000000000000),
+        UINT64_C(10000000000000000), UINT64_C(100000000000000000),
+        UINT64_C(1000000000000000000), UINT64_C(10000000000000000000)};
     unsigned n = 1;
-    while (v >= 10) {
-        v /= 10;
+    while (n < 20 && v >= p10[n - 1])
         n++;
-    }
     return n;
 }
 

@@ -42,9 +42,13 @@ static void object_row(hf_heap *h, const hf_hsnap *sn, uint64_t o, const void *u
     if (!hf_heap_decode(h, sn, o, ob))
         return;
     const hf_hclass *c = hf_heap_class(sn, ob->cls);
+    const uint32_t *dir_lens = ud; /* when only counting */
     hf_tsv_put_id(t, ob->id);
     hf_tsv_c(t, '\t');
-    hf_tsv_put_str(t, c->dir);
+    if (t->out)
+        hf_tsv_put_str(t, c->dir);
+    else
+        t->n += dir_lens[ob->cls];
     hf_tsv_c(t, '\t');
     hf_tsv_put_u64(t, hf_heap_shallow(h, sn, ob));
     hf_tsv_c(t, '\t');
@@ -63,9 +67,10 @@ static uint64_t objects_rows(hf_dump *d, const hf_view *v, uint64_t first, hf_ts
                              size_t budget)
 {
     const hf_hsnap *sn = hf_heap_snap(H(d), v->snap);
-    return sn ? index_rows(H(d), sn, first, t, budget, object_cols, sn->heap_names->len ? 5 : 4,
-                           sn->n_objects, object_row, NULL)
-              : HF_DONE;
+    if (!sn)
+        return HF_DONE;
+    return index_rows(H(d), sn, first, t, budget, object_cols, sn->heap_names->len ? 5 : 4,
+                      sn->n_objects, object_row, t->out ? NULL : hf_heap_dir_lens(H(d), v->snap));
 }
 
 HF_HEAP_TABLE(hf_heap_objects_tsv, objects_rows, 0)

@@ -40,6 +40,9 @@
 uint64_t hf_heap_table_measure(hf_dump *d, const hf_view *v, uint64_t first, uint64_t *bytes,
                                size_t budget, hf_tsv_rows_fn rows, unsigned shift);
 void hf_htables_free(hf_htables *t);
+/* The escaped length of each class's name in snapshot s (hf_tsv_text_len
+ * of its dir), made once: what counting a row of objects.tsv needs. */
+const uint32_t *hf_heap_dir_lens(hf_heap *h, uint32_t s);
 
 /* The renderer NAME_view and the measure NAME_measure of a heap table. */
 #define HF_HEAP_TABLE(NAME, ROWS, SHIFT)                                                   \

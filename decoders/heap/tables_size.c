@@ -5,6 +5,8 @@
  */
 #include "decoders/heap/tables.h"
 
+#include <string.h>
+
 typedef struct {
     uint32_t snap;
     hf_tsv_rows_fn rows;
@@ -14,6 +16,8 @@ typedef struct {
 struct hf_htables {
     GMutex lock; /* held while a table's blocks are summed */
     GArray *tables; /* blocks */
+    GMutex names_lock; /* for dir_lens (taken while `lock` is held) */
+    GPtrArray *dir_lens; /* per snapshot: uint32_t per class, or NULL */
 };
 
 void hf_htables_free(hf_htables *t)
@@ -23,7 +27,9 @@ void hf_htables_free(hf_htables *t)
     for (guint i = 0; i < t->tables->len; i++)
         g_free(g_array_index(t->tables, blocks, i).bytes);
     g_array_free(t->tables, TRUE);
+    g_ptr_array_free(t->dir_lens, TRUE);
     g_mutex_clear(&t->lock);
+    g_mutex_clear(&t->names_lock);
     g_free(t);
 }
 
@@ -32,10 +38,32 @@ static hf_htables *tables_of(hf_heap *h)
     if (g_once_init_enter(&h->tables)) {
         hf_htables *t = g_new0(hf_htables, 1);
         g_mutex_init(&t->lock);
+        g_mutex_init(&t->names_lock);
         t->tables = g_array_new(FALSE, FALSE, sizeof(blocks));
+        t->dir_lens = g_ptr_array_new_with_free_func(g_free);
         g_once_init_leave(&h->tables, t);
     }
     return h->tables;
+}
+
+const uint32_t *hf_heap_dir_lens(hf_heap *h, uint32_t s)
+{
+    hf_htables *t = tables_of(h);
+    const hf_hsnap *sn = hf_heap_snap(h, s);
+    g_mutex_lock(&t->names_lock);
+    if (t->dir_lens->len <= s)
+        g_ptr_array_set_size(t->dir_lens, (guint)s + 1);
+    uint32_t *lens = g_ptr_array_index(t->dir_lens, s);
+    if (!lens) {
+        lens = g_new(uint32_t, MAX(sn->classes->len, 1));
+        for (guint c = 0; c < sn->classes->len; c++) {
+            const char *dir = hf_heap_class(sn, c)->dir;
+            lens[c] = (uint32_t)hf_tsv_text_len(dir, strlen(dir));
+        }
+        g_ptr_array_index(t->dir_lens, s) = lens;
+    }
+    g_mutex_unlock(&t->names_lock);
+    return lens;
 }
 
 typedef struct {
