@@ -85,6 +85,11 @@ void gop_snap_free(gop_snap *sn);
 
 /* render.c */
 extern const hf_file gop_snap_files[];
+/* tables/samples.tsv (render.c). */
+uint64_t gop_samples_tsv_view(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                              size_t budget);
+uint64_t gop_samples_tsv_measure(hf_dump *d, const hf_view *v, uint64_t first, uint64_t *bytes,
+                                 size_t budget);
 uint64_t gop_render_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                          size_t budget);
 /* hf_dump_ops.tally: in-use objects and bytes by stack (growth). */

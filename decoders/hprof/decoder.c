@@ -141,6 +141,7 @@ static const hf_file snap_files[] = {
     HF_HEAP_RETAINED_SNAP_FILES,
     {"duplicates", hf_heap_view_duplicates, NULL},
     HF_HEAP_TABLE_SNAP_FILES(NULL),
+    {"tables/sites.tsv", hprof_sites_tsv_view, hprof_has_sites, hprof_sites_tsv_measure},
     {NULL},
 };
 

@@ -98,6 +98,9 @@ static const hf_file snap_files[] = {
     {"suspects", hf_heap_view_suspects, txt_has_heap},
     {"unreachable", hf_heap_view_unreachable, txt_has_heap},
     HF_HEAP_TABLE_SNAP_FILES(txt_has_heap),
+    {"tables/sites.tsv", txt_sites_tsv_view, txt_has_sites, txt_sites_tsv_measure},
+    {"tables/samples.tsv", txt_samples_tsv_view, txt_has_samples, txt_samples_tsv_measure},
+    {"tables/times.tsv", txt_times_tsv_view, txt_has_times, txt_times_tsv_measure},
     {NULL},
 };
 

@@ -149,6 +149,20 @@ uint64_t txt_view_times(hf_dump *d, const hf_view *v, uint64_t first, GString *o
 bool txt_has_sites(hf_dump *d, uint32_t s, uint64_t index);
 bool txt_has_samples(hf_dump *d, uint32_t s, uint64_t index);
 bool txt_has_times(hf_dump *d, uint32_t s, uint64_t index);
+/* tables/sites.tsv, samples.tsv, times.tsv: the rows of SITES, CPU
+ * SAMPLES and CPU TIME (render.c; docs/tables.md). */
+uint64_t txt_sites_tsv_view(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget);
+uint64_t txt_sites_tsv_measure(hf_dump *d, const hf_view *v, uint64_t first, uint64_t *bytes,
+                               size_t budget);
+uint64_t txt_samples_tsv_view(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                              size_t budget);
+uint64_t txt_samples_tsv_measure(hf_dump *d, const hf_view *v, uint64_t first, uint64_t *bytes,
+                                 size_t budget);
+uint64_t txt_times_tsv_view(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget);
+uint64_t txt_times_tsv_measure(hf_dump *d, const hf_view *v, uint64_t first, uint64_t *bytes,
+                               size_t budget);
 /* True when snapshot s has a HEAP DUMP block. */
 bool txt_has_heap(hf_dump *d, uint32_t s, uint64_t index);
 /* True when it has SITES or a HEAP DUMP: heap.pprof and stacks.folded. */

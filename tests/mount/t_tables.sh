@@ -2,9 +2,9 @@
 # t_tables.sh - the tables (docs/tables.md) read as a user reads them: with
 # awk, sqlite3, tail and dd, against the mount's own views and a live JVM.
 #
-#  1. Every corpus heap dump (HPROF, BMD, HPROF text): each tables/*.tsv and
-#     the table.tsv of a few classes has the header's column count on every
-#     row, and its size (stat) is the bytes read.
+#  1. Every corpus file (HPROF, BMD, HPROF text, gperftools) and OEMP
+#     fixture: each tables/*.tsv and the table.tsv of a few classes has the
+#     header's column count on every row, and its size (stat) is the bytes read.
 #  2. A JVM dump of the corpus: sqlite3 imports objects.tsv and its GROUP BY
 #     class equals the histogram; classes.tsv's counts equal it too; rows of
 #     classes/NAME/table.tsv equal the fields files of the same objects; reads
@@ -26,8 +26,9 @@ cols_ok() {
 # size_ok FILE: stat's size is what reading gives
 size_ok() { [ "$(stat -c %s "$1")" = "$(cat "$1" | wc -c)" ]; }
 
-# ---- 1. every corpus heap dump ----------------------------------------------
-for dump in "$CORPUS"/hprof/*.hprof "$CORPUS"/hprof/*.bin "$CORPUS"/bmd/*.bmd "$CORPUS"/hprof-txt/*.txt; do
+# ---- 1. every corpus file --------------------------------------------------------
+for dump in "$CORPUS"/hprof/*.hprof "$CORPUS"/hprof/*.bin "$CORPUS"/bmd/*.bmd "$CORPUS"/hprof-txt/*.txt \
+            "$CORPUS"/pprof-heap/*.heap "$CORPUS"/pprof-heap/*.growth "$ROOT"/tests/fixtures/*.oemp; do
   name=$(basename "$dump")
   hf_mount "$dump" || { echo "not ok - $name: mount"; continue; }
   n=0 bad=0 badsize=0
@@ -50,7 +51,7 @@ for dump in "$CORPUS"/hprof/*.hprof "$CORPUS"/hprof/*.bin "$CORPUS"/bmd/*.bmd "$
       size_ok "$t" || badsize=$((badsize + 1))
     done <"$TESTTMP/picked"
   done
-  case $name in *.txt) ;; *) check "$name: has tables" test "$n" -gt 0 ;; esac
+  check "$name: has tables" test "$n" -gt 0
   check_eq "$name: $n tables have the header's column count on every row" 0 "$bad"
   check_eq "$name: sizes of the tables are the bytes read" 0 "$badsize"
   hf_umount

@@ -19,9 +19,6 @@
 
 #include "decoders/core/tsv.h"
 
-static const char *const tables[] = {"tables/objects.tsv", "tables/references.tsv",
-                                     "tables/classes.tsv", "tables/retained.tsv"};
-
 /* ---- the writers ---- */
 
 static void test_writers(void **state)
@@ -206,13 +203,17 @@ static void check_references(hf_dump *d, uint32_t s)
     g_free(t);
 }
 
+/* Every table of every snapshot (the profile formats' too); then the
+ * heap's against the mount's other views. */
 static void check_dump(hf_dump *d, const char *what, bool refs)
 {
     for (uint32_t s = 0; s < d->ops->n_snapshots(d); s++) {
-        if (!th_has_file(d, d->ops->snapshot.files, s, 0, "tables/objects.tsv"))
-            continue;
-        for (size_t i = 0; i < G_N_ELEMENTS(tables); i++)
-            check_table(d, s, tables[i], what);
+        for (const hf_file *f = d->ops->snapshot.files; f->name; f++)
+            if (g_str_has_prefix(f->name, "tables/") &&
+                th_has_file(d, d->ops->snapshot.files, s, 0, f->name))
+                check_table(d, s, f->name, what);
+        if (!th_has_file(d, d->ops->snapshot.files, s, 0, "tables/references.tsv"))
+            continue; /* not a heap snapshot */
         check_objects(d, s);
         check_classes(d, s);
         if (refs)
@@ -226,15 +227,14 @@ static void check_dump(hf_dump *d, const char *what, bool refs)
     }
 }
 
-static void check_corpus_dir(const char *sub, bool refs)
+static void check_dir(char *dir, bool refs)
 {
-    char *dir = th_corpus(sub, NULL);
     GDir *g = g_dir_open(dir, 0, NULL);
     assert_non_null(g);
     const char *f;
     int n = 0;
     while ((f = g_dir_read_name(g))) {
-        if (g_str_has_suffix(f, ".txt") && strcmp(sub, "hprof") == 0)
+        if (g_str_has_suffix(f, "-result.txt"))
             continue; /* hprof-slurp's results beside the dumps */
         char *path = g_build_filename(dir, f, NULL);
         GError *e = NULL;
@@ -252,9 +252,16 @@ static void check_corpus_dir(const char *sub, bool refs)
     g_free(dir);
 }
 
+static void check_corpus_dir(const char *sub, bool refs)
+{
+    check_dir(th_corpus(sub, NULL), refs);
+}
+
 static void test_corpus_hprof(void **state) { check_corpus_dir("hprof", true); }
 static void test_corpus_bmd(void **state) { check_corpus_dir("bmd", true); }
 static void test_corpus_hprof_txt(void **state) { check_corpus_dir("hprof-txt", true); }
+static void test_corpus_gperf(void **state) { check_corpus_dir("pprof-heap", true); }
+static void test_fixtures_oemp(void **state) { check_dir(th_fixture(""), true); }
 
 /* ---- hostile names and texts ---- */
 
@@ -275,6 +282,11 @@ static GByteArray *hostile_file(void)
     load_class(&b, 3, C_CLASS, S_CLASS);
     load_class(&b, 4, C_BAD, S_BAD);
     load_class(&b, 5, C_BYTES, S_BYTES);
+    /* ALLOC SITES: one site of Bad (class serial 4), trace 300 */
+    rec(&b, HPROF_ALLOC_SITES);
+    u2(&b, 0); u4(&b, 0); u4(&b, 100); u4(&b, 3); u8(&b, 200); u8(&b, 6); u4(&b, 1);
+    u1(&b, 0); u4(&b, 4); u4(&b, 300); u4(&b, 48); u4(&b, 2); u4(&b, 96); u4(&b, 4);
+    end(&b);
     rec(&b, HPROF_HEAP_DUMP_SEGMENT);
     u1(&b, HPROF_GC_ROOT_UNKNOWN);
     id(&b, 0x1000);
@@ -311,6 +323,9 @@ static void test_hostile(void **state)
                     "\n0x1000\tBad\\tName\\n\xff\t");
     assert_contains(th_snap_file(d, 0, "tables/references.tsv"), "\n0x1000\tr\\nq\t0x1100\n");
     assert_contains(th_snap_file(d, 0, "tables/classes.tsv"), "\n0x400\tBad\\tName\\n\xff\t");
+    assert_contains(th_snap_file(d, 0, "tables/sites.tsv"),
+                    "record\trank\ttrace\tlive_bytes\tlive_objects\talloc_bytes\talloc_objects\t"
+                    "class\n1\t1\t300\t48\t2\t96\t4\tBad\\tName\\n\xff\n");
     char *dir = g_strdup("Bad\tName\n\xff");
     assert_contains(th_class_file(d, 0, dir, "table.tsv"),
                     "id\tshallow\tf\\tg\tr\\nq\n0x1000\t");
@@ -336,6 +351,8 @@ int main(void)
         cmocka_unit_test(test_corpus_hprof),
         cmocka_unit_test(test_corpus_bmd),
         cmocka_unit_test(test_corpus_hprof_txt),
+        cmocka_unit_test(test_corpus_gperf),
+        cmocka_unit_test(test_fixtures_oemp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
