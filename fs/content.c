@@ -15,6 +15,30 @@ static void list_parts(GString *out, const char *where, const hf_parts *p)
     g_string_append_c(out, '\n');
 }
 
+/* Whether a format has tables (snapshot files under tables/). */
+static bool has_tables(const hf_dump_ops *o)
+{
+    for (const hf_file *f = o->snapshot.files; f && f->name; f++)
+        if (g_str_has_prefix(f->name, "tables/"))
+            return true;
+    return false;
+}
+
+/* The tables' convention (docs/tables.md), once per README. */
+static void describe_tables(GString *out)
+{
+    g_string_append(
+        out,
+        "\nTables (tables/*.tsv, classes/NAME/table.tsv): for awk -F'\\t', sort -t$'\\t',\n"
+        "sqlite3 (.mode ascii, .separator \"\\t\" \"\\n\", .import) and DuckDB (read_csv(F,\n"
+        "delim='\\t', header=true, quote='')).  The first row names the columns; one TAB\n"
+        "between columns, no padding, no quoting; integers plain; ids as objects/ names them\n"
+        "(0x...), class names as classes/ does; an empty column is null or none; in text,\n"
+        "TAB, newline, CR, backslash and NUL are written \\t \\n \\r \\\\ \\0, so every row\n"
+        "is one line.  Sizes are exact without the tables being written; retained.tsv\n"
+        "computes retained sizes on first use (like dominators), the others never do.\n");
+}
+
 /* What the dumps of format `o` hold. */
 static void describe_format(hf_dump *d, bool several, GString *out)
 {
@@ -62,7 +86,9 @@ void hf_content_readme(hf_mount *m, GString *out)
         "  errors      one line per problem found while decoding (empty when clean)\n"
         "  snapshots/  one directory per snapshot, in file order; latest -> the last one\n");
     /* Each format once, in the order the files came. */
+    bool tables = false;
     for (uint32_t k = 0; k < n; k++) {
+        tables |= has_tables(hf_mount_dump(m, k)->ops);
         bool seen = false;
         for (uint32_t j = 0; j < k; j++)
             seen |= hf_mount_dump(m, j)->ops == hf_mount_dump(m, k)->ops;
@@ -72,6 +98,8 @@ void hf_content_readme(hf_mount *m, GString *out)
             g_string_append_printf(out, "\n%s files:\n", hf_mount_dump(m, k)->ops->format);
         describe_format(hf_mount_dump(m, k), n > 1, out);
     }
+    if (tables)
+        describe_tables(out);
     g_string_append(out,
         "\nNothing here changes while mounted.  Cache counters: cat .stats (not listed).\n"
         "Unmount with: fusermount3 -u MOUNTPOINT\n");

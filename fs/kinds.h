@@ -84,6 +84,7 @@ typedef struct {
     hf_node n;
     hf_dump *d; /* a decoder's view: render of d, for v */
     hf_render_fn render;
+    hf_measure_fn measure; /* the renderer's measure (model.h), NULL: none */
     hf_view v;
 } tree_view;
 
@@ -173,6 +174,8 @@ uint64_t tree_render_info(void *va, uint64_t first, GString *out, size_t budget)
 uint64_t tree_render_errors(void *va, uint64_t first, GString *out, size_t budget);
 uint64_t tree_render_compare(void *va, uint64_t first, GString *out, size_t budget);
 uint64_t tree_render_dump(void *va, uint64_t first, GString *out, size_t budget);
+/* Measures a dump's view (va->measure), for hf_views. */
+uint64_t tree_measure_dump(void *arg, uint64_t first, uint64_t *bytes, size_t budget);
 bool tree_view_compare(const tree_req *q, const hf_node *n, tree_view *va);
 bool tree_view_trace(const tree_req *q, const hf_node *n, tree_view *va);
 bool tree_view_part(const tree_req *q, const hf_node *n, tree_view *va);

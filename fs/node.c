@@ -165,6 +165,12 @@ uint64_t tree_render_dump(void *arg, uint64_t first, GString *out, size_t budget
     return va->render(va->d, &va->v, first, out, budget);
 }
 
+uint64_t tree_measure_dump(void *arg, uint64_t first, uint64_t *bytes, size_t budget)
+{
+    tree_view *va = arg;
+    return va->measure(va->d, &va->v, first, bytes, budget);
+}
+
 bool tree_view_compare(const tree_req *q, const hf_node *n, tree_view *va)
 {
     return hf_mount_has_compare(q->m, n->snap, n->a);
@@ -195,8 +201,9 @@ bool tree_view_part(const tree_req *q, const hf_node *n, tree_view *va)
     bool row_in_a = k->a == HF_F_ROW;
     uint32_t f = row_in_a ? (uint32_t)n->a : n->b;
     const hf_parts *p = hf_kind_parts(k, q->r.d);
-    return dump_view(q, f < hf_parts_n_files(p) ? p->files[f].render : NULL,
-                     row_in_a ? 0 : n->a, f, va);
+    bool has = f < hf_parts_n_files(p);
+    va->measure = has ? p->files[f].measure : NULL;
+    return dump_view(q, has ? p->files[f].render : NULL, row_in_a ? 0 : n->a, f, va);
 }
 
 void tree_text_stats(const tree_req *q, GString *out)

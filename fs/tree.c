@@ -218,8 +218,10 @@ uint64_t hf_tree_size(hf_tree *t, const hf_node *n)
         return len;
     }
     tree_view va;
-    return file_renderer(&q, n, &va) ? hf_views_size(t->views, hf_ino_encode(n), k->render, &va)
-                                     : 0;
+    return file_renderer(&q, n, &va)
+               ? hf_views_size(t->views, hf_ino_encode(n), k->render,
+                               va.measure ? tree_measure_dump : NULL, &va)
+               : 0;
 }
 
 size_t hf_tree_read(hf_tree *t, const hf_node *n, char *buf, size_t size, uint64_t off)
@@ -235,6 +237,7 @@ size_t hf_tree_read(hf_tree *t, const hf_node *n, char *buf, size_t size, uint64
     }
     tree_view va;
     return file_renderer(&q, n, &va)
-               ? hf_views_read(t->views, hf_ino_encode(n), k->render, &va, buf, size, off)
+               ? hf_views_read(t->views, hf_ino_encode(n), k->render,
+                               va.measure ? tree_measure_dump : NULL, &va, buf, size, off)
                : 0;
 }

@@ -4,7 +4,7 @@
  * A cached entry is a GBytes that starts with a one-word tag:
  *   WHOLE:  tag, then the view's bytes.
  *   LAYOUT: tag, total size, then (byte offset, first item) checkpoints, one
- *           per chunk, in order.
+ *           per chunk (a quarter chunk for measured views), in order.
  */
 #include "fs/views.h"
 
@@ -45,8 +45,50 @@ void hf_views_free(hf_views *v)
  * view is small its bytes are kept; once it outgrows whole_max they are
  * dropped and only checkpoints are kept from then on.
  */
-static GBytes *render_entry(hf_views *v, hf_views_fn fn, void *arg)
+static GBytes *layout_entry(uint64_t total, GArray *cps)
 {
+    uint64_t tag = TAG_LAYOUT;
+    GString *layout = g_string_new(NULL);
+    g_string_append_len(layout, (const char *)&tag, sizeof tag);
+    g_string_append_len(layout, (const char *)&total, sizeof total);
+    g_string_append_len(layout, (const char *)cps->data, cps->len * sizeof(checkpoint));
+    g_array_free(cps, TRUE);
+    return g_string_free_to_bytes(layout);
+}
+
+/*
+ * The layout of a view that can be measured: checkpoints every quarter
+ * chunk, so a read starts at most that far before its offset; halved in
+ * number until the layout fits what the cache keeps (else it would be
+ * measured again at every read).
+ */
+static GBytes *measure_entry(hf_views *v, hf_views_measure_fn measure, void *arg)
+{
+    GArray *cps = g_array_new(FALSE, FALSE, sizeof(checkpoint));
+    uint64_t total = 0, item = 0;
+    size_t spacing = MAX(v->chunk / 4, 1);
+    while (item != HF_DONE) {
+        checkpoint cp = {total, item};
+        g_array_append_val(cps, cp);
+        uint64_t next = measure(arg, item, &total, spacing);
+        if (next != HF_DONE && next <= item)
+            next = HF_DONE; /* as for renderers */
+        item = next;
+    }
+    size_t room = MAX(v->whole_max, 4096);
+    while (cps->len > 1 && 16 + cps->len * sizeof(checkpoint) > room) {
+        checkpoint *c = (checkpoint *)cps->data;
+        for (guint i = 0; 2 * i < cps->len; i++)
+            c[i] = c[2 * i];
+        g_array_set_size(cps, (cps->len + 1) / 2);
+    }
+    return layout_entry(total, cps);
+}
+
+static GBytes *render_entry(hf_views *v, hf_views_fn fn, hf_views_measure_fn measure, void *arg)
+{
+    if (measure)
+        return measure_entry(v, measure, arg);
     uint64_t tag = TAG_WHOLE;
     GString *whole = g_string_new(NULL);
     g_string_append_len(whole, (const char *)&tag, sizeof tag);
@@ -77,20 +119,15 @@ static GBytes *render_entry(hf_views *v, hf_views_fn fn, void *arg)
         return g_string_free_to_bytes(whole);
     }
     g_string_free(whole, TRUE);
-    GString *layout = g_string_new(NULL);
-    tag = TAG_LAYOUT;
-    g_string_append_len(layout, (const char *)&tag, sizeof tag);
-    g_string_append_len(layout, (const char *)&total, sizeof total);
-    g_string_append_len(layout, (const char *)cps->data, cps->len * sizeof(checkpoint));
-    g_array_free(cps, TRUE);
-    return g_string_free_to_bytes(layout);
+    return layout_entry(total, cps);
 }
 
-static GBytes *get_entry(hf_views *v, uint64_t key, hf_views_fn fn, void *arg)
+static GBytes *get_entry(hf_views *v, uint64_t key, hf_views_fn fn, hf_views_measure_fn measure,
+                         void *arg)
 {
     GBytes *e = hf_cache_get(v->cache, key);
     if (!e) {
-        e = render_entry(v, fn, arg);
+        e = render_entry(v, fn, measure, arg);
         hf_cache_put(v->cache, key, e);
     }
     return e;
@@ -110,9 +147,10 @@ static uint64_t layout_total(GBytes *e)
     return total;
 }
 
-uint64_t hf_views_size(hf_views *v, uint64_t key, hf_views_fn fn, void *arg)
+uint64_t hf_views_size(hf_views *v, uint64_t key, hf_views_fn fn, hf_views_measure_fn measure,
+                       void *arg)
 {
-    GBytes *e = get_entry(v, key, fn, arg);
+    GBytes *e = get_entry(v, key, fn, measure, arg);
     uint64_t size = entry_tag(e) == TAG_WHOLE ? g_bytes_get_size(e) - 8 : layout_total(e);
     g_bytes_unref(e);
     return size;
@@ -129,7 +167,9 @@ static bool at_or_before(const void *ud, uint64_t i)
     return f->cps[i].offset <= f->off;
 }
 
-/* Read from a LAYOUT entry: re-render from the checkpoint before `off`. */
+/* Read from a LAYOUT entry: re-render from the checkpoint before `off`,
+ * asking each render for just the bytes still missing, so a read costs its
+ * own bytes and the distance from the checkpoint, not a chunk more. */
 static size_t read_layout(hf_views *v, GBytes *e, hf_views_fn fn, void *arg, char *buf,
                           size_t size, uint64_t off)
 {
@@ -142,10 +182,10 @@ static size_t read_layout(hf_views *v, GBytes *e, hf_views_fn fn, void *arg, cha
     size_t at = (size_t)hf_lower_bound(0, n, at_or_before, &(checkpoint_find){cps, off}) - 1;
     uint64_t pos = cps[at].offset, item = cps[at].item;
     size_t got = 0;
-    GString *chunk = g_string_new(NULL);
+    GString *chunk = g_string_sized_new(size + (size_t)(off - pos) + 4096);
     while (got < size && item != HF_DONE) {
         g_string_truncate(chunk, 0);
-        uint64_t next = fn(arg, item, chunk, v->chunk);
+        uint64_t next = fn(arg, item, chunk, (size_t)MIN(off + size - pos, (uint64_t)G_MAXSIZE));
         if (next != HF_DONE && next <= item)
             next = HF_DONE;
         item = next;
@@ -162,10 +202,10 @@ static size_t read_layout(hf_views *v, GBytes *e, hf_views_fn fn, void *arg, cha
     return got;
 }
 
-size_t hf_views_read(hf_views *v, uint64_t key, hf_views_fn fn, void *arg, char *buf,
-                     size_t size, uint64_t off)
+size_t hf_views_read(hf_views *v, uint64_t key, hf_views_fn fn, hf_views_measure_fn measure,
+                     void *arg, char *buf, size_t size, uint64_t off)
 {
-    GBytes *e = get_entry(v, key, fn, arg);
+    GBytes *e = get_entry(v, key, fn, measure, arg);
     size_t got = 0;
     if (entry_tag(e) == TAG_WHOLE) {
         gsize len;

@@ -12,6 +12,7 @@
 #include "decoders/heap/build.h"
 #include "decoders/heap/render.h"
 #include "decoders/heap/retained.h"
+#include "decoders/heap/tables.h"
 
 #include <string.h>
 
@@ -112,6 +113,7 @@ static const hf_file snap_files[] = {
     {"heap.pb.gz", hf_heap_view_pb, NULL},
     {"stacks.folded", hf_heap_view_folded, NULL},
     HF_HEAP_RETAINED_SNAP_FILES,
+    HF_HEAP_TABLE_SNAP_FILES(NULL),
     {NULL},
 };
 

@@ -74,11 +74,25 @@ typedef uint64_t (*hf_render_fn)(hf_dump *d, const hf_view *v, uint64_t first, G
 /* Whether node `index` of snapshot s has a part (index 0 for a snapshot). */
 typedef bool (*hf_has_fn)(hf_dump *d, uint32_t s, uint64_t index);
 
-/* A file of a directory.  has == NULL: every such directory has it. */
+/*
+ * Optional companion of a renderer, for big tables whose byte count follows
+ * from the index (decoders/heap/tables.c): adds to *bytes the exact byte
+ * count of what render would append from item `first` with this budget,
+ * and returns the next item (HF_DONE at the end), the same way: stopping
+ * once at least `budget` bytes are counted, never before the first item.
+ * fs/ then learns the file's size and its checkpoints by measuring, far
+ * faster than rendering, and the sizes it reports are the bytes read.
+ */
+typedef uint64_t (*hf_measure_fn)(hf_dump *d, const hf_view *v, uint64_t first,
+                                  uint64_t *bytes, size_t budget);
+
+/* A file of a directory.  has == NULL: every such directory has it.
+ * measure == NULL: fs/ renders the file once to learn its size. */
 typedef struct {
     const char *name; /* snapshot files only: "cpu/samples" is samples in cpu/ */
     hf_render_fn render;
     hf_has_fn has;
+    hf_measure_fn measure;
 } hf_file;
 
 /* Where a link leads: a class, an object or a file of the same snapshot,

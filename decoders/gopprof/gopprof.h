@@ -86,8 +86,13 @@ void gopprof_snap_free(gopprof_snap *sn);
 
 /* render.c */
 extern const hf_file gopprof_snap_files[];
+/* tables/samples.tsv (render.c). */
+uint64_t gopprof_samples_tsv_view(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                              size_t budget);
+uint64_t gopprof_samples_tsv_measure(hf_dump *d, const hf_view *v, uint64_t first, uint64_t *bytes,
+                                 size_t budget);
 uint64_t gopprof_render_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                             size_t budget);
+                         size_t budget);
 /* hf_dump_ops.tally: in-use objects and bytes by stack (growth). */
 bool gopprof_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud);
 uint64_t gopprof_render_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,

@@ -94,7 +94,7 @@ bool gopprof_head_is_profile(const uint8_t *head, size_t len)
     size_t got = sizeof out - z.avail_out;
     inflateEnd(&z);
     /* A small file's head is all of it: a bad check value (CRC or length)
-     * at its end is damage that gop_read reports, not another format. */
+     * at its end is damage that gopprof_read reports, not another format. */
     if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR && !(rc == Z_DATA_ERROR && got))
         return false;
     return raw_head_ok(out, got);

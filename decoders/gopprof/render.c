@@ -3,6 +3,7 @@
  */
 #include "decoders/gopprof/gopprof.h"
 
+#include "decoders/core/tsv.h"
 #include "decoders/pprof/proto.h"
 
 #include <inttypes.h>
@@ -98,6 +99,45 @@ static uint64_t view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString
     }
     return HF_DONE;
 }
+
+/* tables/samples.tsv: one row per stack: every sample type's value, the
+ * trace number and the leaf function (docs/tables.md). */
+static uint64_t samples_rows(hf_dump *d, const hf_view *v, uint64_t first, hf_tsv *t,
+                             size_t budget)
+{
+    gopprof_snap *sn = snap(d, v->snap);
+    uint64_t start = hf_tsv_pos(t);
+    if (first == 0) {
+        for (guint i = 0; i < sn->types->len; i++) {
+            hf_tsv_put_str(t, g_ptr_array_index(sn->types, i));
+            hf_tsv_c(t, '\t');
+        }
+        hf_tsv_put_str(t, "trace");
+        hf_tsv_c(t, '\t');
+        hf_tsv_put_str(t, "leaf");
+        hf_tsv_c(t, '\n');
+        first = 1;
+    }
+    for (uint64_t i = first - 1; i < sn->samples->len; i++) {
+        if (hf_tsv_stop(t, start, budget, i + 1))
+            return i + 1;
+        const gopprof_sample *s = &g_array_index(sn->samples, gopprof_sample, i);
+        for (guint k = 0; k < sn->types->len; k++) {
+            hf_tsv_put_i64(t, g_array_index(sn->vals, int64_t, s->vals + k));
+            hf_tsv_c(t, '\t');
+        }
+        uint32_t n;
+        const uint32_t *fr = trace_frames(D(d), s->trace, &n);
+        hf_tsv_put_u64(t, (uint64_t)s->trace + 1);
+        hf_tsv_c(t, '\t');
+        if (n)
+            hf_tsv_put_str(t, g_ptr_array_index(D(d)->funcs, fr[0]));
+        hf_tsv_c(t, '\n');
+    }
+    return HF_DONE;
+}
+
+HF_TSV_VIEW(gopprof_samples_tsv, samples_rows)
 
 static uint64_t u(int64_t v)
 {
@@ -222,5 +262,6 @@ const hf_file gopprof_snap_files[] = {
     {"heap.pprof", view_pprof, NULL},
     {"heap.pb.gz", view_pb, NULL},
     {"stacks.folded", view_folded, NULL},
+    {"tables/samples.tsv", gopprof_samples_tsv_view, NULL, gopprof_samples_tsv_measure},
     {NULL},
 };

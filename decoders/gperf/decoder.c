@@ -121,6 +121,7 @@ static const hf_file snap_files[] = {
     {"heap.pb.gz", gperf_view_pb, NULL},
     {"stacks.folded", gperf_view_folded, NULL},
     {"maps", gperf_view_maps, gperf_has_maps},
+    {"tables/sites.tsv", gperf_sites_tsv_view, NULL, gperf_sites_tsv_measure},
     {NULL},
 };
 

@@ -105,6 +105,12 @@ bool gperf_kind_rate(const char *kind, uint64_t *rate, bool *pprof_same);
 
 extern const hf_decoder hf_decoder_gperf;
 
+/* tables/sites.tsv (render.c). */
+uint64_t gperf_sites_tsv_view(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                              size_t budget);
+uint64_t gperf_sites_tsv_measure(hf_dump *d, const hf_view *v, uint64_t first, uint64_t *bytes,
+                                 size_t budget);
+
 /* Parses one file's bytes into a new snapshot appended to g (scan.c);
  * series: the file is one of several.  False (err set) when no
  * "heap profile:" header was found. */

@@ -18,6 +18,7 @@
  * that shows them is rendered (g_once), then only read.
  */
 #include "decoders/gperf/gperf.h"
+#include "decoders/core/tsv.h"
 #include "decoders/pprof/proto.h"
 
 #include <inttypes.h>
@@ -227,6 +228,41 @@ static uint64_t render_sites(gperf_dump *g, gperf_snap *sn, uint64_t first, GStr
     }
     return HF_DONE;
 }
+
+/* tables/sites.tsv: render_sites as a table (docs/tables.md). */
+static const char *const site_cols[] = {"trace",         "inuse_objects", "inuse_bytes",
+                                        "alloc_objects", "alloc_bytes",   "frame"};
+
+static uint64_t sites_rows(hf_dump *d, const hf_view *v, uint64_t first, hf_tsv *t,
+                           size_t budget)
+{
+    gperf_snap *sn = snap(G(d), v->snap);
+    uint64_t start = hf_tsv_pos(t);
+    if (first == 0)
+        hf_tsv_put_header(t, site_cols, G_N_ELEMENTS(site_cols));
+    GString *frame = g_string_new(NULL);
+    for (uint64_t i = first ? first - 1 : 0; i < sn->sites->len; i++) {
+        if (hf_tsv_stop(t, start, budget, i + 1)) {
+            g_string_free(frame, TRUE);
+            return i + 1;
+        }
+        const gperf_site *s = &g_array_index(sn->sites, gperf_site, i);
+        hf_tsv_put_u64(t, (uint64_t)s->trace + 1);
+        for (int k = 0; k < GP_NV; k++) {
+            hf_tsv_c(t, '\t');
+            hf_tsv_put_u64(t, s->v[k]);
+        }
+        hf_tsv_c(t, '\t');
+        g_string_truncate(frame, 0);
+        site_frame(G(d), s->trace, frame);
+        hf_tsv_put_text(t, frame->str, frame->len);
+        hf_tsv_c(t, '\n');
+    }
+    g_string_free(frame, TRUE);
+    return HF_DONE;
+}
+
+HF_TSV_VIEW(gperf_sites_tsv, sites_rows)
 
 static uint64_t render_maps(gperf_snap *sn, uint64_t first, GString *out, size_t budget)
 {

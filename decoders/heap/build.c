@@ -8,6 +8,7 @@
 #include "decoders/heap/build.h"
 #include "decoders/heap/fields.h"
 #include "decoders/heap/render.h"
+#include "decoders/heap/tables.h"
 #include "decoders/core/names.h"
 #include "decoders/core/search.h"
 #include "decoders/heap/profile.h"
@@ -82,6 +83,7 @@ void hf_heap_clear(hf_heap *h)
         g_string_chunk_free(h->chunk);
     hf_heap_pprof_free(h->pprof);
     hf_heap_graphs_free(h->graphs);
+    hf_htables_free(h->tables);
     hf_dump_clear(&h->base);
 }
 

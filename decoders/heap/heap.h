@@ -148,6 +148,7 @@ typedef struct {
 typedef struct hf_heap hf_heap;
 typedef struct hf_heap_pprof hf_heap_pprof; /* profile.h */
 typedef struct hf_hgraphs hf_hgraphs;       /* retained.h */
+typedef struct hf_htables hf_htables;       /* tables.h */
 typedef struct hf_hsnap hf_hsnap;
 
 /* Address evidence of the JVM's object layout (build.h says how it is
@@ -283,6 +284,9 @@ struct hf_heap {
     /* Dominators and retained sizes per snapshot (retained.h): made empty by
      * hf_heap_finish, computed on first use, freed by hf_heap_clear. */
     hf_hgraphs *graphs;
+    /* The byte counts of the tables' rows by blocks of objects (tables.h):
+     * made on first use, freed by hf_heap_clear. */
+    hf_htables *tables;
 };
 
 /* Frees everything, including the hf_dump part. */

@@ -5,6 +5,7 @@
  * format differs (BMD keeps no values, HPROF text has its own fields).
  */
 #include "decoders/heap/render.h"
+#include "decoders/heap/tables.h"
 
 const hf_file hf_heap_class_files[] = {
     {"info", hf_heap_view_class_info, NULL},
@@ -12,6 +13,7 @@ const hf_file hf_heap_class_files[] = {
     {"statics", hf_heap_view_class_statics, hf_heap_has_class_statics},
     {"instances", hf_heap_view_class_instances, hf_heap_has_class_instances},
     {"retained", hf_heap_view_class_retained, NULL},
+    {"table.tsv", hf_heap_class_table_view, NULL},
     {NULL},
 };
 

@@ -13,6 +13,7 @@
 #include "decoders/heap/persist.h"
 #include "decoders/heap/render.h"
 #include "decoders/heap/retained.h"
+#include "decoders/heap/tables.h"
 
 #include <string.h>
 #include <sys/mman.h>
@@ -141,6 +142,8 @@ static const hf_file snap_files[] = {
     {"stacks.folded", hf_heap_view_folded, NULL},
     HF_HEAP_RETAINED_SNAP_FILES,
     {"duplicates", hf_heap_view_duplicates, NULL},
+    HF_HEAP_TABLE_SNAP_FILES(NULL),
+    {"tables/sites.tsv", hprof_sites_tsv_view, hprof_has_sites, hprof_sites_tsv_measure},
     {NULL},
 };
 

@@ -162,6 +162,11 @@ bool hprof_sites_next(const hprof_dump *d, uint32_t s, uint64_t *i, hprof_sites 
 /* Appends the class a site allocated: its LOAD CLASS name as a display
  * name, else "T[]" for a primitive array, else "class-serial-N". */
 void hprof_site_class(const hprof_dump *d, const hprof_site *site, GString *out);
+/* tables/sites.tsv (render.c). */
+uint64_t hprof_sites_tsv_view(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                              size_t budget);
+uint64_t hprof_sites_tsv_measure(hf_dump *d, const hf_view *v, uint64_t first, uint64_t *bytes,
+                                 size_t budget);
 
 /* The codec (read.c): objects read back from their sub-records. */
 extern const hf_heap_codec hprof_codec;

@@ -10,6 +10,8 @@
 #include "decoders/hprof/hprof.h"
 #include "decoders/heap/render.h"
 
+#include "decoders/core/tsv.h"
+
 #include <time.h>
 
 static void format_time(uint64_t ms, GString *out)
@@ -107,6 +109,47 @@ uint64_t hprof_view_sites(hf_dump *base, const hf_view *v, uint64_t first, GStri
     }
     return HF_DONE;
 }
+
+/* tables/sites.tsv: the rows of every ALLOC SITES record (docs/tables.md);
+ * an item is a record (1 + its index), 0 the header. */
+static const char *const site_cols[] = {"record",      "rank",         "trace",
+                                        "live_bytes",  "live_objects", "alloc_bytes",
+                                        "alloc_objects", "class"};
+
+static uint64_t sites_rows(hf_dump *base, const hf_view *v, uint64_t first, hf_tsv *t,
+                           size_t budget)
+{
+    hprof_dump *d = (hprof_dump *)base;
+    uint64_t start = hf_tsv_pos(t);
+    if (first == 0)
+        hf_tsv_put_header(t, site_cols, G_N_ELEMENTS(site_cols));
+    hprof_sites st;
+    GString *cls = g_string_new(NULL);
+    for (uint64_t i = first ? first - 1 : 0; hprof_sites_next(d, v->snap, &i, &st); i++) {
+        if (hf_tsv_stop(t, start, budget, i + 1))
+            break;
+        for (uint32_t k = 0; k < st.n_sites; k++) {
+            hprof_site site;
+            hprof_site_at(&st, k, &site);
+            const uint64_t n[7] = {i + 1, k + 1, site.trace, site.live_bytes,
+                                   site.live_instances, site.alloc_bytes, site.alloc_instances};
+            for (int c = 0; c < 7; c++) {
+                hf_tsv_put_u64(t, n[c]);
+                hf_tsv_c(t, '\t');
+            }
+            g_string_truncate(cls, 0);
+            hprof_site_class(d, &site, cls);
+            hf_tsv_put_text(t, cls->str, cls->len);
+            hf_tsv_c(t, '\n');
+        }
+        first = i + 2; /* the item after this record */
+    }
+    g_string_free(cls, TRUE);
+    uint64_t i = first ? first - 1 : 0;
+    return hprof_sites_next(d, v->snap, &i, &st) ? i + 1 : HF_DONE;
+}
+
+HF_TSV_VIEW(hprof_sites_tsv, sites_rows)
 
 bool hprof_has_sites(hf_dump *base, uint32_t s, uint64_t index)
 {

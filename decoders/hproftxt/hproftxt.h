@@ -146,11 +146,31 @@ uint64_t hproftxt_view_sites(hf_dump *d, const hf_view *v, uint64_t first, GStri
                              size_t budget);
 uint64_t hproftxt_view_samples(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                                size_t budget);
+uint64_t hproftxt_view_snap_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget);
+uint64_t hproftxt_view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                        size_t budget);
+uint64_t hproftxt_view_samples(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                          size_t budget);
 uint64_t hproftxt_view_times(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                             size_t budget);
+                        size_t budget);
 bool hproftxt_has_sites(hf_dump *d, uint32_t s, uint64_t index);
 bool hproftxt_has_samples(hf_dump *d, uint32_t s, uint64_t index);
 bool hproftxt_has_times(hf_dump *d, uint32_t s, uint64_t index);
+/* tables/sites.tsv, samples.tsv, times.tsv: the rows of SITES, CPU
+ * SAMPLES and CPU TIME (render.c; docs/tables.md). */
+uint64_t hproftxt_sites_tsv_view(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget);
+uint64_t hproftxt_sites_tsv_measure(hf_dump *d, const hf_view *v, uint64_t first, uint64_t *bytes,
+                               size_t budget);
+uint64_t hproftxt_samples_tsv_view(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                              size_t budget);
+uint64_t hproftxt_samples_tsv_measure(hf_dump *d, const hf_view *v, uint64_t first, uint64_t *bytes,
+                                 size_t budget);
+uint64_t hproftxt_times_tsv_view(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget);
+uint64_t hproftxt_times_tsv_measure(hf_dump *d, const hf_view *v, uint64_t first, uint64_t *bytes,
+                               size_t budget);
 /* True when snapshot s has a HEAP DUMP block. */
 bool hproftxt_has_heap(hf_dump *d, uint32_t s, uint64_t index);
 /* True when it has SITES or a HEAP DUMP: heap.pprof and stacks.folded. */

@@ -22,6 +22,8 @@
 #include "decoders/hproftxt/hproftxt.h"
 #include "decoders/heap/render.h"
 
+#include "decoders/core/tsv.h"
+
 #include <inttypes.h>
 #include <string.h>
 
@@ -234,6 +236,74 @@ uint64_t hproftxt_view_times(hf_dump *d, const hf_view *v, uint64_t first, GStri
 {
     return render_block(d, v->snap, TB_CPU_TIME, first, out, budget);
 }
+
+/* ---- tables (docs/tables.md): SITES and CPU rows as the scan read them ---- */
+
+static const char *const site_cols[] = {"trace",       "live_bytes",    "live_objects",
+                                        "alloc_bytes", "alloc_objects", "class"};
+
+static uint64_t sites_rows(hf_dump *d, const hf_view *v, uint64_t first, hf_tsv *t,
+                           size_t budget)
+{
+    hproftxt_snap *sn = view_snap(d, v->snap);
+    uint64_t start = hf_tsv_pos(t);
+    if (first == 0)
+        hf_tsv_put_header(t, site_cols, G_N_ELEMENTS(site_cols));
+    for (uint64_t i = first ? first - 1 : 0; sn && i < sn->sites->len; i++) {
+        if (hf_tsv_stop(t, start, budget, i + 1))
+            return i + 1;
+        const hproftxt_site *r = &g_array_index(sn->sites, hproftxt_site, i);
+        const uint64_t n[5] = {r->trace, r->live_bytes, r->live_objs, r->alloc_bytes,
+                               r->alloc_objs};
+        for (int k = 0; k < 5; k++) {
+            hf_tsv_put_u64(t, n[k]);
+            hf_tsv_c(t, '\t');
+        }
+        hf_tsv_put_str(t, r->cls);
+        hf_tsv_c(t, '\n');
+    }
+    return HF_DONE;
+}
+
+HF_TSV_VIEW(hproftxt_sites_tsv, sites_rows)
+
+static const char *const cpu_cols[] = {"count", "trace"};
+
+/* CPU SAMPLES (b = 0) or CPU TIME (b = 1) rows. */
+static uint64_t cpu_rows(hf_dump *d, const hf_view *v, int b, uint64_t first, hf_tsv *t,
+                         size_t budget)
+{
+    hproftxt_snap *sn = view_snap(d, v->snap);
+    GArray *a = sn ? (b ? sn->times : sn->samples) : NULL;
+    uint64_t start = hf_tsv_pos(t);
+    if (first == 0)
+        hf_tsv_put_header(t, cpu_cols, G_N_ELEMENTS(cpu_cols));
+    for (uint64_t i = first ? first - 1 : 0; a && i < a->len; i++) {
+        if (hf_tsv_stop(t, start, budget, i + 1))
+            return i + 1;
+        const hproftxt_cpu *r = &g_array_index(a, hproftxt_cpu, i);
+        hf_tsv_put_u64(t, r->count);
+        hf_tsv_c(t, '\t');
+        hf_tsv_put_u64(t, r->trace);
+        hf_tsv_c(t, '\n');
+    }
+    return HF_DONE;
+}
+
+static uint64_t samples_rows(hf_dump *d, const hf_view *v, uint64_t first, hf_tsv *t,
+                             size_t budget)
+{
+    return cpu_rows(d, v, 0, first, t, budget);
+}
+
+static uint64_t times_rows(hf_dump *d, const hf_view *v, uint64_t first, hf_tsv *t,
+                           size_t budget)
+{
+    return cpu_rows(d, v, 1, first, t, budget);
+}
+
+HF_TSV_VIEW(hproftxt_samples_tsv, samples_rows)
+HF_TSV_VIEW(hproftxt_times_tsv, times_rows)
 
 /* ---- the README paragraph ---- */
 

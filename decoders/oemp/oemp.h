@@ -342,5 +342,10 @@ uint64_t oemp_view_trace(hf_dump *hd, const hf_view *v, uint64_t first, GString 
 void oemp_describe(hf_dump *hd, GString *out);
 extern const hf_file oemp_snap_files[];   /* snapshots/SEQ/ */
 extern const hf_file oemp_object_files[]; /* objects/ID/ */
+/* tables/objects.tsv (tables.c). */
+uint64_t oemp_objects_tsv_view(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                               size_t budget);
+uint64_t oemp_objects_tsv_measure(hf_dump *d, const hf_view *v, uint64_t first,
+                                  uint64_t *bytes, size_t budget);
 
 #endif

@@ -665,6 +665,7 @@ const hf_file oemp_snap_files[] = {
     {"heap.pprof", view_pprof, NULL},
     {"heap.pb.gz", view_pb, NULL},
     {"stacks.folded", view_folded, NULL},
+    {"tables/objects.tsv", oemp_objects_tsv_view, NULL, oemp_objects_tsv_measure},
     {NULL},
 };
 

@@ -7,7 +7,7 @@
 #     byte-identical to the local read; symlink targets equal; sizes seen
 #     over NFS equal the local ones.  A core kind the tree lacks (info,
 #     histogram, strings, classes/*/info, objects/*/fields, refs symlinks,
-#     latest) fails the test.
+#     latest, the tables: tables/*.tsv, classes/*/table.tsv) fails the test.
 #  2. The same after `echo 3 > /proc/sys/vm/drop_caches`, with ganesha
 #     running; then with ganesha restarted and the caches dropped again, so
 #     nothing holds an inode: file handles taken before (by the kernel with
@@ -214,7 +214,8 @@ grep -v $'\t.*[?#]' "$SAMPLES" >"$SAMPLES.ok"; mv "$SAMPLES.ok" "$SAMPLES"
 kinds() { cut -f1 "$SAMPLES" | awk '!seen[$0]++'; }
 echo "# $(basename "$DUMP"): $(wc -l <"$SAMPLES") sampled paths of $(kinds | wc -l) kinds: $(kinds | tr '\n' ',' | sed 's/,$//')"
 for k in "root info" "snapshot info" "snapshot histogram" "snapshot strings" "class info" \
-         "object fields" "refs symlink" "root latest symlink"; do
+         "object fields" "refs symlink" "root latest symlink" "snapshot tables objects.tsv" \
+         "snapshot tables references.tsv" "snapshot tables classes.tsv" "class table.tsv"; do
   if kinds | grep -qx "$k"; then echo "ok - the tree has: $k"; else echo "not ok - the tree has: $k"; fi
 done
 absent=()

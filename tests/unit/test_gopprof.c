@@ -265,6 +265,11 @@ static void test_decoder_good(void **state)
                                    "8 8388608 trace=1 main.keepBig\n"
                                    "1 64 trace=2 main.main\n");
         g_free(sites);
+        char *tsv = th_snap_file(d, 0, "tables/samples.tsv");
+        assert_string_equal(tsv, "inuse_objects/count\tinuse_space/bytes\ttrace\tleaf\n"
+                                 "8\t8388608\t1\tmain.keepBig\n"
+                                 "1\t64\t2\tmain.main\n");
+        g_free(tsv);
         assert_int_equal(d->ops->n_traces(d), 2);
         char *t = th_trace(d, 0);
         assert_string_equal(t, "main.keepBig (heap.go:10)\nmain.main (heap.go:20)\n");
