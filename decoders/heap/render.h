@@ -142,12 +142,15 @@ int64_t hf_heap_dominated_find(hf_dump *d, uint32_t s, uint64_t o, const char *n
 #define HF_HEAP_RETAINED_OBJECT_FILES                                                      \
     {"retained", hf_heap_view_object_retained, NULL}, {"path", hf_heap_view_object_path, NULL}
 
-/* ---- snapshot views (render.c; profile.c: heap.pprof, stacks.folded) ---- */
+/* ---- snapshot views (render.c; profile.c: heap.pprof, stacks.folded, flame.svg) ---- */
 
 uint64_t hf_heap_view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                             size_t budget);
 uint64_t hf_heap_view_folded(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                              size_t budget);
+/* flame.svg: stacks.folded drawn (pprof/flame.h). */
+uint64_t hf_heap_view_flame(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget);
 /* heap.pb.gz: heap.pprof's samples as gzipped protobuf (pprof/proto.h). */
 uint64_t hf_heap_view_pb(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                          size_t budget);

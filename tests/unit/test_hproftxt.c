@@ -52,9 +52,10 @@ static void test_corpus(void **state)
         bool heap;         /* a HEAP DUMP: classes/ and objects/ */
     } cases[] = {
         {"JoelStuart_COMP3702A1_sites.java.hprof.txt", 488, 2, 1,
-         "info sites heap.pprof heap.pb.gz stacks.folded ", false},
+         "info sites heap.pprof heap.pb.gz stacks.folded flame.svg ", false},
         {"Magnulas_ADKLabb3_heapdump_sites.java.hprof.txt", 2352, 4, 1,
-         "info sites histogram roots heap.pprof heap.pb.gz stacks.folded dominators histogram-retained "
+         "info sites histogram roots heap.pprof heap.pb.gz stacks.folded flame.svg dominators "
+         "histogram-retained "
          "suspects unreachable ",
          true},
         {"pjstadig_deque-clojure_cpusamples.java.hprof.txt", 173, 2, 1, "info cpu/samples ",
