@@ -240,8 +240,7 @@ static void tree_free(tree *t)
     g_array_free(t->nodes, TRUE);
 }
 
-/* The label that fits w pixels: the name, cut with "..", or nothing. */
-static void append_label(GString *out, const char *name, double w)
+void hf_svg_label(GString *out, const char *name, double w)
 {
     long fit = (long)((w - 6) / CHAR_W);
     if (fit < 3)
@@ -289,12 +288,12 @@ static void append_frame(GString *out, const tree *t, const frame *f, guint id, 
                            f->v, unit, 100.0 * (double)f->v / (double)t->total, x, y, w, FH - 1);
     append_colour(out, name, f->merged);
     g_string_append_printf(out, "\"/><text x=\"%.1f\" y=\"%d\">", x + 3, y + FONT);
-    append_label(out, name, w);
+    hf_svg_label(out, name, w);
     g_string_append(out, "</text></g>\n");
 }
 
 /* Zoom, reset, search, hover details; the URL fragment drives the same
- * functions (flame.h).  Labels are cut by the same rule as append_label. */
+ * functions (flame.h).  Labels are cut by the same rule as hf_svg_label. */
 static const char script[] =
     "var svg=document.documentElement,W=+svg.getAttribute('width'),PAD=10,CH=7.3,\n"
     "T=+svg.dataset.total,unit=svg.dataset.unit,fr=[].slice.call(document.querySelectorAll('g.f')),\n"

@@ -48,6 +48,11 @@
 uint64_t hf_flame_render(const hf_pprof *p, hf_pprof_which which, const char *title,
                          const char *unit, uint64_t first, GString *out, size_t budget);
 
+/* Appends the label that fits a box w pixels wide in the pictures' 12 px
+ * monospace font (7.3 px a character, 3 px each side): name, cut with
+ * ".." at the end, or nothing when not 3 characters fit.  Escaped. */
+void hf_svg_label(GString *out, const char *name, double w);
+
 /* Appends s XML-escaped (& < > " '), invalid UTF-8 replaced, characters
  * XML 1.0 forbids written as U+FFFD. */
 void hf_xml_escape(GString *out, const char *s);
