@@ -112,6 +112,7 @@ static const hf_file snap_files[] = {
     {"heap.pprof", hf_heap_view_pprof, NULL},
     {"heap.pb.gz", hf_heap_view_pb, NULL},
     {"stacks.folded", hf_heap_view_folded, NULL},
+    {"flame.svg", hf_heap_view_flame, NULL},
     HF_HEAP_RETAINED_SNAP_FILES,
     HF_HEAP_TABLE_SNAP_FILES(NULL),
     {NULL},

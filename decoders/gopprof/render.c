@@ -4,6 +4,7 @@
 #include "decoders/gopprof/gopprof.h"
 
 #include "decoders/core/tsv.h"
+#include "decoders/pprof/flame.h"
 #include "decoders/pprof/proto.h"
 
 #include <inttypes.h>
@@ -214,6 +215,15 @@ static uint64_t view_folded(hf_dump *d, const hf_view *v, uint64_t first, GStrin
     return hf_pprof_render_folded(sn->pp_brief, HF_PPROF_INUSE_BYTES, first, out, budget);
 }
 
+static uint64_t view_flame(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                           size_t budget)
+{
+    gopprof_snap *sn = snap(d, v->snap);
+    need_pprof(D(d), sn);
+    return hf_flame_render(sn->pp_brief, HF_PPROF_INUSE_BYTES,
+                           "Flame graph: stacks.folded", "bytes", first, out, budget);
+}
+
 /* heap.pb.gz: the file as given when it is gzipped, else gzipped here. */
 static uint64_t view_pb(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                         size_t budget)
@@ -251,8 +261,8 @@ void gopprof_describe(hf_dump *d, GString *out)
         "and others).  Each file is a snapshot: info (sample types, period, duration,\n"
         "time, totals), sites (one line per stack: every sample type's value, the trace\n"
         "number and the leaf function), heap.pprof (google-pprof --text), stacks.folded\n"
-        "(in-use bytes, or the profile's bytes value) and heap.pb.gz (the file itself,\n"
-        "gzipped).  traces/N: the frames of stack N, leaf first, as \"function\n"
+        "(in-use bytes, or the profile's bytes value), flame.svg (stacks.folded drawn, for\n"
+        "a browser) and heap.pb.gz (the file itself, gzipped).  traces/N: the frames of stack N, leaf first, as \"function\n"
         "(file:line)\"; trace numbers are shared by every file of the series.\n");
 }
 
@@ -262,6 +272,7 @@ const hf_file gopprof_snap_files[] = {
     {"heap.pprof", view_pprof, NULL},
     {"heap.pb.gz", view_pb, NULL},
     {"stacks.folded", view_folded, NULL},
+    {"flame.svg", view_flame, NULL},
     {"tables/samples.tsv", gopprof_samples_tsv_view, NULL, gopprof_samples_tsv_measure},
     {NULL},
 };

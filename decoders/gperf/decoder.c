@@ -120,6 +120,7 @@ static const hf_file snap_files[] = {
     {"heap.pprof", gperf_view_pprof, NULL},
     {"heap.pb.gz", gperf_view_pb, NULL},
     {"stacks.folded", gperf_view_folded, NULL},
+    {"flame.svg", gperf_view_flame, NULL},
     {"maps", gperf_view_maps, gperf_has_maps},
     {"tables/sites.tsv", gperf_sites_tsv_view, NULL, gperf_sites_tsv_measure},
     {NULL},

@@ -137,6 +137,8 @@ uint64_t gperf_view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GString 
                           size_t budget);
 uint64_t gperf_view_pb(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                        size_t budget);
+uint64_t gperf_view_flame(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                          size_t budget);
 uint64_t gperf_view_folded(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                            size_t budget);
 uint64_t gperf_view_maps(hf_dump *d, const hf_view *v, uint64_t first, GString *out,

@@ -19,6 +19,7 @@
  */
 #include "decoders/gperf/gperf.h"
 #include "decoders/core/tsv.h"
+#include "decoders/pprof/flame.h"
 #include "decoders/pprof/proto.h"
 
 #include <inttypes.h>
@@ -378,6 +379,16 @@ uint64_t gperf_view_folded(hf_dump *d, const hf_view *v, uint64_t first, GString
     return hf_pprof_render_folded(sn->pp_folded, HF_PPROF_INUSE_BYTES, first, out, budget);
 }
 
+uint64_t gperf_view_flame(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                          size_t budget)
+{
+    gperf_snap *sn = snap(G(d), v->snap);
+    need_pprof(G(d), sn);
+    return hf_flame_render(sn->pp_folded, HF_PPROF_INUSE_BYTES,
+                           "Flame graph: in-use bytes (stacks.folded)", "bytes", first, out,
+                           budget);
+}
+
 uint64_t gperf_view_maps(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                          size_t budget)
 {
@@ -400,8 +411,8 @@ void gperf_describe(hf_dump *d, GString *out)
         "sampling, totals), sites (one line per stack, in trace order so two snapshots\n"
         "diff line by line: trace, in-use objects and bytes, allocated objects and bytes,\n"
         "and the first frame that is not an allocator), heap.pprof (for google-pprof\n"
-        "--text, no binary needed), stacks.folded (in-use bytes, for flamegraph.pl) and\n"
-        "maps (the memory map). Sampled profiles (heap_v2/N, heapz_v2/N, Go heap/N) are\n"
+        "--text, no binary needed), stacks.folded (in-use bytes, for flamegraph.pl),\n"
+        "flame.svg (stacks.folded drawn, for a browser) and maps (the memory map). Sampled profiles (heap_v2/N, heapz_v2/N, Go heap/N) are\n"
         "scaled as google/pprof scales them: each line times 1/(1-exp(-avg/rate)),\n"
         "avg = bytes/objects, rate = N (N/2 for Go heap/N), truncated.\n");
 }

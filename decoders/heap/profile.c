@@ -4,6 +4,7 @@
  */
 #include "decoders/heap/profile.h"
 #include "decoders/heap/render.h"
+#include "decoders/pprof/flame.h"
 #include "decoders/pprof/proto.h"
 
 #include <string.h>
@@ -132,11 +133,9 @@ void hf_heap_pprof_free(hf_heap_pprof *p)
     g_free(p);
 }
 
-uint64_t hf_heap_pprof_render(hf_heap_pprof *p, uint32_t s, bool folded, uint64_t first,
-                              GString *out, size_t budget)
+/* Snapshot s's builders, made the first time (s < p->n). */
+static per_snap *snap_ready(hf_heap_pprof *p, uint32_t s)
 {
-    if (s >= p->n)
-        return HF_DONE;
     per_snap *ps = &p->snaps[s];
     if (g_once_init_enter(&ps->ready)) {
         hf_heap_pprof_out o = {p->h, p->names, p->names_ud, hf_pprof_new(p->binary),
@@ -146,6 +145,15 @@ uint64_t hf_heap_pprof_render(hf_heap_pprof *p, uint32_t s, bool folded, uint64_
         ps->brief = o.brief;
         g_once_init_leave(&ps->ready, 1);
     }
+    return ps;
+}
+
+uint64_t hf_heap_pprof_render(hf_heap_pprof *p, uint32_t s, bool folded, uint64_t first,
+                              GString *out, size_t budget)
+{
+    if (s >= p->n)
+        return HF_DONE;
+    per_snap *ps = snap_ready(p, s);
     if (folded)
         return hf_pprof_render_folded(ps->brief, HF_PPROF_INUSE_BYTES, first, out, budget);
     return hf_pprof_render(ps->full, first, out, budget);
@@ -165,15 +173,22 @@ uint64_t hf_heap_view_folded(hf_dump *d, const hf_view *v, uint64_t first, GStri
     return p ? hf_heap_pprof_render(p, v->snap, true, first, out, budget) : HF_DONE;
 }
 
+uint64_t hf_heap_view_flame(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget)
+{
+    hf_heap_pprof *p = ((hf_heap *)d)->pprof;
+    if (!p || v->snap >= p->n)
+        return HF_DONE;
+    return hf_flame_render(snap_ready(p, v->snap)->brief, HF_PPROF_INUSE_BYTES,
+                           "Flame graph: live bytes (stacks.folded)", "bytes", first, out,
+                           budget);
+}
+
 uint64_t hf_heap_view_pb(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                          size_t budget)
 {
     hf_heap_pprof *p = ((hf_heap *)d)->pprof;
     if (!p || v->snap >= p->n || first != 0)
         return HF_DONE;
-    /* Build the snapshot's builders (once) by rendering heap.pprof's first item. */
-    GString *head = g_string_new(NULL);
-    hf_heap_pprof_render(p, v->snap, false, 0, head, 0);
-    g_string_free(head, TRUE);
-    return hf_pprof_render_proto(p->snaps[v->snap].full, 0, out, budget);
+    return hf_pprof_render_proto(snap_ready(p, v->snap)->full, 0, out, budget);
 }

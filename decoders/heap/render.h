@@ -138,16 +138,23 @@ int64_t hf_heap_dominated_find(hf_dump *d, uint32_t s, uint64_t o, const char *n
 #define HF_HEAP_RETAINED_SNAP_FILES                                                        \
     {"dominators", hf_heap_view_dominators, NULL},                                          \
         {"histogram-retained", hf_heap_view_histogram_retained, NULL},                      \
-        {"suspects", hf_heap_view_suspects, NULL}, {"unreachable", hf_heap_view_unreachable, NULL}
+        {"suspects", hf_heap_view_suspects, NULL}, {"unreachable", hf_heap_view_unreachable, NULL}, \
+        {"dominators.svg", hf_heap_view_dominators_svg, NULL}
 #define HF_HEAP_RETAINED_OBJECT_FILES                                                      \
     {"retained", hf_heap_view_object_retained, NULL}, {"path", hf_heap_view_object_path, NULL}
 
-/* ---- snapshot views (render.c; profile.c: heap.pprof, stacks.folded) ---- */
+/* ---- snapshot views (render.c; profile.c: heap.pprof, stacks.folded, flame.svg) ---- */
 
 uint64_t hf_heap_view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                             size_t budget);
 uint64_t hf_heap_view_folded(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                              size_t budget);
+/* dominators.svg: the dominator tree as a treemap (treemap.c). */
+uint64_t hf_heap_view_dominators_svg(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                     size_t budget);
+/* flame.svg: stacks.folded drawn (pprof/flame.h). */
+uint64_t hf_heap_view_flame(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                            size_t budget);
 /* heap.pb.gz: heap.pprof's samples as gzipped protobuf (pprof/proto.h). */
 uint64_t hf_heap_view_pb(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                          size_t budget);

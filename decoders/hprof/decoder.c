@@ -140,6 +140,7 @@ static const hf_file snap_files[] = {
     {"heap.pprof", hf_heap_view_pprof, NULL},
     {"heap.pb.gz", hf_heap_view_pb, NULL},
     {"stacks.folded", hf_heap_view_folded, NULL},
+    {"flame.svg", hf_heap_view_flame, NULL},
     HF_HEAP_RETAINED_SNAP_FILES,
     {"duplicates", hf_heap_view_duplicates, NULL},
     HF_HEAP_TABLE_SNAP_FILES(NULL),

@@ -95,6 +95,7 @@ static const hf_file snap_files[] = {
     {"heap.pprof", hf_heap_view_pprof, hproftxt_has_profile},
     {"heap.pb.gz", hf_heap_view_pb, hproftxt_has_profile},
     {"stacks.folded", hf_heap_view_folded, hproftxt_has_profile},
+    {"flame.svg", hf_heap_view_flame, hproftxt_has_profile},
     {"dominators", hf_heap_view_dominators, hproftxt_has_heap},
     {"histogram-retained", hf_heap_view_histogram_retained, hproftxt_has_heap},
     {"suspects", hf_heap_view_suspects, hproftxt_has_heap},

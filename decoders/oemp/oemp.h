@@ -324,6 +324,8 @@ void oemp_frame_label(const oemp_dump *d, int64_t src, int64_t line, GString *ou
 
 uint64_t oemp_render_pprof(oemp_dump *d, uint32_t s, uint64_t first, GString *out,
                            size_t budget);
+uint64_t oemp_render_flame(oemp_dump *d, uint32_t s, uint64_t first, GString *out,
+                           size_t budget);
 uint64_t oemp_render_folded(oemp_dump *d, uint32_t s, uint64_t first, GString *out,
                             size_t budget);
 /* heap.pb.gz: the same profile as gzipped protobuf (pprof/proto.h). */

@@ -18,6 +18,7 @@
  */
 #include "decoders/oemp/oemp.h"
 #include "decoders/pprof/pprof.h"
+#include "decoders/pprof/flame.h"
 #include "decoders/pprof/proto.h"
 
 #include <string.h>
@@ -123,6 +124,17 @@ uint64_t oemp_render_folded(oemp_dump *d, uint32_t s, uint64_t first, GString *o
 {
     hf_pprof *p = oemp_memo_get(d->prof_memo, s, make_prof, d);
     uint64_t next = hf_pprof_render_folded(p, HF_PPROF_INUSE_BYTES, first, out, budget);
+    oemp_memo_unref(d->prof_memo, p);
+    return next;
+}
+
+uint64_t oemp_render_flame(oemp_dump *d, uint32_t s, uint64_t first, GString *out,
+                           size_t budget)
+{
+    hf_pprof *p = oemp_memo_get(d->prof_memo, s, make_prof, d);
+    uint64_t next = hf_flame_render(p, HF_PPROF_INUSE_BYTES,
+                                    "Flame graph: live bytes by creation stack (stacks.folded)",
+                                    "bytes", first, out, budget);
     oemp_memo_unref(d->prof_memo, p);
     return next;
 }

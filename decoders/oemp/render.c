@@ -167,6 +167,7 @@ void oemp_describe(hf_dump *hd, GString *out)
         "    objects/ID/scope      -> ../OTHERID, the object it is scoped to (ScopedTo)\n"
         "    heap.pprof            live bytes by creation stack: google-pprof --text heap.pprof\n"
         "    stacks.folded         the same stacks, root first, for flamegraph.pl or speedscope\n"
+        "    flame.svg             stacks.folded drawn as a flame graph, for a browser\n"
         "  traces/N                the call stack of call-tree node N, leaf first, NAME:LINE\n"
         "\n"
         "Names: by NameId from OtherNameList, by SrcId from ABLNameList for procedures and ABL "
@@ -640,6 +641,12 @@ static uint64_t view_folded(hf_dump *hd, const hf_view *v, uint64_t first, GStri
     return oemp_render_folded(D(hd), v->snap, first, out, budget);
 }
 
+static uint64_t view_flame(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
+                           size_t budget)
+{
+    return oemp_render_flame(D(hd), v->snap, first, out, budget);
+}
+
 static uint64_t view_object_info(hf_dump *hd, const hf_view *v, uint64_t first, GString *out,
                                  size_t budget)
 {
@@ -665,6 +672,7 @@ const hf_file oemp_snap_files[] = {
     {"heap.pprof", view_pprof, NULL},
     {"heap.pb.gz", view_pb, NULL},
     {"stacks.folded", view_folded, NULL},
+    {"flame.svg", view_flame, NULL},
     {"tables/objects.tsv", oemp_objects_tsv_view, NULL, oemp_objects_tsv_measure},
     {NULL},
 };

@@ -277,7 +277,7 @@ uint64_t hf_pprof_render(const hf_pprof *p, uint64_t first, GString *out, size_t
     return HF_DONE;
 }
 
-static uint64_t pick(const hf_pprof_values *v, hf_pprof_which which)
+uint64_t hf_pprof_pick(const hf_pprof_values *v, hf_pprof_which which)
 {
     switch (which) {
     case HF_PPROF_INUSE_OBJECTS: return v->inuse_objects;
@@ -294,7 +294,7 @@ uint64_t hf_pprof_render_folded(const hf_pprof *p, hf_pprof_which which, uint64_
     size_t start = out->len;
     for (uint64_t item = first; item < p->samples->len; item++) {
         const sample *s = &g_array_index(p->samples, sample, item);
-        uint64_t value = pick(&s->v, which);
+        uint64_t value = hf_pprof_pick(&s->v, which);
         if (value) {
             /* Root first: the stack is stored leaf first. */
             if (s->stack[0] == 0)

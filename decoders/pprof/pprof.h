@@ -93,6 +93,9 @@ typedef enum {
 #define HF_PPROF_ADDR_BASE 0x100000u
 #define HF_PPROF_ADDR_STEP 16u
 
+/* The value `which` of v. */
+uint64_t hf_pprof_pick(const hf_pprof_values *v, hf_pprof_which which);
+
 /* A new, empty builder.  `binary` is written as "binary=NAME" (pprof prints
  * it in some outputs); NULL or "" gives "heapfs".  Copied. */
 hf_pprof *hf_pprof_new(const char *binary);
