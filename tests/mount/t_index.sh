@@ -17,11 +17,13 @@ mkdir -p "$D"
 cp "$SRC" "$D/a.hprof"
 IX=$D/a.hprof.heapfs-index
 
-# wait_written MNT: until .stats says the index file was written (or not)
+# wait_written MNT: until .stats says the index file was written (or not);
+# "not written yet" is not an answer (up to 30 s: the machine may be busy)
 wait_written() {
   local i
-  for i in $(seq 1 100); do
-    grep -q '^index: .*\(written to\|not written\|no index file\)' "$1/.stats" && return 0
+  for i in $(seq 1 300); do
+    grep '^index: ' "$1/.stats" | grep -v 'not written yet' | grep -q 'written to\|not written\|no index file' &&
+      return 0
     sleep 0.1
   done
   return 1
@@ -146,7 +148,7 @@ hf_mount "$D/c.hprof" -o index=none; LOADED=$MNT   # the reference
 MNT1=$(mktemp -d "$TESTTMP/mnt.XXXXXX"); MNT2=$(mktemp -d "$TESTTMP/mnt.XXXXXX")
 "$HEAPFS" -f "$D/c.hprof" "$MNT1" 2>"$MNT1.log" & HF_PIDS+=($!); HF_MOUNTS+=("$MNT1")
 "$HEAPFS" -f "$D/c.hprof" "$MNT2" 2>"$MNT2.log" & HF_PIDS+=($!); HF_MOUNTS+=("$MNT2")
-for i in $(seq 1 100); do mountpoint -q "$MNT1" && mountpoint -q "$MNT2" && break; sleep 0.1; done
+for i in $(seq 1 600); do mountpoint -q "$MNT1" && mountpoint -q "$MNT2" && break; sleep 0.1; done
 check "two mounts at once: both are live" bash -c "mountpoint -q '$MNT1' && mountpoint -q '$MNT2'"
 check "two mounts at once: both write" bash -c "$(declare -f wait_written); wait_written '$MNT1' && wait_written '$MNT2'"
 check "two mounts at once: both show the dump" bash -c "$(declare -f same_views); same_views '$LOADED' '$MNT1' && same_views '$LOADED' '$MNT2'"
@@ -165,7 +167,7 @@ hf_mount "$D/d.hprof"; wait_written "$MNT"
 o=$(awk 'NR == 3 { print $1 }' "$MNT/latest/dominators")
 cat "$MNT/latest/objects/$o/retained" >/dev/null
 check ".stats says the retained sizes were computed" grep -q 'retained sizes, snapshot 1: computed' "$MNT/.stats"
-for i in $(seq 1 50); do grep -q 'retained sizes, snapshot 1: kept in' "$MNT/.stats" && break; sleep 0.1; done
+for i in $(seq 1 300); do grep -q 'retained sizes, snapshot 1: kept in' "$MNT/.stats" && break; sleep 0.1; done
 check "...and kept in DUMP.heapfs-index.retained-strong.1" \
   grep -q "retained sizes, snapshot 1: kept in $D/d.hprof.heapfs-index.retained-strong.1" "$MNT/.stats"
 hf_umount
