@@ -186,7 +186,7 @@ static void class_table_header(const hf_hsnap *sn, uint64_t ci, const hf_hclass 
     case ROW_CLASS:
         g_string_append(out, "\tdescribes");
         break;
-    default:
+    default: {
         hf_hfields it;
         hf_hfields_begin(&it, sn, c);
         while (hf_hfields_next(&it)) {
@@ -197,6 +197,7 @@ static void class_table_header(const hf_hsnap *sn, uint64_t ci, const hf_hclass 
         hf_hfields_end(&it);
         if (kind_of(sn, ci, c) == ROW_STRING)
             g_string_append(out, "\ttext");
+    }
     }
     g_string_append_c(out, '\n');
 }
