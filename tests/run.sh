@@ -17,6 +17,7 @@ set -u
 cd "$(dirname "$0")/.."
 B=${B:-build/rel}
 JOBS=${TEST_JOBS:-2}
+ALONE="t_load"   # tests that run with no other test beside them
 TIMEOUT=${TEST_TIMEOUT:-300}
 TIMES=$B/test-times
 pass=0; fail=0
@@ -103,10 +104,16 @@ mapfile -t entries <<<"$queue"
 for entry in "${entries[@]}"; do
   read -r kind name path <<<"$entry"
   [ -n "$kind" ] || continue
-  while [ "${#running[@]}" -ge "$JOBS" ]; do finish; done
+  # A test that measures the daemon's memory under load runs alone: beside
+  # another test, more of its threads allocate at once and glibc gives them
+  # more arenas, which is the machine's load, not a leak.
+  alone=0; case " $ALONE " in *" $name "*) alone=1 ;; esac
+  limit=$JOBS; [ "$alone" = 1 ] && limit=1
+  while [ "${#running[@]}" -ge "$limit" ]; do finish; done
   "run_$kind" "$name" "$path" </dev/null &
   running[$!]=$name
   queued=$((queued + 1))
+  [ "$alone" = 1 ] && finish
 done
 while [ "${#running[@]}" -gt 0 ]; do finish; done
 scripts=$(ls tests/mount/t_*.sh | wc -l)
