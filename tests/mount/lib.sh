@@ -49,7 +49,9 @@ hf_mount_series() {
   if [ "$in_tree" = 1 ] && [[ " $* " != *" index="* && " $* " != *",index="* ]]; then
     set -- -o index=none "$@"
   fi
-  MNT=$(mktemp -d "$TESTTMP/mnt.XXXXXX")
+  # (no mount point, no log beside it in the current directory: TESTTMP
+  # is gone when the run is being torn down)
+  MNT=$(mktemp -d "$TESTTMP/mnt.XXXXXX") || return 1
   "$HEAPFS" -f "$@" "$MNT" 2>"$MNT.log" &
   local pid=$!
   HF_MOUNTS+=("$MNT"); HF_PIDS+=("$pid")

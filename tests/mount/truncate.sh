@@ -116,7 +116,7 @@ mount_cut() {
   b=$(basename "$f")
   cut="$TESTTMP/cut-$off-$b"
   head -c "$off" "$f" >"$cut"
-  m=$(mktemp -d "$TESTTMP/mnt.XXXXXX")
+  m=$(mktemp -d "$TESTTMP/mnt.XXXXXX") || { echo "not ok - $b cut at $off: no mount point"; return; }
   "$HEAPFS" -f -o cache_size=1M "$cut" "$m" 2>"$m.log" &
   pid=$!
   HF_MOUNTS+=("$m"); HF_PIDS+=("$pid")
