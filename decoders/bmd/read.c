@@ -339,7 +339,10 @@ static bool codec_object(const hf_heap *h, uint64_t loc, hf_hobj *ob)
             return false;
         ob->kind = HF_K_OBJARRAY;
         ob->elem = HF_T_OBJECT;
-        ob->length = b;
+        /* each element takes a byte at least: a length past the file's
+         * end (a dump rewritten under the mapping) is cut to what is there,
+         * so a walk of the elements ends with the file */
+        ob->length = MIN((uint64_t)b, (uint64_t)(end - p));
         ob->data = p;
         ob->end = end; /* elements are read one by one (codec_element) */
         return true;
