@@ -1,7 +1,7 @@
 # truncate.sh - what the truncation tests share (source it after lib.sh):
 # t_truncate.sh (every file of tests/corpus/ and tests/fixtures/ but the
-# two folders below, the real mounts of cut text and profile files, dumps
-# rewritten in place), t_truncate_hprof.sh (tests/corpus/hprof/) and
+# two folders below, the real mounts of cut text and profile files),
+# t_truncate_hprof.sh (tests/corpus/hprof/) and
 # t_truncate_bmd.sh (tests/corpus/bmd/): one walk of files for each of
 # them, run side by side by tests/run.sh.
 #
