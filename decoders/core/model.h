@@ -224,10 +224,6 @@ struct hf_dump {
     /* Heap formats: how strong a reference must be to keep an object alive
      * (-o retained=..., an hf_reach; 0 = strong). */
     unsigned reach;
-    /* The index file mapped in place of indexing (core/keepfile.h), for
-     * fs/'s SIGBUS guard; NULL when the index was built. */
-    const void *index_data;
-    size_t index_size;
     /* How the index was built, for MOUNT/.stats and --check (never info:
      * it differs between runs).  0 when the decoder does not say. */
     double index_seconds;

@@ -158,9 +158,10 @@ bool hprof_store_load(hprof_dump *d)
         g_clear_pointer(&store->r, hf_keepr_free);
         return false;
     }
-    d->heap.base.index_data = hf_keepr_data(store->r, &d->heap.base.index_size);
+    size_t bytes;
+    hf_keepr_data(store->r, &bytes);
     store->status = g_strdup_printf("index: loaded from %s in %.3f s (%zu bytes)\n",
-                                    hf_keepr_path(store->r), now() - t0, d->heap.base.index_size);
+                                    hf_keepr_path(store->r), now() - t0, bytes);
     return true;
 }
 
