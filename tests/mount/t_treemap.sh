@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# t_treemap.sh - snapshots/S/dominators.svg of heap dumps (HPROF, BMD):
+# t_treemap.sh - snapshots/S/dominators.svg of heap dumps (HPROF, BMD,
+# HPROF text):
 # the dominator tree as a treemap (decoders/heap/treemap.c).
 #
 # Well-formed (xmllint); no reference outside but the relative links to
@@ -56,7 +57,8 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 
-for f in "$CORPUS"/hprof/mat_oracle_jdk8_05_x64.hprof "$CORPUS"/bmd/leakcanary_leak_service_binder.bmd; do
+for f in "$CORPUS"/hprof/mat_oracle_jdk8_05_x64.hprof "$CORPUS"/bmd/leakcanary_leak_service_binder.bmd \
+         "$CORPUS"/hprof-txt/Magnulas_ADKLabb3_heapdump_sites.java.hprof.txt; do
   b=$(basename "$f")
   if ! hf_mount "$f"; then echo "not ok - $b mounts"; continue; fi
   S=$MNT/snapshots/1
