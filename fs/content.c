@@ -61,6 +61,10 @@ static void describe_format(hf_dump *d, bool several, GString *out)
                              "retained bytes)\n");
     if (o->text)
         g_string_append(out, "  strings-new      strings whose text the snapshot before lacks\n");
+    if (o->flame_diff)
+        g_string_append(out, "  flame-diff.svg   from the second snapshot on: flame.svg coloured by "
+                             "the change\n"
+                             "                   since the snapshot before (red grew, blue shrank)\n");
     g_string_append(out, "\n");
     if (o->describe)
         o->describe(d, out);

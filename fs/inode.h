@@ -54,7 +54,7 @@ typedef enum {
     HF_N_SNAP,        /* snap */
     HF_N_SNAP_FILE,   /* a = file */
     HF_N_SNAP_SUBDIR, /* a = the first file under that directory */
-    HF_N_COMPARE,     /* a = growth, growth-retained, strings-new (mount.h HF_CMP_*) */
+    HF_N_COMPARE,     /* a = growth, ..., flame-diff.svg (mount.h HF_CMP_*) */
     HF_N_CLASSES,
     HF_N_CLASS,      /* a = class */
     HF_N_CLASS_FILE, /* a = class, b = file */

@@ -105,7 +105,7 @@ hf_snapref hf_mount_tt(const hf_mount *m, uint32_t tsnap)
 }
 
 const char *const hf_mount_compare_names[HF_CMP_N] = {"growth", "growth-retained",
-                                                      "strings-new"};
+                                                      "strings-new", "flame-diff.svg"};
 
 bool hf_mount_has_compare(hf_mount *m, uint32_t s, uint64_t which)
 {
@@ -118,6 +118,8 @@ bool hf_mount_has_compare(hf_mount *m, uint32_t s, uint64_t which)
         return hf_compare_has_growth(a, b, which == HF_CMP_GROWTH_RETAINED);
     case HF_CMP_STRINGS_NEW:
         return hf_compare_has_strings(a, b);
+    case HF_CMP_FLAME_DIFF:
+        return hf_compare_has_flame_diff(a, b);
     default:
         return false;
     }
@@ -142,6 +144,8 @@ uint64_t hf_mount_compare(hf_mount *m, uint32_t s, uint64_t which, uint64_t firs
     hf_snapref a = hf_mount_at(m, s - 1), b = hf_mount_at(m, s);
     if (which == HF_CMP_STRINGS_NEW)
         return hf_compare_strings_new(texts(m, s - 1), b, first, out, budget);
+    if (which == HF_CMP_FLAME_DIFF)
+        return hf_compare_flame_diff(a, b, first, out, budget);
     return hf_compare_growth(a, b, which == HF_CMP_GROWTH_RETAINED, first, out, budget);
 }
 

@@ -2,6 +2,10 @@
 """flame_check.py - checks a mounted flame.svg against its stacks.folded.
 
   flame_check.py check SVG FOLDED        frames add up to stacks.folded
+  flame_check.py diff SVG BEFORE         flame-diff.svg: each frame's data-b is
+                                         the sum of the earlier stacks.folded
+                                         under its path; hover text and colour
+                                         say the change
   flame_check.py pick SVG FOLDED         prints "ID REGEX": the widest frame
                                          above "all", by stacks.folded
   flame_check.py dom SVG FOLDED DOM ID   the DOM after #click=ID&search=REGEX
@@ -103,6 +107,58 @@ def check(svg, fold):
             if want != f['v']:
                 problems.append('%s %s: %d, stacks.folded says %s' % (f['id'], ';'.join(path[f['id']]), f['v'], want))
     print('# %d frames, %d bytes' % (len(fs), total))
+
+
+def paths(fs):
+    """Frame id -> path of names from "all" (merged frames left out)."""
+    by_depth, path = {}, {}
+    for f in fs:
+        by_depth.setdefault(f['d'], []).append(f)
+    for d in sorted(by_depth):
+        for f in by_depth[d]:
+            if d == 0:
+                path[f['id']] = ()
+                continue
+            ps = [p for p in by_depth.get(d - 1, []) if p['id'] in path and
+                  p['x'] <= f['x'] and f['x'] + f['v'] <= p['x'] + p['v']]
+            if len(ps) == 1 and not f['m']:
+                path[f['id']] = path[ps[0]['id']] + (f['name'],)
+    return path
+
+
+def diff(svg, before):
+    fs = frames(ET.parse(svg).getroot())
+    prefix = {(): 0}
+    for st, v in folded(before):
+        prefix[()] += v
+        for k in range(1, len(st) + 1):
+            prefix[tuple(st[:k])] = prefix.get(tuple(st[:k]), 0) + v
+    grew = shrank = 0
+    pth = paths(fs)
+    for f in fs:
+        if f['m']:
+            continue
+        p = pth.get(f['id'])
+        b = int(f['g'].get('data-b'))
+        if p is None:
+            problems.append('%s: no single parent' % f['id'])
+        elif prefix.get(p, 0) != b:
+            problems.append('%s %s: before %d, the earlier stacks.folded says %d' % (f['id'], ';'.join(p), b, prefix.get(p, 0)))
+        t = f['g'].find(NS + 'title').text
+        ch = f['v'] - b
+        want = '; before %d bytes; change %s%d bytes)' % (b, '-' if ch < 0 else '+', abs(ch))
+        if not t.endswith(want):
+            problems.append('%s: title "%s" lacks "%s"' % (f['id'], t, want))
+        r, g, bl = (int(c) for c in re.findall(r'\d+', f['g'].find(NS + 'rect').get('fill')))
+        if ch > 0 and not (r == 255 and g == bl and g < 250):
+            problems.append('%s grew by %d but is rgb(%d,%d,%d)' % (f['id'], ch, r, g, bl))
+        if ch < 0 and not (bl == 255 and r == g and r < 250):
+            problems.append('%s shrank by %d but is rgb(%d,%d,%d)' % (f['id'], -ch, r, g, bl))
+        if ch == 0 and (r, g, bl) != (255, 250, 250):
+            problems.append('%s unchanged but is rgb(%d,%d,%d)' % (f['id'], r, g, bl))
+        grew += ch > 0
+        shrank += ch < 0
+    print('# %d frames: %d grew, %d shrank' % (len(fs), grew, shrank))
 
 
 def pick(svg, fold):
@@ -216,7 +272,7 @@ def png(svg, fold, pngpath):
 
 if __name__ == '__main__':
     cmd, args = sys.argv[1], sys.argv[2:]
-    {'check': check, 'pick': pick, 'dom': dom, 'png': png}[cmd](*args)
+    {'check': check, 'diff': diff, 'pick': pick, 'dom': dom, 'png': png}[cmd](*args)
     for p in problems:
         print(p)
     sys.exit(1 if problems else 0)

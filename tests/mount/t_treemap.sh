@@ -10,6 +10,7 @@
 # picture.  Headless Chromium draws it: not blank, and the largest object
 # of `dominators` is the box at the top left, in its colour.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/browser.sh"
 
 cat >"$TESTTMP/tm.py" <<'PY'
 import re, sys, xml.etree.ElementTree as ET
@@ -79,13 +80,11 @@ for f in "$CORPUS"/hprof/mat_oracle_jdk8_05_x64.hprof "$CORPUS"/bmd/leakcanary_l
   hf_umount
 done
 
-CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ] || [ ! -s "$TESTTMP/d.svg" ]; then
   echo "ok - dominators.svg in a browser # SKIP chromium is not installed"
   exit 0
 fi
-timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --hide-scrollbars \
-  --window-size=1200,830 --screenshot="$TESTTMP/d.png" "file://$TESTTMP/d.svg" >/dev/null 2>&1
+browser_shot "file://$TESTTMP/d.svg" "$TESTTMP/d.png" 1200 830
 read -r x y w fill < <(python3 "$TESTTMP/tm.py" "$TESTTMP/d.svg" "$TESTTMP/d.txt" where)
 if out=$(python3 - "$TESTTMP/d.png" "$x" "$y" "$w" "$fill" "$ROOT/tests/mount" <<'PY'
 import re, sys
