@@ -89,6 +89,9 @@ void hf_content_readme(hf_mount *m, GString *out)
         "  info        what the file is: format, version, counts\n"
         "  errors      one line per problem found while decoding (empty when clean)\n"
         "  snapshots/  one directory per snapshot, in file order; latest -> the last one\n");
+    if (hf_mount_has_growth_chart(m))
+        g_string_append(out, "  growth.svg  bytes per snapshot charted (the total and what grew most), "
+                             "for a browser\n");
     /* Each format once, in the order the files came. */
     bool tables = false;
     for (uint32_t k = 0; k < n; k++) {

@@ -66,6 +66,7 @@ typedef enum {
     HF_N_OBJ_DIR,    /* a = object, b = link directory */
     HF_N_OBJ_ENTRY,  /* a = object, b = slot; symlink in link directory 0 ... */
     HF_N_OBJ_ENTRY_LAST = HF_N_OBJ_ENTRY + 3, /* ... to 3 (HF_DIRS_MAX) */
+    HF_N_GROWTH_SVG, /* growth.svg at the root: every snapshot charted */
     HF_N_KINDS
 } hf_node_kind;
 

@@ -57,6 +57,11 @@ bool hf_mount_has_compare(hf_mount *m, uint32_t s, uint64_t which);
 uint64_t hf_mount_compare(hf_mount *m, uint32_t s, uint64_t which, uint64_t first, GString *out,
                           size_t budget);
 
+/* MOUNT/growth.svg (compare.h hf_growth_chart) of all snapshots, and
+ * whether the mount has it (two snapshots or more, each with a tally). */
+bool hf_mount_has_growth_chart(hf_mount *m);
+uint64_t hf_mount_growth_chart(hf_mount *m, uint64_t first, GString *out, size_t budget);
+
 /* MOUNT/info: the one dump's info; for several, the list of files, then
  * each file's info under a "== PATH ==" line.  Render protocol (model.h). */
 uint64_t hf_mount_info(hf_mount *m, uint64_t first, GString *out, size_t budget);

@@ -36,6 +36,25 @@ bool hf_compare_has_flame_diff(hf_snapref a, hf_snapref b);
 uint64_t hf_compare_flame_diff(hf_snapref a, hf_snapref b, uint64_t first, GString *out,
                                size_t budget);
 
+/* MOUNT/growth.svg (growthsvg.c): bytes per snapshot as a line chart, the
+ * total and the HF_GROWTH_SERIES names (classes, sites, types: the
+ * tally's) whose bytes grew most from the first snapshot to the last
+ * (largest growth first, then most bytes, then name).  At most
+ * HF_GROWTH_POINTS snapshots are drawn, evenly spaced, first and last
+ * included.  Each line is <g class="s" data-name="NAME" data-v="V...">
+ * (the total's name is "total"), V the bytes at each drawn snapshot; the
+ * root's data-snapshots lists their numbers.  Axes in bytes, KiB, MiB or
+ * GiB, a legend with each line's growth; self-contained, no script. */
+#define HF_GROWTH_SERIES 8
+#define HF_GROWTH_POINTS 120
+/* Whether n snapshots (in order) can be charted: two or more, each with
+ * a tally.  Computes nothing. */
+bool hf_growth_chart_has(const hf_snapref *snaps, uint32_t n);
+/* The chart of snaps[0..n), named numbers[0..n); whole (render protocol:
+ * everything at first 0). */
+uint64_t hf_growth_chart(const hf_snapref *snaps, const uint64_t *numbers, uint32_t n,
+                         uint64_t first, GString *out, size_t budget);
+
 /* The texts of a snapshot's strings, as a set of 64-bit hashes (8 bytes a
  * distinct text; a text is taken as present when its hash is). */
 typedef struct hf_textset hf_textset;
