@@ -145,6 +145,11 @@ int64_t hf_heap_dominated_find(hf_dump *d, uint32_t s, uint64_t o, const char *n
 #define HF_HEAP_RETAINED_OBJECT_FILES                                                      \
     {"retained", hf_heap_view_object_retained, NULL}, {"path", hf_heap_view_object_path, NULL}
 
+/* objects/0xID/bitmap.png: an Android Bitmap's pixels (bitmap.c). */
+uint64_t hf_heap_view_bitmap(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                             size_t budget);
+bool hf_heap_has_bitmap(hf_dump *d, uint32_t s, uint64_t o);
+
 /* ---- snapshot views (render.c; profile.c: heap.pprof, stacks.folded, flame.svg) ---- */
 
 uint64_t hf_heap_view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GString *out,

@@ -210,7 +210,9 @@ def dom(svg, fold, dompath, zid):
         problems.append('matched line "%s" lacks %s' % (mt, pct))
 
 
-def png_pixels(path):
+def png_decode(path):
+    """A non-interlaced 8-bit PNG: (width, height, colour type, channels,
+    rows of unfiltered bytes)."""
     data = open(path, 'rb').read()
     assert data[:8] == b'\x89PNG\r\n\x1a\n'
     pos, idat = 8, b''
@@ -218,12 +220,12 @@ def png_pixels(path):
         n, kind = struct.unpack('>I4s', data[pos:pos + 8])
         body = data[pos + 8:pos + 8 + n]
         if kind == b'IHDR':
-            w, h, depth, ctype = struct.unpack('>IIBB', body[:10])
+            w, h, depth, ctype, _, _, interlace = struct.unpack('>IIBBBBB', body[:13])
         elif kind == b'IDAT':
             idat += body
         pos += 12 + n
-    assert depth == 8 and ctype in (2, 6), 'PNG type %d/%d' % (depth, ctype)
-    bpp = 3 if ctype == 2 else 4
+    assert depth == 8 and interlace == 0, 'PNG depth %d, interlace %d' % (depth, interlace)
+    bpp = {0: 1, 2: 3, 4: 2, 6: 4}[ctype]
     raw, stride = zlib.decompress(idat), w * bpp
     rows, prev = [], bytearray(stride)
     for y in range(h):
@@ -243,6 +245,12 @@ def png_pixels(path):
                 line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
         rows.append(line)
         prev = line
+    return w, h, ctype, bpp, rows
+
+
+def png_pixels(path):
+    w, h, ctype, bpp, rows = png_decode(path)
+    assert ctype in (2, 6), 'PNG type %d' % ctype
     return w, h, lambda x, y: tuple(rows[y][x * bpp:x * bpp + 3])
 
 
