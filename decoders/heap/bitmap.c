@@ -17,8 +17,14 @@
  *              as 8-bit RGB, each channel widened by repeating its high
  *              bits (31 -> 255);
  *   ALPHA_8    one byte of alpha, as 8-bit gray and alpha with gray 0.
- * Newer Android dumps keep pixels outside the Java heap (or compressed,
- * in Bitmap$DumpData): those Bitmaps have no bitmap.png.
+ * Android 14 and later can dump the pixels compressed (`am dumpheap -b
+ * png`): the static Bitmap.dumpData, a Bitmap$DumpData, lists in
+ * natives[i] a Bitmap's mNativePtr and in buffers[i] its picture in the
+ * CompressFormat `format` (0 JPEG, 1 PNG, 2-4 WEBP) for its first `count`
+ * entries (ahat's reading).  A PNG is served as it is (when it starts
+ * with PNG's signature); a Bitmap whose picture is JPEG or WEBP has no
+ * bitmap.png.  Dumps of Android 8 to 13
+ * keep pixels outside the Java heap: no bitmap.png.
  *
  * Thread-safe: reads the finished graph only.
  */
@@ -33,7 +39,7 @@
 /* Larger buffers are not drawn: 64 Mpixels (a 256 MiB ARGB_8888 buffer). */
 #define MAX_PIXELS (UINT64_C(1) << 26)
 
-typedef enum { CFG_ARGB_8888, CFG_RGB_565, CFG_ALPHA_8, CFG_NONE } config;
+typedef enum { CFG_ARGB_8888, CFG_RGB_565, CFG_ALPHA_8, CFG_NONE, CFG_PNG } config;
 static const char *const config_names[] = {"ARGB_8888", "RGB_565", "ALPHA_8"};
 static const unsigned config_bpp[] = {4, 2, 1};
 
@@ -44,19 +50,20 @@ typedef struct {
     hf_hobj buf; /* the byte[] */
 } bitmap;
 
-static bool is_bitmap_class(const hf_hsnap *sn, uint32_t c)
+/* android.graphics.Bitmap when class c is it or extends it, else NULL. */
+static const hf_hclass *bitmap_class(const hf_hsnap *sn, uint32_t c)
 {
     for (int depth = 0; depth < HF_HCHAIN_MAX; depth++) {
         const hf_hclass *k = hf_heap_class(sn, c);
         if (!k)
-            return false;
+            return NULL;
         if (strcmp(k->name, BITMAP) == 0)
-            return true;
+            return k;
         if (k->super < 0)
-            return false;
+            return NULL;
         c = (uint32_t)k->super;
     }
-    return false;
+    return NULL;
 }
 
 /* The value of ob's instance field `name` of type t; false when it has none. */
@@ -99,22 +106,54 @@ static config named_config(const hf_heap *h, const hf_hsnap *sn, const hf_hobj *
     return c;
 }
 
+static bool is_bytes(const hf_hobj *b)
+{
+    return b->kind == HF_K_PRIMARRAY && b->elem == HF_T_BYTE && !b->nodata &&
+           (uint64_t)(b->end - b->data) >= b->length;
+}
+
+/* The PNG Bitmap$DumpData keeps for the Bitmap ob (class bc), into *buf. */
+static bool dumped_png(const hf_heap *h, const hf_hsnap *sn, const hf_hclass *bc,
+                       const hf_hobj *ob, hf_hobj *buf)
+{
+    uint64_t data = 0, ptr, count, format, v;
+    for (uint32_t i = 0; i < bc->n_statics; i++)
+        if (bc->statics[i].type == HF_T_OBJECT && strcmp(bc->statics[i].name, "dumpData") == 0)
+            data = bc->statics[i].value;
+    hf_hobj dd, natives, buffers;
+    if (!field(h, sn, ob, "mNativePtr", HF_T_LONG, &ptr) || !deref(h, sn, data, &dd) ||
+        !field(h, sn, &dd, "count", HF_T_INT, &count) || !field(h, sn, &dd, "format", HF_T_INT, &format) ||
+        format != 1 /* CompressFormat.PNG */ || !field(h, sn, &dd, "natives", HF_T_OBJECT, &v) ||
+        !deref(h, sn, v, &natives) || natives.kind != HF_K_PRIMARRAY || natives.elem != HF_T_LONG ||
+        !field(h, sn, &dd, "buffers", HF_T_OBJECT, &v) || !deref(h, sn, v, &buffers) ||
+        buffers.kind != HF_K_OBJARRAY)
+        return false;
+    uint64_t n = MIN(MIN((uint32_t)count, natives.length), buffers.length);
+    for (uint64_t i = 0; i < n; i++)
+        if (hf_heap_element(h, &natives, i) == ptr)
+            return deref(h, sn, hf_heap_element(h, &buffers, i), buf) && is_bytes(buf) &&
+                   buf->length >= 8 && memcmp(buf->data, "\x89PNG\r\n\x1a\n", 8) == 0;
+    return false;
+}
+
 static bool find_bitmap(const hf_heap *h, uint32_t s, uint64_t o, bitmap *bm)
 {
     const hf_hsnap *sn = hf_heap_snap(h, s);
+    const hf_hclass *bc = sn && o < sn->n_objects ? bitmap_class(sn, hf_heap_cls(sn, o)) : NULL;
     hf_hobj ob;
     uint64_t w, ht, buf;
-    if (!sn || o >= sn->n_objects || !is_bitmap_class(sn, hf_heap_cls(sn, o)) ||
-        !hf_heap_decode(h, sn, o, &ob) || ob.kind != HF_K_INSTANCE ||
+    if (!bc || !hf_heap_decode(h, sn, o, &ob) || ob.kind != HF_K_INSTANCE ||
         !field(h, sn, &ob, "mWidth", HF_T_INT, &w) || !field(h, sn, &ob, "mHeight", HF_T_INT, &ht) ||
-        !field(h, sn, &ob, "mBuffer", HF_T_OBJECT, &buf) || !deref(h, sn, buf, &bm->buf))
+        (int32_t)w <= 0 || (int32_t)ht <= 0)
         return false;
     bm->width = (uint32_t)w;
     bm->height = (uint32_t)ht;
+    if (!field(h, sn, &ob, "mBuffer", HF_T_OBJECT, &buf) || !deref(h, sn, buf, &bm->buf)) {
+        bm->cfg = CFG_PNG;
+        return dumped_png(h, sn, bc, &ob, &bm->buf);
+    }
     uint64_t px = (uint64_t)bm->width * bm->height, len = bm->buf.length;
-    if (bm->buf.kind != HF_K_PRIMARRAY || bm->buf.elem != HF_T_BYTE || bm->buf.nodata ||
-        (int32_t)w <= 0 || (int32_t)ht <= 0 || px > MAX_PIXELS ||
-        (uint64_t)(bm->buf.end - bm->buf.data) < len)
+    if (!is_bytes(&bm->buf) || px > MAX_PIXELS)
         return false;
     bm->cfg = named_config(h, sn, &ob);
     if (bm->cfg == CFG_NONE)
@@ -166,6 +205,10 @@ uint64_t hf_heap_view_bitmap(hf_dump *d, const hf_view *v, uint64_t first, GStri
     bitmap bm;
     if (first != 0 || !find_bitmap(H(d), v->snap, v->index, &bm))
         return HF_DONE;
+    if (bm.cfg == CFG_PNG) { /* compressed by Android already */
+        g_string_append_len(out, (const char *)bm.buf.data, (gssize)bm.buf.length);
+        return HF_DONE;
+    }
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     static const int types[] = {PNG_COLOR_TYPE_RGB_ALPHA, PNG_COLOR_TYPE_RGB,

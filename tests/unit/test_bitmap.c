@@ -5,7 +5,11 @@
  * java.lang.Enum's name).  The PNG is read back with libpng: its size,
  * colour type and pixels follow the config (named, or from the buffer's
  * length); a subclass of Bitmap has one; a short or null buffer, or an
- * object that is no Bitmap, has none.
+ * object that is no Bitmap, has none.  A dump of Android 14's kind
+ * (Bitmap.dumpData: pictures compressed by Android) gives the PNG
+ * dumpData holds for the Bitmap's mNativePtr, byte for byte, and none
+ * where dumpData's format is not PNG, the bytes are no PNG, or the
+ * pointer is not among its first `count`.
  */
 #include "tests/unit/helpers.h"
 #include "tests/unit/hprofbld.h"
@@ -159,10 +163,108 @@ static void test_bitmaps(void **state)
     th_close_temp(d, path);
 }
 
+enum { S_DUMPDATA = S_N, S_PTR, S_STATIC, S_COUNT, S_FORMAT, S_NATIVES, S_BUFFERS, S_LONGS,
+       S_OBJECTS, S_N14 };
+enum { C_DUMPDATA = 0x900, C_LONGS = 0xa00, C_OBJECTS = 0xb00 };
+
+/* A 2 x 1 PNG made with libpng, for dumpData to hold. */
+static GByteArray *small_png(void)
+{
+    png_image img = {.version = PNG_IMAGE_VERSION, .width = 2, .height = 1,
+                     .format = PNG_FORMAT_RGBA};
+    const uint8_t px[8] = {10, 20, 30, 255, 40, 50, 60, 128};
+    png_alloc_size_t n = 0;
+    assert_true(png_image_write_to_memory(&img, NULL, &n, 0, px, 0, NULL));
+    GByteArray *b = g_byte_array_sized_new((guint)n);
+    g_byte_array_set_size(b, (guint)n);
+    assert_true(png_image_write_to_memory(&img, b->data, &n, 0, px, 0, NULL));
+    return b;
+}
+
+/* Android 14's layout: Bitmap {mNativePtr, mWidth, mHeight} with a static
+ * dumpData {count, format, natives long[], buffers Object[]}. */
+static GByteArray *android14_file(const GByteArray *png, uint32_t format)
+{
+    bld b = start(8, "JAVA PROFILE 1.0.3");
+    const char *names[] = {"java/lang/Object", "android/graphics/Bitmap",
+                           "android/graphics/Bitmap$DumpData", "[J", "[Ljava/lang/Object;",
+                           "[B", "mNativePtr", "mWidth", "mHeight", "dumpData", "count",
+                           "format", "natives", "buffers"};
+    const uint64_t sid[] = {S_OBJECT, S_BITMAP, S_DUMPDATA, S_LONGS, S_OBJECTS, S_BYTES, S_PTR,
+                            S_WIDTH, S_HEIGHT, S_STATIC, S_COUNT, S_FORMAT, S_NATIVES, S_BUFFERS};
+    for (uint32_t i = 0; i < G_N_ELEMENTS(sid); i++)
+        str(&b, sid[i], names[i]);
+    const uint64_t cls[][2] = {{C_OBJECT, S_OBJECT}, {C_BITMAP, S_BITMAP}, {C_DUMPDATA, S_DUMPDATA},
+                               {C_LONGS, S_LONGS},   {C_OBJECTS, S_OBJECTS}, {C_BYTES, S_BYTES}};
+    for (uint32_t i = 0; i < G_N_ELEMENTS(cls); i++)
+        load_class(&b, i + 1, cls[i][0], cls[i][1]);
+    rec(&b, HPROF_HEAP_DUMP_SEGMENT);
+    class_dump(&b, C_OBJECT, 0, 0, 0, NULL, 0, NULL);
+    const uint64_t st[] = {S_STATIC, HF_T_OBJECT, 0x4000};
+    const uint64_t bf[] = {S_PTR, HF_T_LONG, S_WIDTH, HF_T_INT, S_HEIGHT, HF_T_INT};
+    class_dump(&b, C_BITMAP, C_OBJECT, 16, 1, st, 3, bf);
+    const uint64_t df[] = {S_COUNT, HF_T_INT, S_FORMAT, HF_T_INT, S_NATIVES, HF_T_OBJECT,
+                           S_BUFFERS, HF_T_OBJECT};
+    class_dump(&b, C_DUMPDATA, C_OBJECT, 24, 0, NULL, 4, df);
+    bld t = {g_byte_array_new(), 8, 0};
+    const uint64_t ptrs[] = {0x7700, 0x8800, 0x9900}; /* the third beyond count */
+    for (int i = 0; i < 3; i++) {
+        g_byte_array_set_size(t.b, 0);
+        u8(&t, ptrs[2 - i]); /* 0x1000 has 0x9900, 0x1001 0x8800, 0x1002 0x7700 */
+        u4(&t, 2);
+        u4(&t, 1);
+        instance(&b, 0x1000 + (uint64_t)i, C_BITMAP, t.b->data, t.b->len);
+    }
+    g_byte_array_set_size(t.b, 0);
+    u4(&t, 2); /* count */
+    u4(&t, format);
+    id(&t, 0x4100);
+    id(&t, 0x4200);
+    instance(&b, 0x4000, C_DUMPDATA, t.b->data, t.b->len);
+    g_byte_array_set_size(t.b, 0);
+    for (int i = 0; i < 3; i++)
+        u8(&t, ptrs[i]);
+    prim_array(&b, 0x4100, HF_T_LONG, 3, t.b->data, 8);
+    const uint64_t bufs[] = {0x4300, 0x4301, 0x4301};
+    obj_array(&b, 0x4200, C_OBJECTS, 3, bufs);
+    prim_array(&b, 0x4300, HF_T_BYTE, 3, (const uint8_t *)"JPG", 1);
+    prim_array(&b, 0x4301, HF_T_BYTE, png->len, png->data, 1);
+    g_byte_array_unref(t.b);
+    end(&b);
+    rec(&b, HPROF_HEAP_DUMP_END);
+    end(&b);
+    return b.b;
+}
+
+static void test_dump_data(void **state)
+{
+    GByteArray *png = small_png();
+    for (uint32_t format = 1; format <= 2; format++) { /* PNG, then WEBP */
+        GByteArray *bytes = android14_file(png, format);
+        char *path;
+        hf_dump *d = th_open_temp(bytes->data, bytes->len, NULL, &path, NULL);
+        g_byte_array_unref(bytes);
+        GString *got = png_of(d, "0x1001"); /* natives[1] 0x8800: buffers[1] */
+        if (format == 1) {
+            assert_non_null(got);
+            assert_int_equal(got->len, png->len);
+            assert_memory_equal(got->str, png->data, png->len);
+            g_string_free(got, TRUE);
+        } else {
+            assert_null(got);
+        }
+        assert_null(png_of(d, "0x1000")); /* 0x9900: natives[2], past count */
+        assert_null(png_of(d, "0x1002")); /* 0x7700: buffers[0], "JPG": no PNG */
+        th_close_temp(d, path);
+    }
+    g_byte_array_unref(png);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bitmaps),
+        cmocka_unit_test(test_dump_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
