@@ -6,7 +6,7 @@ pkgs=(build-essential pkg-config fuse3 libfuse3-dev libglib2.0-dev libcmocka-dev
       libdw-dev libelf-dev openjdk-17-jdk-headless google-perftools
       libgoogle-perftools-dev visualvm python3 clang libclang-rt-14-dev iproute2 util-linux
       groff-base man-db golang-go libprotobuf-c-dev protobuf-c-compiler zlib1g-dev sqlite3
-      libxml2-utils chromium)
+      libxml2-utils chromium libpng-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

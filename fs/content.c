@@ -61,6 +61,10 @@ static void describe_format(hf_dump *d, bool several, GString *out)
                              "retained bytes)\n");
     if (o->text)
         g_string_append(out, "  strings-new      strings whose text the snapshot before lacks\n");
+    if (o->flame_diff)
+        g_string_append(out, "  flame-diff.svg   from the second snapshot on: flame.svg coloured by "
+                             "the change\n"
+                             "                   since the snapshot before (red grew, blue shrank)\n");
     g_string_append(out, "\n");
     if (o->describe)
         o->describe(d, out);
@@ -85,6 +89,9 @@ void hf_content_readme(hf_mount *m, GString *out)
         "  info        what the file is: format, version, counts\n"
         "  errors      one line per problem found while decoding (empty when clean)\n"
         "  snapshots/  one directory per snapshot, in file order; latest -> the last one\n");
+    if (hf_mount_has_growth_chart(m))
+        g_string_append(out, "  growth.svg  bytes per snapshot charted (the total and what grew most), "
+                             "for a browser\n");
     /* Each format once, in the order the files came. */
     bool tables = false;
     for (uint32_t k = 0; k < n; k++) {

@@ -41,6 +41,7 @@ static inline bool hf_budget_spent(const GString *out, size_t start, size_t budg
 #define HF_NAME_MAX 256
 
 typedef struct hf_dump hf_dump;
+struct hf_pprof; /* decoders/pprof/pprof.h */
 
 /* Snapshot s of dump d: how a snapshot is addressed across dumps (a mount
  * of several dumps, comparing snapshots: compare.h). */
@@ -207,6 +208,19 @@ typedef struct hf_dump_ops {
      * a string.  NULL: the format cannot. */
     bool (*tally)(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud);
     bool (*text)(hf_dump *d, uint32_t s, uint64_t o, GString *out);
+    /* The samples snapshot s's stacks.folded draws (the pprof.h builder
+     * it renders, in-use bytes), for drawing a snapshot against another
+     * (flame-diff.svg); NULL where the snapshot has none (may build them).
+     * The builder stays valid until stacks_done(d, it) is called (a NULL
+     * stacks_done: until destroy).  NULL: the format has no stacks. */
+    const struct hf_pprof *(*stacks)(hf_dump *d, uint32_t s);
+    void (*stacks_done)(hf_dump *d, const struct hf_pprof *p);
+    /* flame-diff.svg of `now` (a snapshot of this dump) against `before`
+     * (of any dump with stacks): decoders/pprof/flamediff.h's
+     * hf_flame_diff_render, set by the formats with stacks, so that fs/
+     * reaches it through the model (compare.h). */
+    uint64_t (*flame_diff)(hf_snapref before, hf_snapref now, uint64_t first, GString *out,
+                           size_t budget);
 
     hf_parts snapshot, thread, class_, object;
 } hf_dump_ops;

@@ -224,6 +224,13 @@ static uint64_t view_flame(hf_dump *d, const hf_view *v, uint64_t first, GString
                            "Flame graph: stacks.folded", "bytes", first, out, budget);
 }
 
+const hf_pprof *gopprof_stacks(hf_dump *d, uint32_t s)
+{
+    gopprof_snap *sn = snap(d, s);
+    need_pprof(D(d), sn);
+    return sn->pp_brief;
+}
+
 /* heap.pb.gz: the file as given when it is gzipped, else gzipped here. */
 static uint64_t view_pb(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                         size_t budget)

@@ -389,6 +389,13 @@ uint64_t gperf_view_flame(hf_dump *d, const hf_view *v, uint64_t first, GString 
                            budget);
 }
 
+const hf_pprof *gperf_stacks(hf_dump *d, uint32_t s)
+{
+    gperf_snap *sn = snap(G(d), s);
+    need_pprof(G(d), sn);
+    return sn->pp_folded;
+}
+
 uint64_t gperf_view_maps(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                          size_t budget)
 {

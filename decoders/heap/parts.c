@@ -26,6 +26,7 @@ const hf_file hf_heap_object_files[] = {
     {"info", hf_heap_view_object_info, NULL},
     {"fields", hf_heap_view_object_fields, hf_heap_has_object_fields},
     {"value", hf_heap_view_object_value, hf_heap_has_object_value},
+    {"bitmap.png", hf_heap_view_bitmap, hf_heap_has_bitmap},
     HF_HEAP_RETAINED_OBJECT_FILES,
     {NULL},
 };

@@ -14,6 +14,7 @@
 #define HF_HEAP_RENDER_H
 
 #include "decoders/heap/heap.h"
+#include "decoders/pprof/flamediff.h"
 
 /* ---- model ops (hf_dump_ops members; d is the hf_heap) ---- */
 
@@ -40,7 +41,8 @@ int64_t hf_heap_object_find(hf_dump *d, uint32_t s, const char *name);
  * that adds its own lines to it (HPROF: the index file). */
 #define HF_HEAP_MODEL_OPS                                                                  \
     .class_name = hf_heap_class_name, .object_name = hf_heap_object_name,                  \
-    .tally = hf_heap_tally, .class_ = {hf_heap_class_files, hf_heap_class_links, NULL}
+    .tally = hf_heap_tally, .stacks = hf_heap_stacks, .flame_diff = hf_flame_diff_render,   \
+    .class_ = {hf_heap_class_files, hf_heap_class_links, NULL}
 
 /* The further members a format takes whose snapshots, traces, threads,
  * classes and objects are all the layer's (HPROF, BMD; not HPROF text,
@@ -143,6 +145,11 @@ int64_t hf_heap_dominated_find(hf_dump *d, uint32_t s, uint64_t o, const char *n
 #define HF_HEAP_RETAINED_OBJECT_FILES                                                      \
     {"retained", hf_heap_view_object_retained, NULL}, {"path", hf_heap_view_object_path, NULL}
 
+/* objects/0xID/bitmap.png: an Android Bitmap's pixels (bitmap.c). */
+uint64_t hf_heap_view_bitmap(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                             size_t budget);
+bool hf_heap_has_bitmap(hf_dump *d, uint32_t s, uint64_t o);
+
 /* ---- snapshot views (render.c; profile.c: heap.pprof, stacks.folded, flame.svg) ---- */
 
 uint64_t hf_heap_view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
@@ -152,6 +159,8 @@ uint64_t hf_heap_view_folded(hf_dump *d, const hf_view *v, uint64_t first, GStri
 /* dominators.svg: the dominator tree as a treemap (treemap.c). */
 uint64_t hf_heap_view_dominators_svg(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                                      size_t budget);
+/* hf_dump_ops.stacks: the builder stacks.folded renders (NULL: none). */
+const struct hf_pprof *hf_heap_stacks(hf_dump *d, uint32_t s);
 /* flame.svg: stacks.folded drawn (pprof/flame.h). */
 uint64_t hf_heap_view_flame(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                             size_t budget);

@@ -324,6 +324,9 @@ void oemp_frame_label(const oemp_dump *d, int64_t src, int64_t line, GString *ou
 
 uint64_t oemp_render_pprof(oemp_dump *d, uint32_t s, uint64_t first, GString *out,
                            size_t budget);
+/* hf_dump_ops.stacks and stacks_done: the memo's profile of snapshot s. */
+const struct hf_pprof *oemp_stacks(hf_dump *d, uint32_t s);
+void oemp_stacks_done(hf_dump *d, const struct hf_pprof *p);
 uint64_t oemp_render_flame(oemp_dump *d, uint32_t s, uint64_t first, GString *out,
                            size_t budget);
 uint64_t oemp_render_folded(oemp_dump *d, uint32_t s, uint64_t first, GString *out,
