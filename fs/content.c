@@ -101,6 +101,14 @@ void hf_content_readme(hf_mount *m, GString *out)
     if (tables)
         describe_tables(out);
     g_string_append(out,
+        "\nTables (histogram, sites, roots, dominators, strings, ...): the first line is\n"
+        "'# ' and the column names; columns are separated by one TAB, and every row has as\n"
+        "many as the header; counts and sizes are plain integers (sort -n reads them), a\n"
+        "percent column has a dot and two decimals, ids are 0x and hex; the free-text\n"
+        "column (a class, a frame, a text) is last, with TAB, newline, backslash and\n"
+        "control bytes written \\t, \\n, \\\\ and \\xHH.  awk -F'\\t', cut -f and\n"
+        "sort -t$'\\t' read them; heapfs's docs/views.md lists every table's columns.\n");
+    g_string_append(out,
         "\nNothing here changes while mounted.  Cache counters: cat .stats (not listed).\n"
         "Unmount with: fusermount3 -u MOUNTPOINT\n");
 }

@@ -100,7 +100,7 @@ else
   check "threads of each dump are in its snapshot" test -d "$MNT/snapshots/1/threads" -a -d "$MNT/snapshots/2/threads"
   check "no mount-wide threads/ with several dumps" test ! -e "$MNT/threads"
   check "diff of the two histograms shows Grower" \
-    bash -c "diff '$MNT/snapshots/1/histogram' '$MNT/snapshots/2/histogram' | grep -q ' Grower\$'"
+    bash -c "diff '$MNT/snapshots/1/histogram' '$MNT/snapshots/2/histogram' | grep -q \"\$(printf '\\t')Grower\\\$\""
   check "stat size = bytes read: growth" test "$(stat -c %s "$G")" = "$(wc -c <"$G")"
   check "stat size = bytes read: strings-new" \
     test "$(stat -c %s "$MNT/snapshots/2/strings-new")" = "$(wc -c <"$MNT/snapshots/2/strings-new")"

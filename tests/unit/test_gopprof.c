@@ -261,9 +261,9 @@ static void test_decoder_good(void **state)
         assert_non_null(strstr(info, "period type: space/bytes\nperiod: 524288\n"));
         g_free(info);
         char *sites = th_snap_file(d, 0, "sites");
-        assert_string_equal(sites, "# inuse_objects/count inuse_space/bytes trace leaf\n"
-                                   "8 8388608 trace=1 main.keepBig\n"
-                                   "1 64 trace=2 main.main\n");
+        assert_string_equal(sites, "# trace\tinuse_objects\tinuse_space\tframe\n"
+                                   "1\t8\t8388608\tmain.keepBig\n"
+                                   "2\t1\t64\tmain.main\n");
         g_free(sites);
         char *tsv = th_snap_file(d, 0, "tables/samples.tsv");
         assert_string_equal(tsv, "inuse_objects/count\tinuse_space/bytes\ttrace\tleaf\n"

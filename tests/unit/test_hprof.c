@@ -208,21 +208,21 @@ static void check_full(unsigned idsz)
 
     /* histogram: ids are small, so compressed oops with idsz 8 */
     char *hist = th_snap_file(d, 0, "histogram");
-    assert_true(g_str_has_prefix(hist, "#  instances        bytes  class\n"));
+    assert_true(g_str_has_prefix(hist, "# objects\tbytes\tclass\n"));
     /* Foo: a int, next ref = 8 bytes of fields */
-    const char *foo = idsz == 8 ? "           1           24  Foo\n" : "           1           16  Foo\n";
+    const char *foo = idsz == 8 ? "\n1\t24\tFoo\n" : "\n1\t16\tFoo\n";
     if (!strstr(hist, foo))
         fail_msg("histogram:\n%s", hist);
-    assert_non_null(strstr(hist, "           6"));        /* six class objects */
-    assert_non_null(strstr(hist, "  java.lang.Class\n"));
-    assert_non_null(strstr(hist, "  int[]\n"));           /* synthesized */
-    assert_non_null(strstr(hist, "  long[]\n"));          /* NODATA */
-    assert_non_null(strstr(hist, "  java.lang.Object[]\n"));
+    assert_non_null(strstr(hist, "\n6\t"));        /* six class objects */
+    assert_non_null(strstr(hist, "\tjava.lang.Class\n"));
+    assert_non_null(strstr(hist, "\tint[]\n"));           /* synthesized */
+    assert_non_null(strstr(hist, "\tlong[]\n"));          /* NODATA */
+    assert_non_null(strstr(hist, "\tjava.lang.Object[]\n"));
     g_free(hist);
 
     /* classes */
-    assert_contains(th_class_file(d, 0, "Bar", "fields"), "a int\na int from Foo\nnext object from Foo\n");
-    assert_contains(th_class_file(d, 0, "Foo", "statics"), "COUNT int 5\nname object 0x1000\n");
+    assert_contains(th_class_file(d, 0, "Bar", "fields"), "a\tint\tBar\na\tint\tFoo\nnext\tobject\tFoo\n");
+    assert_contains(th_class_file(d, 0, "Foo", "statics"), "# name\ttype\tvalue\nCOUNT\tint\t5\nname\tobject\t0x1000\n");
     assert_contains(th_class_file(d, 0, "Foo", "info"), "super: java.lang.Object\n");
     assert_contains(th_class_file(d, 0, "Foo", "instances"), "0x2000\n");
     int64_t bar = d->ops->class_find(d, 0, "Bar");
@@ -237,14 +237,14 @@ static void check_full(unsigned idsz)
 
     /* objects */
     assert_contains(th_object_file(d, 0, "0x2100", "fields"),
-                    "a int 7\na@Foo int 8\nnext object 0x2000\n");
+                    "# name\ttype\tvalue\na\tint\t7\na@Foo\tint\t8\nnext\tobject\t0x2000\n");
     assert_contains(th_object_file(d, 0, "0x2000", "info"), "kind: instance\n");
     assert_contains(th_object_file(d, 0, "0x2000", "info"), "heap: app\n");
     assert_contains(th_object_file(d, 0, "0x1000", "value"), "hi\n\\");
     assert_contains(th_object_file(d, 0, "0x1200", "value"), "\xc3\xa9\xe2\x82\xac");
-    assert_contains(th_object_file(d, 0, "0x3000", "fields"), "[0] 1\n[1] -2\n[2] 3\n");
+    assert_contains(th_object_file(d, 0, "0x3000", "fields"), "# index\tvalue\n0\t1\n1\t-2\n2\t3\n");
     assert_contains(th_object_file(d, 0, "0x3000", "value"), "1\n-2\n3\n");
-    assert_contains(th_object_file(d, 0, "0x4000", "fields"), "[0] 0x1000\n[1] null\n[2] 0x2000\n");
+    assert_contains(th_object_file(d, 0, "0x4000", "fields"), "# index\tvalue\n0\t0x1000\n1\tnull\n2\t0x2000\n");
     assert_contains(th_object_file(d, 0, "0x5000", "info"), "length: 1000 (elements not in the dump)");
     assert_contains(th_object_file(d, 0, "0x400", "info"), "kind: class\n");
     assert_int_equal(d->ops->object_find(d, 0, "0x02000"), -1);
@@ -287,23 +287,32 @@ static void check_full(unsigned idsz)
 
     /* roots, strings, sites */
     char *roots = th_snap_file(d, 0, "roots");
-    const char *kinds[] = {"unknown 0x1000", "jni-global 0x1000 ref=0x77",
-                           "jni-local 0x1000 thread=1 frame=0", "java-frame 0x2000 thread=1 frame=1 Foo",
-                           "native-stack 0x1000 thread=1", "sticky-class 0x400 class Foo",
-                           "thread-block 0x1000 thread=1", "monitor-used 0x1000",
-                           "thread-object 0x9000 thread=1 trace=300", "interned-string 0x1000",
-                           "finalizing 0x1000", "debugger 0x1000", "reference-cleanup 0x1000",
-                           "vm-internal 0x1000", "jni-monitor 0x1000 thread=1 frame=0",
-                           "unreachable 0x3000 int[]"};
+    assert_true(g_str_has_prefix(roots, "# kind\tid\tthread\tframe\ttrace\tref\twhat\n"));
+    /* every row has every column: kind id thread frame trace ref what */
+    const char *kinds[] = {"\nunknown\t0x1000\t0\t-1\t0\t0x0\t",
+                           "\njni-global\t0x1000\t0\t-1\t0\t0x77\t",
+                           "\njni-local\t0x1000\t1\t0\t0\t0x0\t",
+                           "\njava-frame\t0x2000\t1\t1\t0\t0x0\tFoo\n",
+                           "\nnative-stack\t0x1000\t1\t-1\t0\t0x0\t",
+                           "\nsticky-class\t0x400\t0\t-1\t0\t0x0\tclass Foo\n",
+                           "\nthread-block\t0x1000\t1\t-1\t", "\nmonitor-used\t0x1000\t",
+                           "\nthread-object\t0x9000\t1\t-1\t300\t0x0\t",
+                           "\ninterned-string\t0x1000\t", "\nfinalizing\t0x1000\t",
+                           "\ndebugger\t0x1000\t", "\nreference-cleanup\t0x1000\t",
+                           "\nvm-internal\t0x1000\t", "\njni-monitor\t0x1000\t1\t0\t",
+                           "\nunreachable\t0x3000\t0\t-1\t0\t0x0\tint[]\n"};
     for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++)
         if (!strstr(roots, kinds[i]))
             fail_msg("roots lack %s:\n%s", kinds[i], roots);
     g_free(roots);
-    assert_contains(th_snap_file(d, 0, "strings"), "0x1000 hi\\n\\\\\n0x1200 \xc3\xa9\xe2\x82\xac\n");
+    assert_contains(th_snap_file(d, 0, "strings"), "# id\ttext\n0x1000\thi\\n\\\\\n0x1200\t\xc3\xa9\xe2\x82\xac\n");
     char *sites = th_snap_file(d, 0, "sites");
     assert_non_null(sites);
-    assert_contains(sites, "SITES BEGIN");
-    assert_contains(th_snap_file(d, 0, "sites"), "    1 48.00% 48.00%        48    2        96     4   300 Foo\n");
+    assert_contains(sites, "# trace\tinuse_objects\tinuse_space\talloc_objects\talloc_space\t"
+                           "class\n300\t2\t48\t4\t96\tFoo\n");
+    assert_contains(th_snap_file(d, 0, "sites.agent"), "SITES BEGIN");
+    assert_contains(th_snap_file(d, 0, "sites.agent"),
+                    "    1 48.00% 48.00%        48    2        96     4   300 Foo\n");
     assert_contains(th_snap_file(d, 0, "info"), "heaps: app\n");
 
     /* traces and threads */
@@ -365,7 +374,7 @@ static void test_two_snapshots(void **state)
     assert_int_equal(d->ops->snapshot_number(d, 1), 2);
     assert_int_equal(d->ops->n_objects(d, 0), 2); /* the class object and one instance */
     assert_int_equal(d->ops->n_objects(d, 1), 3);
-    assert_contains(th_snap_file(d, 1, "histogram"), "           2           16  java.lang.Object\n");
+    assert_contains(th_snap_file(d, 1, "histogram"), "\n2\t16\tjava.lang.Object\n");
     /* no ALLOC SITES record: no sites file */
     char *files = th_snap_files(d, 0);
     assert_true(g_str_has_prefix(files, "info histogram roots strings heap.pprof heap.pb.gz stacks.folded "));
@@ -617,7 +626,7 @@ static void test_string_layouts(void **state)
         char *path;
         hf_dump *d = open_bytes(b.b, &path);
         assert_int_equal(d->problems->len, 0);
-        const char *want = jdk6 ? "0x1000 a\xc3\xa9\n" : "0x1000 xxa\xc3\xa9\xf0\x9f\x98\x80\n";
+        const char *want = jdk6 ? "0x1000\ta\xc3\xa9\n" : "0x1000\txxa\xc3\xa9\xf0\x9f\x98\x80\n";
         assert_contains(th_snap_file(d, 0, "strings"), want);
         assert_contains(th_object_file(d, 0, "0x1100", "value"), "xxa\xc3\xa9\xf0\x9f\x98\x80");
         close_bytes(d, path);
