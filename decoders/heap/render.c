@@ -157,6 +157,20 @@ void hf_heap_render_snap_info(hf_heap *h, uint32_t s, GString *out)
     for (int k = 0; k < 4; k++)
         g_string_append_printf(out, "%s: %" G_GUINT64_FORMAT "\n", kinds[k],
                                (guint64)sn->n_kind[k]);
+    /* what classes/java.lang.Class counts, and why a JVM's histogram says
+     * more: HotSpot's dumper writes a mirror only as the CLASS DUMP of a
+     * loaded class (primitive types' mirrors as instances) and leaves out
+     * the CDS archive's dormant mirrors, which GC.class_histogram counts */
+    if (sn->class_class < sn->classes->len) {
+        uint64_t all = hf_heap_class(sn, sn->class_class)->count, cls = sn->n_kind[3];
+        g_string_append_printf(out, "java.lang.Class objects: %" G_GUINT64_FORMAT " = %"
+                               G_GUINT64_FORMAT " class objects (one per class the dump defines)"
+                               " + %" G_GUINT64_FORMAT " other instances (the primitive types'"
+                               " mirrors, int.class ...); a JVM's class histogram also counts"
+                               " the mirrors its CDS archive keeps for classes not loaded, which"
+                               " no heap dump holds\n", (guint64)all, (guint64)cls,
+                               (guint64)(all > cls ? all - cls : 0));
+    }
     g_string_append_printf(out, "bytes: %" G_GUINT64_FORMAT "\n", (guint64)sn->total_bytes);
     g_string_append_printf(out, "roots: %u\n", sn->roots->len);
     uint64_t strings = sn->string_class != UINT32_MAX

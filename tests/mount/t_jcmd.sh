@@ -64,6 +64,9 @@ against_jcmd() {
   check_eq "$l: java.lang.Class count equals jcmd's (class objects + primitive mirrors)" \
     "$(jcmd_hist <"$TESTTMP/$l.h1.raw" | awk -F '\t' '$1 == "java.lang.Class" { print $2 }')" \
     "$(heapfs_hist <"$S/histogram" | awk -F '\t' '$1 == "java.lang.Class" { print $2 }')"
+  check_eq "$l: info says what java.lang.Class counts: jcmd's count = the class objects + the rest" \
+    "$(jcmd_hist <"$TESTTMP/$l.h1.raw" | awk -F '\t' '$1 == "java.lang.Class" { print $2 }') = $(sed -n 's/^class objects: //p' "$S/info") class objects" \
+    "$(sed -n 's/^java.lang.Class objects: \([0-9]* = [0-9]* class objects\) .*/\1/p' "$S/info")"
 }
 
 # One JVM per layout, each compared and unmounted; the default one last, and
