@@ -526,6 +526,12 @@ static gint cmp_keys(gconstpointer a, gconstpointer b)
     return x->o < y->o ? -1 : x->o > y->o;
 }
 
+static gint cmp_u32(gconstpointer a, gconstpointer b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
 static gint cmp_groups(gconstpointer a, gconstpointer b)
 {
     const dup_group *x = a, *y = b;
@@ -534,14 +540,29 @@ static gint cmp_groups(gconstpointer a, gconstpointer b)
     return x->o < y->o ? -1 : x->o > y->o;
 }
 
-/* Bytes a String costs: itself and its value array. */
-static uint64_t string_bytes(hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob)
+/* The index of String ob's value array, -1 when it has none. */
+static int64_t string_array(hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob)
 {
-    uint64_t n = hf_heap_shallow(h, sn, ob), arr;
+    uint64_t arr;
+    if (sn->str_value < 0 || !hf_heap_field(h, sn, ob, (uint32_t)sn->str_value, &arr) || !arr)
+        return -1;
+    return hf_heap_find_id(h, sn, arr);
+}
+
+/* Bytes a String alone keeps alive: itself, and its value array unless
+ * another String shares it (JDK 6 and Android: offset/count windows into
+ * one char[]), which dropping this copy would not free.  shared: the
+ * value arrays of every String, sorted. */
+static uint64_t string_bytes(hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob,
+                             const GArray *shared)
+{
+    uint64_t n = hf_heap_shallow(h, sn, ob);
+    int64_t ai = string_array(h, sn, ob);
+    const uint32_t *v = (const uint32_t *)(const void *)shared->data;
     hf_hobj a;
-    int64_t ai;
-    if (sn->str_value >= 0 && hf_heap_field(h, sn, ob, (uint32_t)sn->str_value, &arr) && arr &&
-        (ai = hf_heap_find_id(h, sn, arr)) >= 0 && hf_heap_decode(h, sn, (uint64_t)ai, &a))
+    if (ai >= 0 && hf_upper_bound_u32(v, shared->len, (uint32_t)ai) -
+                       hf_lower_bound_u32(v, shared->len, (uint32_t)ai) == 1 &&
+        hf_heap_decode(h, sn, (uint64_t)ai, &a))
         n += hf_heap_shallow(h, sn, &a);
     return n;
 }
@@ -556,6 +577,7 @@ uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, G
     if (!sn || sn->string_class == UINT32_MAX)
         return HF_DONE;
     GArray *keys = g_array_new(FALSE, FALSE, sizeof(str_key));
+    GArray *arrays = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     GString *t = g_string_new(NULL), *u = g_string_new(NULL);
     for (uint64_t o = 0; o < sn->n_objects && !hf_cancel_due(o); o++) {
         hf_hobj ob;
@@ -566,8 +588,14 @@ uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, G
             continue;
         str_key k = {hf_hash_bytes(t->str, t->len), (uint32_t)o};
         g_array_append_val(keys, k);
+        int64_t ai = string_array(h, sn, &ob);
+        if (ai >= 0) {
+            uint32_t a = (uint32_t)ai;
+            g_array_append_val(arrays, a);
+        }
     }
     g_array_sort(keys, cmp_keys);
+    g_array_sort(arrays, cmp_u32);
     GArray *groups = g_array_new(FALSE, FALSE, sizeof(dup_group));
     bool *done = g_new0(bool, keys->len + 1);
     for (guint i = 0; i < keys->len; i++) {
@@ -591,7 +619,7 @@ uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, G
                 if (g_string_equal(t, u)) {
                     done[b] = true;
                     gr.count++;
-                    gr.wasted += string_bytes(h, sn, &ob);
+                    gr.wasted += string_bytes(h, sn, &ob, arrays);
                 }
             }
             if (gr.count > 1)
@@ -614,6 +642,7 @@ uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, G
     g_free(done);
     g_array_free(groups, TRUE);
     g_array_free(keys, TRUE);
+    g_array_free(arrays, TRUE);
     g_string_free(t, TRUE);
     g_string_free(u, TRUE);
     return HF_DONE;
