@@ -55,6 +55,8 @@ if hf_mount "$A"; then
   # sites: trace inuse_objects inuse_space alloc_objects alloc_space frame
   check_eq "sites: the columns of every format's sites" \
     "# trace${TAB}inuse_objects${TAB}inuse_space${TAB}alloc_objects${TAB}alloc_space${TAB}frame" "$(head -1 "$S/sites")"
+  check "sites: every row has the header's columns, plain integers but the frame (docs/views.md)" \
+    awk -F'\t' 'NR == 1 { n = NF; next } NF != n { exit 1 } { for (i = 1; i < NF; i++) if ($i !~ /^-?[0-9]+$/) exit 1 }' "$S/sites"
   check "sites: keepBig with 8 objects and 8 MiB in use" \
     bash -c "$(declare -f big_ok); big_ok \$(awk -F'\t' '\$6 == \"main.keepBig\" && \$2 == \$4 && \$3 == \$5 { print \$2, \$3 }' '$S/sites')"
   # keepSmall: 1000 x 1000 B (size class 1024), give or take one small
