@@ -67,6 +67,12 @@ uint64_t hf_heap_view_class_info(hf_dump *d, const hf_view *v, uint64_t first, G
     if (c->elem)
         g_string_append_printf(out, "array of: %s\n",
                                c->elem == HF_T_OBJECT ? "object" : hf_btype_name(c->elem));
+    else if (c->own_refs && v->index != sn->class_class &&
+             hf_heap_rule_size(H(d), sn, c) != c->shallow)
+        g_string_append_printf(out, "instance size: %" G_GUINT64_FORMAT " (from the object "
+                               "addresses, the rule says %" G_GUINT64_FORMAT "; the dump says "
+                               "%u bytes of fields)\n", (guint64)c->shallow,
+                               (guint64)hf_heap_rule_size(H(d), sn, c), c->inst_size);
     else
         g_string_append_printf(out, "instance size: %" G_GUINT64_FORMAT
                                " (size rule; the dump says %u bytes of fields)\n",

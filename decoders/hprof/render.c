@@ -44,6 +44,10 @@ uint64_t hprof_render_info(hf_dump *base, const hf_view *v, uint64_t first, GStr
     g_string_append(out, "size rule: ");
     hf_heap_size_rule(h, out);
     g_string_append_c(out, '\n');
+    g_string_append_printf(out, "classes sized by their addresses: %" G_GUINT64_FORMAT
+                           " (the rule's size would overlap the next object, or most "
+                           "instances lie at one other distance from it)\n",
+                           (guint64)hf_heap_n_sized_by_gaps(h));
     static const uint8_t recs[] = {
         HPROF_LOAD_CLASS, HPROF_UNLOAD_CLASS, HPROF_STACK_FRAME, HPROF_STACK_TRACE,
         HPROF_ALLOC_SITES, HPROF_HEAP_SUMMARY, HPROF_START_THREAD, HPROF_END_THREAD,
