@@ -229,7 +229,7 @@ static void render_snap_info(oemp_dump *d, uint32_t s, GString *out)
     g_string_append_printf(out,
                            "live objects: %" PRIu64 "\nlive bytes: %" PRId64 "\n"
                            "created objects: %u\ncreated bytes: %" PRId64 "\n"
-                           "changed objects: %u\nchanged bytes: %+" PRId64 "\n"
+                           "changed objects: %u\nchanged bytes: %" PRId64 "\n"
                            "deleted objects: %u\ndeleted bytes: %" PRId64 "\n",
                            sn->live, sn->live_bytes, created, sn->created_bytes, changed,
                            sn->changed_bytes, deleted, sn->deleted_bytes);

@@ -285,7 +285,7 @@ static void check_small(hf_dump *d)
     g_free(info);
     info = th_snap_file_needed(d, 1, "info");
     assert_true(th_has_line(info, "live bytes: 11308"));
-    assert_true(th_has_line(info, "changed bytes: +1024"));
+    assert_true(th_has_line(info, "changed bytes: 1024"));
     g_free(info);
     info = th_snap_file_needed(d, 2, "info");
     assert_true(th_has_line(info, "live objects: 6"));
