@@ -104,8 +104,17 @@ static guint site_columns(const gopprof_snap *sn, guint *col)
     return n;
 }
 
+/* What names stack t to a user in sites and growth: its leaf frame as
+ * traces/N writes it, "function (file:line)" ("<empty>": no frames). */
+static const char *leaf_frame(gopprof_dump *g, uint32_t t)
+{
+    uint32_t n;
+    const uint32_t *fr = trace_frames(g, t, &n);
+    return n ? g_ptr_array_index(g->frames, fr[0]) : "<empty>";
+}
+
 /* sites: a header, then one row per stack: the trace, every value (a
- * column per sample type, named without its unit), the leaf function. */
+ * column per sample type, named without its unit), the leaf frame. */
 static uint64_t view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                            size_t budget)
 {
@@ -133,11 +142,8 @@ static uint64_t view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString
         for (guint k = 0; k < nc; k++)
             g_string_append_printf(out, "\t%" PRId64,
                                    g_array_index(sn->vals, int64_t, s->vals + col[k]));
-        uint32_t n;
-        const uint32_t *fr = trace_frames(D(d), s->trace, &n);
         g_string_append_c(out, '\t');
-        if (n)
-            hf_escape_str(out, g_ptr_array_index(D(d)->funcs, fr[0]));
+        hf_escape_str(out, leaf_frame(D(d), s->trace));
         g_string_append_c(out, '\n');
     }
     g_free(col);
@@ -188,9 +194,10 @@ static uint64_t u(int64_t v)
     return v > 0 ? (uint64_t)v : 0;
 }
 
-/* growth by stack: a stack keeps one trace number across the files, so
- * "trace=N LEAF" names it in every snapshot; in-use objects and bytes (or
- * what stands for them: scan.c's idx). */
+/* growth by leaf frame (escaped), as sites names stacks: stacks that
+ * allocate in one function at one line add up (go tool pprof -top -lines
+ * groups them so); in-use objects and bytes (or what stands for them:
+ * scan.c's idx). */
 bool gopprof_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud)
 {
     if (retained)
@@ -202,10 +209,8 @@ bool gopprof_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *
     for (guint i = 0; i < sn->samples->len; i++) {
         const gopprof_sample *smp = &g_array_index(sn->samples, gopprof_sample, i);
         const int64_t *x = &g_array_index(sn->vals, int64_t, smp->vals);
-        uint32_t n;
-        const uint32_t *fr = trace_frames(D(d), smp->trace, &n);
-        g_string_printf(name, "trace=%u %s", smp->trace + 1,
-                        n ? (const char *)g_ptr_array_index(D(d)->funcs, fr[0]) : "");
+        g_string_truncate(name, 0);
+        hf_escape_str(name, leaf_frame(D(d), smp->trace));
         fn(ud, name->str, x[sn->idx[0]], x[sn->idx[1]]);
     }
     g_string_free(name, TRUE);
@@ -305,7 +310,7 @@ void gopprof_describe(hf_dump *d, GString *out)
         "A pprof profile (profile.proto, gzipped or not: Go's runtime/pprof heap profiles\n"
         "and others).  Each file is a snapshot: info (sample types, period, duration,\n"
         "time, totals), sites (one row per stack: the trace number, every sample type's\n"
-        "value, the leaf function), heap.pprof (google-pprof --text), stacks.folded\n"
+        "value, the leaf frame), heap.pprof (google-pprof --text), stacks.folded\n"
         "(in-use bytes, or the profile's bytes value), flame.svg (stacks.folded drawn, for\n"
         "a browser) and heap.pb.gz (the file itself, gzipped).  traces/N: the frames of stack N, leaf first, as \"function\n"
         "(file:line)\"; trace numbers are shared by every file of the series.\n");

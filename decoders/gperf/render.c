@@ -322,8 +322,8 @@ static void render_trace(gperf_dump *g, uint32_t t, GString *out)
     }
 }
 
-/* growth by site: a stack keeps one trace number across a series, so the
- * trace number and the site's frame name it in every snapshot. */
+/* growth by site frame (escaped), as sites names a stack: stacks that
+ * allocate from one frame add up in one row. */
 bool gperf_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud)
 {
     if (retained)
@@ -331,13 +331,16 @@ bool gperf_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud
     if (!fn)
         return true;
     gperf_snap *sn = snap(G(d), s);
-    GString *name = g_string_new(NULL);
+    GString *frame = g_string_new(NULL), *name = g_string_new(NULL);
     for (guint i = 0; i < sn->sites->len; i++) {
         const gperf_site *site = &g_array_index(sn->sites, gperf_site, i);
-        g_string_printf(name, "trace=%u ", site->trace + 1);
-        site_frame(G(d), site->trace, name);
+        g_string_truncate(frame, 0);
+        site_frame(G(d), site->trace, frame);
+        g_string_truncate(name, 0);
+        hf_escape_text(name, frame->str, frame->len);
         fn(ud, name->str, (int64_t)site->v[0], (int64_t)site->v[1]);
     }
+    g_string_free(frame, TRUE);
     g_string_free(name, TRUE);
     return true;
 }

@@ -166,12 +166,16 @@ check "a heap dump with a gperftools profile: the message names the profile" \
 # ---- gperftools series: growth by site ---------------------------------
 if hf_mount_series "$CORPUS"/pprof-heap/local_tcmalloc_hp.000[12].heap; then
   G=$MNT/snapshots/2/growth
-  # sites: trace inuse_objs inuse_bytes alloc_objs alloc_bytes frame
-  LC_ALL=C join -a 1 -a 2 -e 0 -o 0,1.2,1.3,2.2,2.3 \
-    <(grep -v '^#' "$MNT/snapshots/1/sites" | awk '{ print $1, $2, $3 }' | LC_ALL=C sort -k1,1) \
-    <(grep -v '^#' "$MNT/snapshots/2/sites" | awk '{ print $1, $2, $3 }' | LC_ALL=C sort -k1,1) |
-    awk '$2 != $4 || $3 != $5 { printf "%s %d %d\n", $1, $4 - $2, $5 - $3 }' | LC_ALL=C sort >"$TESTTMP/want.gperf"
-  grep -v '^#' "$G" | awk '{ sub(/^trace=/, "", $6); print $6, $1, $2 }' | LC_ALL=C sort >"$TESTTMP/got.gperf"
+  # sites: trace inuse_objects inuse_space alloc_objects alloc_space frame;
+  # growth sums the stacks of one frame
+  by_frame() {
+    awk -F'\t' 'NR > 1 { n[$NF] += $2; s[$NF] += $3 } END { for (f in n) print f "\t" n[f] "\t" s[f] }' "$1" |
+      LC_ALL=C sort -t "$TAB" -k1,1
+  }
+  LC_ALL=C join -t "$TAB" -a 1 -a 2 -e 0 -o 0,1.2,1.3,2.2,2.3 \
+    <(by_frame "$MNT/snapshots/1/sites") <(by_frame "$MNT/snapshots/2/sites") |
+    awk -F'\t' '$2 != $4 || $3 != $5 { printf "%s %d %d\n", $1, $4 - $2, $5 - $3 }' | LC_ALL=C sort >"$TESTTMP/want.gperf"
+  growth_rows "$G" >"$TESTTMP/got.gperf"
   check "gperftools: growth has a line per changed site" test -s "$TESTTMP/got.gperf"
   check "gperftools: growth equals the difference of the two sites files" \
     diff "$TESTTMP/want.gperf" "$TESTTMP/got.gperf"
