@@ -71,14 +71,14 @@ void hf_content_readme(hf_mount *m, GString *out)
     uint32_t n = hf_mount_n_dumps(m);
     hf_dump *d0 = hf_mount_dump(m, 0);
     if (n == 1) {
-        g_string_append_printf(out, "This is heapfs: %s mounted read-only as files (format: %s).\n",
-                               d0->path, d0->ops->format);
+        g_string_append_printf(out, "This is heapfs: %s mounted read-only as files (%s).\n",
+                               d0->path, hf_format_label(d0->ops->format));
     } else {
         g_string_append_printf(out, "This is heapfs: %u dumps mounted read-only as files, their "
                                     "snapshots one after another:\n", n);
         for (uint32_t k = 0; k < n; k++)
             g_string_append_printf(out, "  %s (%s)\n", hf_mount_dump(m, k)->path,
-                                   hf_mount_dump(m, k)->ops->format);
+                                   hf_format_label(hf_mount_dump(m, k)->ops->format));
     }
     g_string_append(out,
         "\n"
@@ -95,7 +95,8 @@ void hf_content_readme(hf_mount *m, GString *out)
         if (seen)
             continue;
         if (n > 1)
-            g_string_append_printf(out, "\n%s files:\n", hf_mount_dump(m, k)->ops->format);
+            g_string_append_printf(out, "\n%s files:\n",
+                                   hf_format_label(hf_mount_dump(m, k)->ops->format));
         describe_format(hf_mount_dump(m, k), n > 1, out);
     }
     if (tables)

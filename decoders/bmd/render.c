@@ -19,7 +19,7 @@ uint64_t bmd_render_info(hf_dump *base, const hf_view *v, uint64_t first, GStrin
 {
     bmd_dump *d = (bmd_dump *)base;
     hf_heap *h = &d->heap;
-    g_string_append(out, "format: bmd\n");
+    hf_info_format(out, base->ops->format);
     g_string_append_printf(out, "version: %u\n", d->version);
     g_string_append(out, "metadata: ");
     hf_escape_str(out, d->metadata);

@@ -53,7 +53,7 @@ uint64_t gopprof_render_info(hf_dump *d, const hf_view *v, uint64_t first, GStri
                              size_t budget)
 {
     gopprof_dump *g = D(d);
-    g_string_append(out, "format: pprof profile.proto (Go runtime/pprof and others)\n");
+    hf_info_format(out, d->ops->format);
     g_string_append_printf(out, "snapshots: %u\n", g->snaps->len);
     for (guint i = 0; i < g->snaps->len; i++) {
         gopprof_snap *sn = g_ptr_array_index(g->snaps, i);

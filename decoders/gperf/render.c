@@ -138,7 +138,7 @@ static void render_info(gperf_dump *g, GString *out)
     uint64_t size = 0;
     for (guint i = 0; i < g->snaps->len; i++)
         size += snap(g, i)->size;
-    g_string_append(out, "format: gperftools heap profile (text)\n");
+    hf_info_format(out, g->base.ops->format);
     if (g->snaps->len == 1) {
         g_string_append_printf(out, "file: %s\n", snap(g, 0)->path);
     } else {

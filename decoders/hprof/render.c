@@ -29,7 +29,7 @@ uint64_t hprof_render_info(hf_dump *base, const hf_view *v, uint64_t first, GStr
 {
     hprof_dump *d = (hprof_dump *)base;
     hf_heap *h = &d->heap;
-    g_string_append(out, "format: hprof\n");
+    hf_info_format(out, base->ops->format);
     g_string_append_printf(out, "version: %s\n", d->version);
     g_string_append_printf(out, "file: %s\n", h->base.path);
     g_string_append_printf(out, "size: %zu\n", h->base.size);

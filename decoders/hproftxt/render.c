@@ -61,7 +61,7 @@ uint64_t hproftxt_render_info(hf_dump *d, const hf_view *v, uint64_t first, GStr
                               size_t budget)
 {
     hproftxt_dump *t = T(d);
-    g_string_append(out, "format: HPROF agent text output (java.hprof.txt)\n");
+    hf_info_format(out, d->ops->format);
     const char *text = (const char *)t->heap.base.data;
     size_t n = strcspn(text, ",\n");
     g_string_append_printf(out, "version: %.*s\n", (int)(n > 13 && n < 64 ? n - 13 : 0),

@@ -99,7 +99,8 @@ static void render_info(oemp_dump *d, GString *out)
 {
     uint32_t n = oemp_n_snaps(d);
     const oemp_snap *first = oemp_snap_at(d, 0), *last = oemp_snap_at(d, n - 1);
-    g_string_append_printf(out, "format: oemp\nversion: %d\nfile: ", d->version);
+    hf_info_format(out, d->base.ops->format);
+    g_string_append_printf(out, "version: %d\nfile: ", d->version);
     append_str(out, d->base.path);
     g_string_append_printf(out, "\nsize: %zu\n", d->size);
     static const struct { const char *key; unsigned col; } from_hdr[] = {

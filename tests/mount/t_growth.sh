@@ -57,7 +57,7 @@ else
   echo "ok - heapfs BEFORE AFTER MNT mounts"
   check_eq "snapshots are 1 and 2" "1 2" "$(ls "$MNT/snapshots" | tr '\n' ' ' | sed 's/ $//')"
   check_eq "latest -> snapshots/2" "snapshots/2" "$(readlink "$MNT/latest")"
-  check "info lists both files" grep -qF "file 2: $TESTTMP/after.hprof (hprof, snapshot 2)" "$MNT/info"
+  check "info lists both files" grep -qF "file 2: $TESTTMP/after.hprof (HPROF heap dump, snapshot 2)" "$MNT/info"
   check "info has each file's own info" test "$(grep -c '^format: hprof$' "$MNT/info")" = 2
   check "snapshot 1 has no growth" test ! -e "$MNT/snapshots/1/growth"
   hist_equal before "$MNT/snapshots/1/histogram"
@@ -134,8 +134,8 @@ fi
 
 # ---- mixed formats: an HPROF and the BMD made of it ---------------------
 if hf_mount_series "$CORPUS/hprof/slurp_hprof-32.bin" "$CORPUS/bmd/slurp_hprof-32.bmd"; then
-  check "mixed: info lists the hprof file" grep -q '^file 1: .*slurp_hprof-32.bin (hprof, snapshot 1)$' "$MNT/info"
-  check "mixed: info lists the bmd file" grep -q '^file 2: .*slurp_hprof-32.bmd (bmd, snapshot 2)$' "$MNT/info"
+  check "mixed: info lists the hprof file" grep -q '^file 1: .*slurp_hprof-32.bin (HPROF heap dump, snapshot 1)$' "$MNT/info"
+  check "mixed: info lists the bmd file" grep -q '^file 2: .*slurp_hprof-32.bmd (BMD, snapshot 2)$' "$MNT/info"
   check "mixed: each snapshot has its classes" test -d "$MNT/snapshots/1/classes" -a -d "$MNT/snapshots/2/classes"
   # The cruncher keeps names only as hashes; the names it kept compare.
   check "mixed: growth marks the BMD's hashed names new" grep -q ' new  *hash\.[0-9]*\.' "$MNT/snapshots/2/growth"

@@ -263,6 +263,8 @@ static void test_decoder_good(void **state)
         assert_string_equal(p, "");
         g_free(p);
         char *info = th_info(d);
+        /* the decoder's name for tools, then the one users know */
+        assert_true(g_str_has_prefix(info, "format: gopprof\nformat name: Go pprof (profile.proto)\n"));
         assert_non_null(strstr(info, "sample types: inuse_objects/count inuse_space/bytes\n"));
         assert_non_null(strstr(info, "period type: space/bytes\nperiod: 524288\n"));
         g_free(info);

@@ -194,7 +194,7 @@ static void check_full(unsigned idsz)
     assert_int_equal(d->ops->n_snapshots(d), 1);
 
     char *info = th_info(d);
-    const char *keys[] = {"format: hprof\n", "version: JAVA PROFILE 1.0.2\n", "file: ", "size: ",
+    const char *keys[] = {"format: hprof\nformat name: HPROF heap dump\n", "version: JAVA PROFILE 1.0.2\n", "file: ", "size: ",
                           "time: 2006-01-01T00:00:00.000Z\n", "snapshots: 1\n", "classes: ",
                           "objects: 15\n", "traces: 2\n", "threads: 1\n", "roots: 16\n",
                           "strings: 20\n", "index bytes: ", "problems: 0\n", "size rule: "};

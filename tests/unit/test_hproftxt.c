@@ -68,6 +68,9 @@ static void test_corpus(void **state)
         char *p = th_problems(d);
         assert_string_equal(p, ""); /* every internal check holds */
         g_free(p);
+        p = th_info(d);
+        assert_true(g_str_has_prefix(p, "format: hprof-text\nformat name: HPROF text (java.hprof.txt)\n"));
+        g_free(p);
         assert_int_equal(d->ops->n_traces(d), cases[i].traces);
         assert_int_equal(d->ops->n_threads(d), cases[i].threads);
         assert_int_equal(d->ops->n_snapshots(d), cases[i].snaps);
