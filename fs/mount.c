@@ -197,7 +197,8 @@ uint64_t hf_mount_info(hf_mount *m, uint64_t first, GString *out, size_t budget)
     }
     g_string_append_printf(out, "files: %u\n", m->n);
     for (uint32_t k = 0; k < m->n; k++) {
-        g_string_append_printf(out, "file %u: %s (%s", k + 1, m->d[k]->path, m->d[k]->ops->format);
+        g_string_append_printf(out, "file %u: %s (%s", k + 1, m->d[k]->path,
+                               hf_format_label(m->d[k]->ops->format));
         uint32_t a = m->first[k], b = m->first[k + 1];
         if (b == a + 1)
             g_string_append_printf(out, ", snapshot %" G_GUINT64_FORMAT,

@@ -14,8 +14,8 @@
 #include <zlib.h>
 
 #define MAGIC "HFINDEX"
-#define VERSION 4u /* 2: ctime in the key; 3: the file's id, and key.source; 4: classes
-                      keep their own fields */
+#define VERSION 5u /* 2: ctime in the key; 3: the file's id, and key.source; 4: classes
+                      keep their own fields; 5: instance sizes from object addresses */
 #define ENDIAN 0x01020304u
 #define ALIGN 64
 #define BLOCK 4096

@@ -310,6 +310,13 @@ hf_dump *hf_open(const char *path, const hf_open_opts *opts, GError **err);
  * appended then. */
 bool hf_open_files(const char *const *paths, int n, const hf_open_opts *opts, GPtrArray *out,
                    GError **err);
+/* What users call a format ("HPROF heap dump", "Go pprof"), by its
+ * decoder's short name (hf_dump_ops.format: "hprof", "gopprof"); the short
+ * name itself for one the registry does not know. */
+const char *hf_format_label(const char *format);
+/* MOUNT/info's first two lines: "format: SHORT", the key tools and tests
+ * read, and "format name: LABEL" (hf_format_label) for people. */
+void hf_info_format(GString *out, const char *format);
 void hf_dump_close(hf_dump *d);
 
 /* A hostile file can hold millions of problems: the list keeps the first

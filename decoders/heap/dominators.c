@@ -17,6 +17,7 @@
  * object end early when the mount goes away (core/cancel.h).
  */
 #include "decoders/core/cancel.h"
+#include "decoders/core/names.h"
 #include "decoders/core/search.h"
 #include "decoders/heap/render.h"
 #include "decoders/heap/retained.h"
@@ -32,20 +33,26 @@ static void append_pct(GString *out, uint64_t part, uint64_t whole)
     g_string_append_printf(out, "%.2f", whole ? 100.0 * (double)part / (double)whole : 0.0);
 }
 
-/* "0xID CLASS" of node v ("class NAME" for a class object). */
-static void append_node(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
+/* What node v is: its class, or "class NAME" for a class object (every
+ * view names a class object so, docs/views.md), escaped. */
+static void append_what(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
 {
     hf_hobj ob;
-    g_string_append_printf(out, HF_FMT_ID " ", (guint64)hf_heap_object_id(h, sn, v));
     if (!hf_heap_decode(h, sn, v, &ob)) {
         g_string_append_c(out, '?');
         return;
     }
     const hf_hclass *self = hf_heap_described(sn, &ob);
     if (self)
-        g_string_append_printf(out, "class %s", self->dir);
-    else
-        g_string_append(out, hf_heap_class(sn, ob.cls)->dir);
+        g_string_append(out, "class ");
+    hf_escape_str(out, (self ? self : hf_heap_class(sn, ob.cls))->dir);
+}
+
+/* "0xID WHAT" of node v. */
+static void append_node(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
+{
+    g_string_append_printf(out, HF_FMT_ID " ", (guint64)hf_heap_object_id(h, sn, v));
+    append_what(h, sn, v, out);
 }
 
 /* The graph for view v, or NULL after writing why there is none. */
@@ -78,22 +85,20 @@ uint64_t hf_heap_view_dominators(hf_dump *d, const hf_view *v, uint64_t first, G
     uint32_t n = g->n, a, b;
     hf_hgraph_kids(g, n, &a, &b);
     size_t start = out->len;
-    if (first == 0)
-        g_string_append(out, "# id shallow retained percent class: the objects only the GC "
-                             "roots keep alive, largest first\n");
+    if (first == 0) /* the top of the dominator tree, largest first */
+        g_string_append(out, "# id\tshallow\tretained\tpercent\twhat\n");
     for (uint64_t i = first ? first - 1 : 0; a + i < b; i++) {
         if (hf_budget_spent(out, start, budget))
             return i + 1;
         uint32_t w = g->kids[a + i];
         hf_hobj ob;
         uint64_t shallow = hf_heap_decode(H(d), sn, w, &ob) ? hf_heap_shallow(H(d), sn, &ob) : 0;
-        g_string_append_printf(out, HF_FMT_ID " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " ",
+        g_string_append_printf(out, HF_FMT_ID "\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t",
                                (guint64)hf_heap_object_id(H(d), sn, w), (guint64)shallow,
                                (guint64)g->retained[w]);
         append_pct(out, g->retained[w], g->retained[n]);
-        g_string_append_c(out, ' ');
-        const hf_hclass *self = hf_heap_described(sn, &ob);
-        g_string_append(out, self ? "java.lang.Class" : hf_heap_class(sn, hf_heap_cls(sn, w))->dir);
+        g_string_append_c(out, '\t');
+        append_what(H(d), sn, w, out);
         g_string_append_c(out, '\n');
     }
     return HF_DONE;
@@ -118,11 +123,12 @@ static void append_rows(const hf_hsnap *sn, GArray *rows, bool with_key, GString
     g_array_sort_with_data(rows, cmp_rows, (gpointer)sn);
     for (guint i = 0; i < rows->len; i++) {
         const class_row *r = &g_array_index(rows, class_row, i);
-        g_string_append_printf(out, "%10" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT " ",
+        g_string_append_printf(out, "%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t",
                                (guint64)r->count, (guint64)r->bytes);
         if (with_key)
-            g_string_append_printf(out, "%14" G_GUINT64_FORMAT " ", (guint64)r->key);
-        g_string_append_printf(out, " %s\n", hf_heap_class(sn, r->cls)->dir);
+            g_string_append_printf(out, "%" G_GUINT64_FORMAT "\t", (guint64)r->key);
+        hf_escape_str(out, hf_heap_class(sn, r->cls)->dir);
+        g_string_append_c(out, '\n');
     }
 }
 
@@ -141,8 +147,8 @@ uint64_t hf_heap_view_histogram_retained(hf_dump *d, const hf_view *v, uint64_t 
         class_row r = {c, k->count, k->bytes, g->class_retained[c]};
         g_array_append_val(rows, r);
     }
-    g_string_append(out, "# instances bytes retained class, by retained bytes (an instance "
-                         "under another of its class counted once)\n");
+    /* by retained bytes; an instance under another of its class counted once */
+    g_string_append(out, "# objects\tbytes\tretained\tclass\n");
     append_rows(sn, rows, true, out);
     g_array_free(rows, TRUE);
     return HF_DONE;
@@ -173,9 +179,7 @@ uint64_t hf_heap_view_unreachable(hf_dump *d, const hf_view *v, uint64_t first, 
             by[c].key = by[c].bytes;
             g_array_append_val(rows, by[c]);
         }
-    g_string_append_printf(out, "# instances bytes class: objects no GC root reaches (%"
-                           G_GUINT64_FORMAT " objects, %" G_GUINT64_FORMAT " bytes)\n",
-                           (guint64)g->unreachable, (guint64)g->unreachable_bytes);
+    g_string_append(out, "# objects\tbytes\tclass\n");
     append_rows(sn, rows, false, out);
     g_array_free(rows, TRUE);
     g_free(by);
@@ -226,7 +230,9 @@ static void append_path(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint
         char name[HF_NAME_MAX];
         if (!hf_heap_ref_name(h, sn, hops[i - 1], hops[i], 0, name))
             g_strlcpy(name, "?", sizeof name);
-        g_string_append_printf(out, " via %s\n", name);
+        g_string_append(out, " via ");
+        hf_escape_str(out, name);
+        g_string_append_c(out, '\n');
     }
     g_free(hops);
 }
@@ -250,25 +256,27 @@ static uint32_t accumulation_point(const hf_hgraph *g, uint32_t v)
     return v;
 }
 
-static void append_suspect(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint32_t v,
-                           GString *out)
+/* One suspect: "retained percent objects id accumulation what", where id
+ * is the suspect (the largest of a class's instances) and accumulation the
+ * object down its dominator tree where the memory sits. */
+static void append_suspect(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint64_t retained,
+                           uint64_t count, uint32_t v, const hf_hclass *cls, GString *out)
 {
-    g_string_append(out, "  path from a GC root:\n");
-    GString *p = g_string_new(NULL);
-    append_path(h, sn, g, v, p);
-    for (char *line = p->str, *nl; *line; line = nl + 1) {
-        nl = strchr(line, '\n');
-        g_string_append_printf(out, "    %.*s\n", (int)(nl - line), line);
-    }
-    g_string_free(p, TRUE);
-    uint32_t acc = accumulation_point(g, v);
-    g_string_append(out, "  accumulation point: ");
-    append_node(h, sn, acc, out);
-    g_string_append_printf(out, " retains %" G_GUINT64_FORMAT " bytes (", (guint64)g->retained[acc]);
-    append_pct(out, g->retained[acc], g->retained[g->n]);
-    g_string_append(out, "%)\n");
+    g_string_append_printf(out, "%" G_GUINT64_FORMAT "\t", (guint64)retained);
+    append_pct(out, retained, g->retained[g->n]);
+    g_string_append_printf(out, "\t%" G_GUINT64_FORMAT "\t" HF_FMT_ID "\t" HF_FMT_ID "\t",
+                           (guint64)count, (guint64)hf_heap_object_id(h, sn, v),
+                           (guint64)hf_heap_object_id(h, sn, accumulation_point(g, v)));
+    if (cls)
+        hf_escape_str(out, cls->dir);
+    else
+        append_what(h, sn, v, out);
+    g_string_append_c(out, '\n');
 }
 
+/* Leak suspects (MAT's rule): an object of the top of the dominator tree
+ * retaining at least 10% of the reachable bytes, or a class whose top-level
+ * instances together do when no single one does. */
 uint64_t hf_heap_view_suspects(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                                size_t budget)
 {
@@ -277,24 +285,16 @@ uint64_t hf_heap_view_suspects(hf_dump *d, const hf_view *v, uint64_t first, GSt
     const hf_hgraph *g = graph_or_say(d, v->snap, out);
     if (!g)
         return HF_DONE;
-    uint64_t total = g->retained[g->n], limit = total / 10;
-    unsigned k = 0;
-    g_string_append_printf(out, "# leak suspects (MAT's rule): a single object, or all "
-                           "instances of a class, retaining at least 10%% of the %"
-                           G_GUINT64_FORMAT " reachable bytes\n", (guint64)total);
+    uint64_t limit = g->retained[g->n] / 10;
+    g_string_append(out, "# retained\tpercent\tobjects\tid\taccumulation\twhat\n");
     /* single objects: the top of the tree is sorted, largest first */
     uint32_t top_a, top_b;
     hf_hgraph_kids(g, g->n, &top_a, &top_b);
-    for (uint32_t i = top_a; i < top_b; i++) {
+    for (uint32_t i = top_a; i < top_b && limit; i++) {
         uint32_t w = g->kids[i];
-        if (g->retained[w] < limit || !limit)
+        if (g->retained[w] < limit)
             break;
-        g_string_append_printf(out, "suspect %u: ", ++k);
-        append_node(h, sn, w, out);
-        g_string_append_printf(out, " retains %" G_GUINT64_FORMAT " bytes (", (guint64)g->retained[w]);
-        append_pct(out, g->retained[w], total);
-        g_string_append(out, "%)\n");
-        append_suspect(h, sn, g, w, out);
+        append_suspect(h, sn, g, g->retained[w], 1, w, NULL, out);
     }
     /* classes whose top-level instances together pass the limit, when no
      * single one of them did */
@@ -312,15 +312,8 @@ uint64_t hf_heap_view_suspects(hf_dump *d, const hf_view *v, uint64_t first, GSt
         }
         if (count < 2 || sum < limit || g->retained[biggest] >= limit)
             continue;
-        g_string_append_printf(out, "suspect %u: %" G_GUINT64_FORMAT " instances of %s retain %"
-                               G_GUINT64_FORMAT " bytes (", ++k, (guint64)count,
-                               hf_heap_class(sn, c)->dir, (guint64)sum);
-        append_pct(out, sum, total);
-        g_string_append(out, "%); the largest:\n");
-        append_suspect(h, sn, g, biggest, out);
+        append_suspect(h, sn, g, sum, count, biggest, hf_heap_class(sn, c), out);
     }
-    if (!k)
-        g_string_append(out, "# none: no object or class retains 10% of the heap\n");
     return HF_DONE;
 }
 
@@ -533,6 +526,12 @@ static gint cmp_keys(gconstpointer a, gconstpointer b)
     return x->o < y->o ? -1 : x->o > y->o;
 }
 
+static gint cmp_u32(gconstpointer a, gconstpointer b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
 static gint cmp_groups(gconstpointer a, gconstpointer b)
 {
     const dup_group *x = a, *y = b;
@@ -541,14 +540,29 @@ static gint cmp_groups(gconstpointer a, gconstpointer b)
     return x->o < y->o ? -1 : x->o > y->o;
 }
 
-/* Bytes a String costs: itself and its value array. */
-static uint64_t string_bytes(hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob)
+/* The index of String ob's value array, -1 when it has none. */
+static int64_t string_array(hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob)
 {
-    uint64_t n = hf_heap_shallow(h, sn, ob), arr;
+    uint64_t arr;
+    if (sn->str_value < 0 || !hf_heap_field(h, sn, ob, (uint32_t)sn->str_value, &arr) || !arr)
+        return -1;
+    return hf_heap_find_id(h, sn, arr);
+}
+
+/* Bytes a String alone keeps alive: itself, and its value array unless
+ * another String shares it (JDK 6 and Android: offset/count windows into
+ * one char[]), which dropping this copy would not free.  shared: the
+ * value arrays of every String, sorted. */
+static uint64_t string_bytes(hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob,
+                             const GArray *shared)
+{
+    uint64_t n = hf_heap_shallow(h, sn, ob);
+    int64_t ai = string_array(h, sn, ob);
+    const uint32_t *v = (const uint32_t *)(const void *)shared->data;
     hf_hobj a;
-    int64_t ai;
-    if (sn->str_value >= 0 && hf_heap_field(h, sn, ob, (uint32_t)sn->str_value, &arr) && arr &&
-        (ai = hf_heap_find_id(h, sn, arr)) >= 0 && hf_heap_decode(h, sn, (uint64_t)ai, &a))
+    if (ai >= 0 && hf_upper_bound_u32(v, shared->len, (uint32_t)ai) -
+                       hf_lower_bound_u32(v, shared->len, (uint32_t)ai) == 1 &&
+        hf_heap_decode(h, sn, (uint64_t)ai, &a))
         n += hf_heap_shallow(h, sn, &a);
     return n;
 }
@@ -563,6 +577,7 @@ uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, G
     if (!sn || sn->string_class == UINT32_MAX)
         return HF_DONE;
     GArray *keys = g_array_new(FALSE, FALSE, sizeof(str_key));
+    GArray *arrays = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     GString *t = g_string_new(NULL), *u = g_string_new(NULL);
     for (uint64_t o = 0; o < sn->n_objects && !hf_cancel_due(o); o++) {
         hf_hobj ob;
@@ -573,8 +588,14 @@ uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, G
             continue;
         str_key k = {hf_hash_bytes(t->str, t->len), (uint32_t)o};
         g_array_append_val(keys, k);
+        int64_t ai = string_array(h, sn, &ob);
+        if (ai >= 0) {
+            uint32_t a = (uint32_t)ai;
+            g_array_append_val(arrays, a);
+        }
     }
     g_array_sort(keys, cmp_keys);
+    g_array_sort(arrays, cmp_u32);
     GArray *groups = g_array_new(FALSE, FALSE, sizeof(dup_group));
     bool *done = g_new0(bool, keys->len + 1);
     for (guint i = 0; i < keys->len; i++) {
@@ -598,7 +619,7 @@ uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, G
                 if (g_string_equal(t, u)) {
                     done[b] = true;
                     gr.count++;
-                    gr.wasted += string_bytes(h, sn, &ob);
+                    gr.wasted += string_bytes(h, sn, &ob, arrays);
                 }
             }
             if (gr.count > 1)
@@ -607,21 +628,21 @@ uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, G
         i = j - 1;
     }
     g_array_sort(groups, cmp_groups);
-    g_string_append(out, "# count wasted-bytes text: Strings with equal text, by the bytes the "
-                         "copies beyond the first take\n");
+    g_string_append(out, "# count\twasted\ttext\n");
     for (guint i = 0; i < groups->len; i++) {
         const dup_group *gr = &g_array_index(groups, dup_group, i);
         hf_hobj ob;
         hf_heap_decode(h, sn, gr->o, &ob);
         g_string_truncate(t, 0);
         hf_heap_text(h, sn, &ob, t);
-        g_string_append_printf(out, "%u %" G_GUINT64_FORMAT " ", gr->count, (guint64)gr->wasted);
+        g_string_append_printf(out, "%u\t%" G_GUINT64_FORMAT "\t", gr->count, (guint64)gr->wasted);
         hf_heap_escape_line(out, t->str, t->len);
         g_string_append_c(out, '\n');
     }
     g_free(done);
     g_array_free(groups, TRUE);
     g_array_free(keys, TRUE);
+    g_array_free(arrays, TRUE);
     g_string_free(t, TRUE);
     g_string_free(u, TRUE);
     return HF_DONE;

@@ -192,5 +192,10 @@ void hf_heap_render_counts(const hf_heap *h, GString *out);
 uint64_t hf_heap_index_bytes(const hf_heap *h);
 /* One line stating the size rule in force. */
 void hf_heap_size_rule(const hf_heap *h, GString *out);
+/* How many classes of all snapshots hf_heap_size_by_gaps sized (the rule
+ * would give them another size), and the size the rule gives class c
+ * (sizes.c). */
+uint64_t hf_heap_n_sized_by_gaps(const hf_heap *h);
+uint64_t hf_heap_rule_size(const hf_heap *h, const hf_hsnap *sn, const hf_hclass *c);
 
 #endif

@@ -137,6 +137,7 @@ static const hf_file snap_files[] = {
     {"roots", hf_heap_view_roots, NULL},
     {"strings", hf_heap_view_strings, NULL},
     {"sites", hprof_view_sites, hprof_has_sites},
+    {"sites.agent", hprof_view_sites_agent, hprof_has_sites},
     {"heap.pprof", hf_heap_view_pprof, NULL},
     {"heap.pb.gz", hf_heap_view_pb, NULL},
     {"stacks.folded", hf_heap_view_folded, NULL},

@@ -88,8 +88,11 @@ const hf_decoder hf_decoder_hproftxt = {
 static const hf_file snap_files[] = {
     {"info", hproftxt_view_snap_info, NULL},
     {"sites", hproftxt_view_sites, hproftxt_has_sites},
+    {"sites.agent", hproftxt_view_sites_agent, hproftxt_has_sites},
     {"cpu/samples", hproftxt_view_samples, hproftxt_has_samples},
+    {"cpu/samples.agent", hproftxt_view_samples_agent, hproftxt_has_samples},
     {"cpu/times", hproftxt_view_times, hproftxt_has_times},
+    {"cpu/times.agent", hproftxt_view_times_agent, hproftxt_has_times},
     {"histogram", hf_heap_view_histogram, hproftxt_has_heap},
     {"roots", hf_heap_view_roots, hproftxt_has_heap},
     {"heap.pprof", hf_heap_view_pprof, hproftxt_has_profile},

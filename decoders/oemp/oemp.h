@@ -93,8 +93,8 @@ bool oemp_tok_u64(const oemp_tok *t, uint64_t *v);
 void oemp_tok_append(const oemp_tok *t, GString *out);
 /* Newly allocated (g_free) text value of the token. */
 char *oemp_tok_dup(const oemp_tok *t);
-/* Appends text for a one-line "key: value" file: control bytes become
- * \n, \r, \t or \xHH so a value never breaks the line. */
+/* Appends text for a one-line "key: value" file or a table's column,
+ * escaped as every view escapes text (hf_escape_text, docs/views.md). */
 void oemp_append_oneline(GString *out, const char *s, size_t len);
 
 /* ---- scan.c: sections ---------------------------------------------------- */

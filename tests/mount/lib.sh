@@ -84,6 +84,13 @@ check_eq() {
   if [ "$2" = "$3" ]; then echo "ok - $1"; else echo "not ok - $1 (expected '$2', got '$3')"; fi
 }
 
+# growth_rows FILE: a growth file's rows as "NAME +OBJECTS +BYTES", sorted
+# (the name, spaces and all, is what follows the fifth space).
+growth_rows() {
+  grep -v '^#' "$1" | awk '{ n = $0; for (i = 1; i <= 5; i++) sub(/^[^ ]+ /, "", n); print n, $1, $2 }' |
+    LC_ALL=C sort
+}
+
 # check_cut_mounts DUMP LABEL ERRWHAT ERRRE: the first 2/3 of DUMP, copied to
 # TESTTMP, must mount ("ok - LABEL cut at 2/3 mounts"); then its errors file
 # must match the grep regex ERRRE ("ok - ERRWHAT") and its latest/objects

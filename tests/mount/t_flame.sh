@@ -55,7 +55,7 @@ for f in "$CORPUS"/hprof/mat_sun_jdk6_31_hprofagent_compressedOops.hprof \
 done
 # pprof (profile.proto): the gperftools profile as heapfs writes it.
 if [ -s "$TESTTMP/cppbench.pb.gz" ] && hf_mount "$TESTTMP/cppbench.pb.gz" -o index=none; then
-  grep -q '^format: pprof' "$MNT/info" || echo "# $(head -1 "$MNT/info")"
+  grep -q '^format: gopprof' "$MNT/info" || echo "# $(head -1 "$MNT/info")"
   check_flames "cppbench.pb.gz (pprof)"
   hf_umount
 else
