@@ -2,12 +2,14 @@
  * keepfile.c - see keepfile.h: the container, its key and its checksum.
  */
 #include "decoders/core/keepfile.h"
+#include "decoders/core/keepdir.h"
 #include "decoders/core/mapwatch.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,12 +23,15 @@
 #define BLOCK 4096
 #define SAMPLES 64
 #define MAX_SECTIONS 65536u
-#define STALE_SECONDS 600 /* a temporary file unchanged this long is a dead writer's */
+#define KEPT HF_KEEP_SUFFIX
 
 typedef struct {
     char magic[8];
     uint32_t version, endian;
-    uint32_t n_sections, reserved;
+    uint32_t n_sections;
+    uint32_t path_len; /* the dump's path, right after the table: what a cleanup of the
+                          cache directory stats (keepdir.h); 0: not recorded.  Outside
+                          the checksum, so files with and without one read alike */
     uint64_t file_size;
     uint64_t id; /* this file's own (hf_keepw_id), never 0 */
     hf_keepkey key;
@@ -109,6 +114,17 @@ static bool key_equal(const hf_keepkey *a, const hf_keepkey *b)
            a->source == b->source;
 }
 
+bool hf_keep_key_is_file(const hf_keepkey *k, const struct stat *st)
+{
+    hf_keepkey now = *k;
+    now.size = (uint64_t)st->st_size;
+    now.mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec;
+    now.ctime_ns = (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec;
+    now.ino = st->st_ino;
+    now.dev = st->st_dev;
+    return key_equal(k, &now);
+}
+
 /* Why a file whose key is not `want` was not used. */
 static const char *key_mismatch(const hf_keepkey *have, const hf_keepkey *want)
 {
@@ -146,14 +162,13 @@ GPtrArray *hf_keep_candidates(const char *dump_path, const char *opt, const char
         return a;
     }
     char *abs = g_canonicalize_filename(dump_path, NULL);
-    g_ptr_array_add(a, g_strconcat(abs, ".heapfs-index", suffix, NULL));
-    char *hash = g_compute_checksum_for_string(G_CHECKSUM_SHA256, abs, -1);
-    char *base = g_path_get_basename(abs);
-    char *name = g_strdup_printf("%s-%.16s.heapfs-index%s", base, hash, suffix);
-    g_ptr_array_add(a, g_build_filename(g_get_user_cache_dir(), "heapfs", name, NULL));
+    g_ptr_array_add(a, g_strconcat(abs, KEPT, suffix, NULL));
+    char *stem = hf_keepdir_stem(abs), *dir = hf_keepdir_path();
+    char *name = g_strconcat(stem, KEPT, suffix, NULL);
+    g_ptr_array_add(a, g_build_filename(dir, name, NULL));
     g_free(name);
-    g_free(base);
-    g_free(hash);
+    g_free(dir);
+    g_free(stem);
     g_free(abs);
     return a;
 }
@@ -173,6 +188,7 @@ const char *hf_keep_place(const GPtrArray *paths)
 /* ---- reading ---- */
 
 struct hf_keepr {
+    int fd; /* held open with a shared lock while mapped: hf_keepdir_remove leaves it */
     GMappedFile *map;
     const uint8_t *data;
     size_t size;
@@ -189,6 +205,8 @@ void hf_keepr_free(hf_keepr *r)
         hf_mapwatch_remove(r->data);
         g_mapped_file_unref(r->map);
     }
+    if (r->fd >= 0)
+        close(r->fd); /* and with it the lock */
     g_free(r->path);
     g_free(r);
 }
@@ -254,6 +272,34 @@ char *hf_keep_not_replaceable(const char *path, const hf_keepkey *key)
     return ours ? NULL : g_strdup("not a heapfs index file");
 }
 
+bool hf_keep_peek(const char *path, hf_keepkey *key, char **dump)
+{
+    struct stat st;
+    const char *bad;
+    header hd;
+    memset(key, 0, sizeof *key);
+    *dump = NULL;
+    int fd = open_regular(path, &st, &bad);
+    if (fd < 0)
+        return false;
+    bool ours = has_magic(fd);
+    if (ours && pread(fd, &hd, sizeof hd, 0) == (ssize_t)sizeof hd && hd.endian == ENDIAN &&
+        hd.version == VERSION) {
+        *key = hd.key;
+        uint64_t at = sizeof hd + (uint64_t)hd.n_sections * sizeof(entry);
+        char *p = hd.path_len && hd.path_len < 65536 ? g_malloc(hd.path_len + 1) : NULL;
+        if (p && pread(fd, p, hd.path_len, (off_t)at) == (ssize_t)hd.path_len &&
+            !memchr(p, 0, hd.path_len)) {
+            p[hd.path_len] = 0;
+            *dump = p;
+        } else {
+            g_free(p);
+        }
+    }
+    close(fd);
+    return ours;
+}
+
 /* The file at path when it is a valid index file for key; else NULL, and
  * *why (when still NULL) says what is wrong with it.  A missing file says
  * nothing. */
@@ -271,11 +317,13 @@ static hf_keepr *try_open(const hf_keepkey *key, const char *path, char **why)
         bad = "owned by another user, or writable by others";
     else if ((uint64_t)st.st_size < sizeof(header))
         bad = has_magic(fd) ? "truncated" : "not a heapfs index file";
+    else if (flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+        bad = "being removed by a cleanup"; /* hf_keepdir_remove holds it */
     GMappedFile *map = bad ? NULL : g_mapped_file_new_from_fd(fd, FALSE, NULL);
-    close(fd);
     if (!bad && !map)
         bad = "cannot be mapped";
     hf_keepr *r = g_new0(hf_keepr, 1);
+    r->fd = fd;
     r->map = map;
     if (!bad) {
         r->data = (const uint8_t *)g_mapped_file_get_contents(map);
@@ -319,44 +367,18 @@ static hf_keepr *try_open(const hf_keepkey *key, const char *path, char **why)
         return NULL;
     }
     r->path = g_strdup(path);
+    /* used now: the cache directory's bound removes the least recently used
+     * first (keepdir.h).  Set, not left to the kernel: relatime updates an
+     * atime once a day at most, noatime never; setting it works under both */
+    futimens(fd, (const struct timespec[2]){{0, UTIME_NOW}, {0, UTIME_OMIT}});
     return r;
 }
 
-/* Whether name is base + "." + the six letters or digits mkstemp puts. */
-static bool is_temp_of(const char *name, const char *base)
-{
-    size_t n = strlen(base);
-    if (strncmp(name, base, n) != 0 || name[n] != '.' || strlen(name + n + 1) != 6)
-        return false;
-    for (const char *p = name + n + 1; *p; p++)
-        if (!g_ascii_isalnum(*p))
-            return false;
-    return true;
-}
-
-/* Removes the temporaries a writer killed before its rename left beside
- * path (PATH.XXXXXX, hf_keepw_write): regular files of ours, unchanged for
- * STALE_SECONDS.  By age, not by the writer's pid: a live writer changes
- * its file all the time, and a writer on another machine sharing the
- * directory has a pid that means nothing here. */
+/* The temporaries beside path (hf_keepdir_remove_stale_temps). */
 static void remove_stale_temps(const char *path)
 {
     char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
-    GDir *d = g_dir_open(dir, 0, NULL);
-    const char *name;
-    time_t old = time(NULL) - STALE_SECONDS;
-    while (d && (name = g_dir_read_name(d))) {
-        if (!is_temp_of(name, base))
-            continue;
-        char *p = g_build_filename(dir, name, NULL);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-            st.st_mtime < old)
-            unlink(p);
-        g_free(p);
-    }
-    if (d)
-        g_dir_close(d);
+    hf_keepdir_remove_stale_temps(dir, base);
     g_free(dir);
     g_free(base);
 }
@@ -559,14 +581,15 @@ static bool write_all(int fd, const void *p, uint64_t n, uint64_t off)
     return true;
 }
 
-/* Writes the whole file to fd. */
-static bool write_file(hf_keepw *w, const hf_keepkey *key, int fd)
+/* Writes the whole file to fd; dump (NULL: not recorded) after the table. */
+static bool write_file(hf_keepw *w, const hf_keepkey *key, const char *dump, int fd)
 {
     header hd = {.version = VERSION, .endian = ENDIAN, .key = *key};
     memcpy(hd.magic, MAGIC, sizeof MAGIC);
     hd.n_sections = w->tab->len;
+    hd.path_len = dump ? (uint32_t)strlen(dump) : 0;
     entry *tab = (entry *)(void *)w->tab->data;
-    uint64_t off = sizeof hd + (uint64_t)w->tab->len * sizeof(entry);
+    uint64_t at = sizeof hd + (uint64_t)w->tab->len * sizeof(entry), off = at + hd.path_len;
     for (guint i = 0; i < w->tab->len; i++) {
         off = (off + ALIGN - 1) / ALIGN * ALIGN;
         tab[i].off = off;
@@ -576,7 +599,8 @@ static bool write_file(hf_keepw *w, const hf_keepkey *key, int fd)
     hd.id = w->id;
     file_checksum(&hd, tab, (const uint8_t *const *)w->data->pdata, hd.checksum);
     if (ftruncate(fd, (off_t)off) != 0 || !write_all(fd, &hd, sizeof hd, 0) ||
-        !write_all(fd, tab, (uint64_t)w->tab->len * sizeof(entry), sizeof hd))
+        !write_all(fd, tab, (uint64_t)w->tab->len * sizeof(entry), sizeof hd) ||
+        !write_all(fd, dump, hd.path_len, at))
         return false;
     for (guint i = 0; i < w->tab->len; i++)
         if (!write_all(fd, w->data->pdata[i], tab[i].len, tab[i].off))
@@ -584,9 +608,24 @@ static bool write_file(hf_keepw *w, const hf_keepkey *key, int fd)
     return true;
 }
 
+/* After a file was written to path: a cache directory kept in bounds. */
+static void written(const char *path)
+{
+    char *dir = g_path_get_dirname(path), *cache = hf_keepdir_path();
+    if (strcmp(dir, cache) == 0)
+        hf_keepdir_trim(dir, path, NULL);
+    g_free(cache);
+    g_free(dir);
+}
+
 char *hf_keepw_write(hf_keepw *w, const hf_keepkey *key, GPtrArray *paths, unsigned mode, char **why)
 {
-    for (guint i = 0; i < paths->len; i++) {
+    /* hf_keep_candidates' default places: the first names the dump */
+    const char *beside = paths->len > 1 ? g_ptr_array_index(paths, 0) : NULL;
+    const char *cut = beside ? hf_keepdir_suffix(beside) : NULL;
+    char *dump = cut ? g_strndup(beside, (gsize)(cut - beside)) : NULL;
+    char *to = NULL;
+    for (guint i = 0; i < paths->len && !to; i++) {
         const char *path = g_ptr_array_index(paths, i);
         char *no = hf_keep_not_replaceable(path, key);
         if (no) {
@@ -613,12 +652,14 @@ char *hf_keepw_write(hf_keepw *w, const hf_keepkey *key, GPtrArray *paths, unsig
             continue;
         }
         fchmod(fd, mode & 0644); /* mkstemp's mode is cut by the umask */
-        bool ok = write_file(w, key, fd);
+        flock(fd, LOCK_EX | LOCK_NB); /* being written: no cleanup removes it */
+        bool ok = write_file(w, key, dump, fd);
         int err = errno;
         ok = close(fd) == 0 && ok;
         if (ok && rename(tmp, path) == 0) {
             g_free(tmp);
-            return g_strdup(path);
+            to = g_strdup(path);
+            break;
         }
         err = errno ? errno : err;
         unlink(tmp);
@@ -628,5 +669,8 @@ char *hf_keepw_write(hf_keepw *w, const hf_keepkey *key, GPtrArray *paths, unsig
             *why = g_strdup_printf("%s: %s", path, g_strerror(err));
         }
     }
-    return NULL;
+    g_free(dump);
+    if (to)
+        written(to);
+    return to;
 }
