@@ -59,14 +59,16 @@ void hf_check_kept(const char *const *paths, int n, GString *out)
     char *dir = hf_keepdir_path();
     unsigned files;
     uint64_t bytes = hf_keepdir_bytes(dir, &files);
-    const char *how;
-    uint64_t max = hf_keepdir_max(dir, &how);
-    g_string_append_printf(out, "cache directory: %s: %u files, %" PRIu64 " bytes; bound ", dir,
-                           files, bytes);
+    unsigned percent;
+    uint64_t max = hf_keepdir_max(dir, &percent);
+    g_string_append_printf(out, "cache directory: %s: %u file%s, %" PRIu64 " bytes; bound ",
+                           dir, files, files == 1 ? "" : "s", bytes);
     if (max == UINT64_MAX)
-        g_string_append(out, "none known (file system unknown)\n");
+        g_string_append(out, "none (the size of its file system is unknown)\n");
+    else if (percent)
+        g_string_append_printf(out, "%" PRIu64 " bytes (%u%% of its file system)\n", max, percent);
     else
-        g_string_append_printf(out, "%" PRIu64 " bytes (%s)\n", max, how);
+        g_string_append_printf(out, "%" PRIu64 " bytes (-o index_max)\n", max);
     g_free(dir);
 }
 

@@ -3,6 +3,7 @@
  * directory's bound, and one dump's kept files.
  */
 #include "decoders/core/keepdir.h"
+#include "decoders/core/keepfmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -153,14 +154,11 @@ void hf_keepdir_set_max(uint64_t bytes, unsigned percent)
     max_percent = percent;
 }
 
-uint64_t hf_keepdir_max(const char *dir, const char **how)
+uint64_t hf_keepdir_max(const char *dir, unsigned *percent)
 {
-    if (!max_percent) {
-        *how = "-o index_max=";
+    *percent = max_percent;
+    if (!max_percent)
         return max_bytes;
-    }
-    *how = max_percent == HF_KEEPDIR_DEFAULT_PERCENT ? "the default share of its file system"
-                                                     : "-o index_max=N%";
     struct statvfs vfs;
     char *at = g_strdup(dir); /* or the nearest parent, until it is made */
     int r;
@@ -185,7 +183,7 @@ static bool dump_gone(const hf_keepkey *key, const char *dump)
         return false;
     if (stat(dump, &st) != 0)
         return errno == ENOENT || errno == ENOTDIR;
-    return !hf_keep_key_is_file(key, &st);
+    return !hf_keepfmt_key_is_file(key, &st);
 }
 
 typedef struct {
@@ -210,16 +208,17 @@ static bool drop(const entry *e, uint64_t *freed)
 }
 
 /* dir/name when it is a kept file of ours: *e filled (path to g_free),
- * *gone when its dump is. */
+ * and, when gone is not NULL, *gone when its dump is. */
 static bool kept_entry(const char *dir, const char *name, entry *e, bool *gone)
 {
     struct stat st;
     hf_keepkey key;
     char *dump = NULL;
     char *p = hf_keepdir_is_kept(name) ? own_file(dir, name, &st) : NULL;
-    if (p && !hf_keep_peek(p, &key, &dump))
+    if (p && !hf_keepfmt_peek(p, &key, &dump))
         g_clear_pointer(&p, g_free); /* not an index file: not ours to remove */
-    *gone = p && dump_gone(&key, dump);
+    if (gone)
+        *gone = p && dump_gone(&key, dump);
     g_free(dump);
     if (!p)
         return false;
@@ -264,10 +263,9 @@ uint64_t hf_keepdir_bytes(const char *dir, unsigned *files)
     GDir *d = g_dir_open(dir, 0, NULL);
     const char *name;
     entry e;
-    bool gone;
     *files = 0;
     while (d && (name = g_dir_read_name(d)))
-        if (kept_entry(dir, name, &e, &gone)) {
+        if (kept_entry(dir, name, &e, NULL)) {
             total += e.bytes;
             ++*files;
             g_free(e.path);
@@ -283,8 +281,8 @@ void hf_keepdir_trim(const char *dir, const char *just_written, hf_trim *out)
     hf_keepdir_remove_stale_temps(dir, NULL);
     uint64_t total = 0;
     GArray *files = scan(dir, just_written, &total, &t);
-    const char *how;
-    uint64_t max = hf_keepdir_max(dir, &how);
+    unsigned percent;
+    uint64_t max = hf_keepdir_max(dir, &percent);
     g_array_sort(files, by_use);
     for (guint i = 0; i < files->len && total > max; i++) {
         const entry *e = &g_array_index(files, entry, i);
@@ -313,7 +311,7 @@ static bool kept_for(const char *p, const char *name, const char *stem, const ch
 {
     hf_keepkey key;
     char *dump = NULL;
-    if (!hf_keep_peek(p, &key, &dump))
+    if (!hf_keepfmt_peek(p, &key, &dump))
         return false; /* not an index file: not ours to remove */
     bool of = hf_keepdir_is_kept_of(name, stem) || (dump && strcmp(dump, abs) == 0) ||
               (st && key.dev == (uint64_t)st->st_dev && key.ino == (uint64_t)st->st_ino);

@@ -78,9 +78,9 @@ void hf_keepdir_remove_stale_temps(const char *dir, const char *base);
 /* The bound of the cache directory: `bytes`, or when percent is non-zero,
  * that share of its file system (-o index_max=). */
 void hf_keepdir_set_max(uint64_t bytes, unsigned percent);
-/* The bound for dir now, in bytes; *how describes it ("10% of the file
- * system", "-o index_max=..."), static. */
-uint64_t hf_keepdir_max(const char *dir, const char **how);
+/* The bound for dir now, in bytes (UINT64_MAX when its file system's size
+ * is unknown); *percent: the share it is of that, 0 for a size in bytes. */
+uint64_t hf_keepdir_max(const char *dir, unsigned *percent);
 
 typedef struct {
     unsigned gone, evicted; /* files removed: their dump gone; least recently used */

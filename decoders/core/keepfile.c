@@ -3,6 +3,7 @@
  */
 #include "decoders/core/keepfile.h"
 #include "decoders/core/keepdir.h"
+#include "decoders/core/keepfmt.h"
 #include "decoders/core/mapwatch.h"
 
 #include <errno.h>
@@ -15,39 +16,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#define MAGIC "HFINDEX"
-#define VERSION 4u /* 2: ctime in the key; 3: the file's id, and key.source; 4: classes
-                      keep their own fields */
-#define ENDIAN 0x01020304u
 #define ALIGN 64
 #define BLOCK 4096
 #define SAMPLES 64
 #define MAX_SECTIONS 65536u
-#define KEPT HF_KEEP_SUFFIX
-
-typedef struct {
-    char magic[8];
-    uint32_t version, endian;
-    uint32_t n_sections;
-    uint32_t path_len; /* the dump's path, right after the table: what a cleanup of the
-                          cache directory stats (keepdir.h); 0: not recorded.  Outside
-                          the checksum, so files with and without one read alike */
-    uint64_t file_size;
-    uint64_t id; /* this file's own (hf_keepw_id), never 0 */
-    hf_keepkey key;
-    uint8_t checksum[32];
-} header;
 
 /* How a section is checksummed. */
 enum { WHOLE, SAMPLED /* hf_keepw_add_big */, CRC /* hf_keepw_add_crc */ };
-
-typedef struct {
-    uint32_t id, kind;
-    uint64_t off, len;
-} entry;
-
-G_STATIC_ASSERT(sizeof(header) % 8 == 0);
-G_STATIC_ASSERT(sizeof(entry) == 24);
 
 /* ---- hashing ---- */
 
@@ -91,11 +66,7 @@ bool hf_keep_key(hf_keepkey *k, const char *path, const uint8_t *data, size_t si
     memset(k, 0, sizeof *k);
     if (stat(path, &st) != 0)
         return false;
-    k->size = (uint64_t)st.st_size;
-    k->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
-    k->ctime_ns = (uint64_t)st.st_ctim.tv_sec * 1000000000u + (uint64_t)st.st_ctim.tv_nsec;
-    k->ino = st.st_ino;
-    k->dev = st.st_dev;
+    hf_keepfmt_key_stat(k, &st);
     g_strlcpy(k->format, format, sizeof k->format);
     k->variant = variant;
     GChecksum *cs = g_checksum_new(G_CHECKSUM_SHA256);
@@ -114,17 +85,6 @@ static bool key_equal(const hf_keepkey *a, const hf_keepkey *b)
            a->source == b->source;
 }
 
-bool hf_keep_key_is_file(const hf_keepkey *k, const struct stat *st)
-{
-    hf_keepkey now = *k;
-    now.size = (uint64_t)st->st_size;
-    now.mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec;
-    now.ctime_ns = (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec;
-    now.ino = st->st_ino;
-    now.dev = st->st_dev;
-    return key_equal(k, &now);
-}
-
 /* Why a file whose key is not `want` was not used. */
 static const char *key_mismatch(const hf_keepkey *have, const hf_keepkey *want)
 {
@@ -136,10 +96,10 @@ static const char *key_mismatch(const hf_keepkey *have, const hf_keepkey *want)
 
 /* The checksum of a file whose header (checksum zeroed), table and
  * sections are given. */
-static void file_checksum(const header *hd, const entry *tab, const uint8_t *const *sec,
+static void file_checksum(const hf_keephdr *hd, const hf_keepent *tab, const uint8_t *const *sec,
                           uint8_t out[32])
 {
-    header h = *hd;
+    hf_keephdr h = *hd;
     memset(h.checksum, 0, sizeof h.checksum);
     GChecksum *cs = g_checksum_new(G_CHECKSUM_SHA256);
     g_checksum_update(cs, (const guchar *)&h, sizeof h);
@@ -162,9 +122,9 @@ GPtrArray *hf_keep_candidates(const char *dump_path, const char *opt, const char
         return a;
     }
     char *abs = g_canonicalize_filename(dump_path, NULL);
-    g_ptr_array_add(a, g_strconcat(abs, KEPT, suffix, NULL));
+    g_ptr_array_add(a, g_strconcat(abs, HF_KEEP_SUFFIX, suffix, NULL));
     char *stem = hf_keepdir_stem(abs), *dir = hf_keepdir_path();
-    char *name = g_strconcat(stem, KEPT, suffix, NULL);
+    char *name = g_strconcat(stem, HF_KEEP_SUFFIX, suffix, NULL);
     g_ptr_array_add(a, g_build_filename(dir, name, NULL));
     g_free(name);
     g_free(dir);
@@ -192,8 +152,8 @@ struct hf_keepr {
     GMappedFile *map;
     const uint8_t *data;
     size_t size;
-    const header *hd;
-    const entry *tab;
+    const hf_keephdr *hd;
+    const hf_keepent *tab;
     char *path;
 };
 
@@ -211,93 +171,18 @@ void hf_keepr_free(hf_keepr *r)
     g_free(r);
 }
 
-/* What a file that is not a regular one is, for messages. */
-static const char *kind_of(mode_t mode)
-{
-    return S_ISLNK(mode)    ? "a symbolic link (not followed)"
-           : S_ISFIFO(mode) ? "a FIFO, not a regular file"
-           : S_ISDIR(mode)  ? "a directory"
-           : S_ISSOCK(mode) ? "a socket, not a regular file"
-                            : "a device, not a regular file";
-}
-
-/* path opened for reading when it is a regular file, else -1 with *bad
- * (NULL when it does not exist).  Never blocks: the type is checked before
- * opening (a FIFO another user planted would block open() forever) and
- * again after (O_NONBLOCK, O_NOFOLLOW), in case the name changed between. */
-static int open_regular(const char *path, struct stat *st, const char **bad)
-{
-    *bad = NULL;
-    if (lstat(path, st) != 0) {
-        if (errno != ENOENT && errno != ENOTDIR)
-            *bad = g_strerror(errno);
-        return -1;
-    }
-    if (!S_ISREG(st->st_mode)) {
-        *bad = kind_of(st->st_mode);
-        return -1;
-    }
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-    if (fd < 0) {
-        *bad = errno == ELOOP ? kind_of(S_IFLNK) : g_strerror(errno);
-        return -1;
-    }
-    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
-        *bad = kind_of(st->st_mode);
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-/* Whether the file open at fd begins as an index file does. */
-static bool has_magic(int fd)
-{
-    char magic[sizeof MAGIC];
-    return pread(fd, magic, sizeof magic, 0) == (ssize_t)sizeof magic &&
-           memcmp(magic, MAGIC, sizeof MAGIC) == 0;
-}
-
 char *hf_keep_not_replaceable(const char *path, const hf_keepkey *key)
 {
     struct stat st;
     const char *bad = NULL;
-    int fd = open_regular(path, &st, &bad);
+    int fd = hf_keepfmt_open(path, &st, &bad);
     if (fd < 0)
         return bad ? g_strdup(bad) : NULL; /* NULL: there is none */
-    bool ours = st.st_size == 0 || has_magic(fd);
+    bool ours = st.st_size == 0 || hf_keepfmt_has_magic(fd);
     close(fd);
     if ((uint64_t)st.st_dev == key->dev && (uint64_t)st.st_ino == key->ino)
         return g_strdup("the dump itself");
     return ours ? NULL : g_strdup("not a heapfs index file");
-}
-
-bool hf_keep_peek(const char *path, hf_keepkey *key, char **dump)
-{
-    struct stat st;
-    const char *bad;
-    header hd;
-    memset(key, 0, sizeof *key);
-    *dump = NULL;
-    int fd = open_regular(path, &st, &bad);
-    if (fd < 0)
-        return false;
-    bool ours = has_magic(fd);
-    if (ours && pread(fd, &hd, sizeof hd, 0) == (ssize_t)sizeof hd && hd.endian == ENDIAN &&
-        hd.version == VERSION) {
-        *key = hd.key;
-        uint64_t at = sizeof hd + (uint64_t)hd.n_sections * sizeof(entry);
-        char *p = hd.path_len && hd.path_len < 65536 ? g_malloc(hd.path_len + 1) : NULL;
-        if (p && pread(fd, p, hd.path_len, (off_t)at) == (ssize_t)hd.path_len &&
-            !memchr(p, 0, hd.path_len)) {
-            p[hd.path_len] = 0;
-            *dump = p;
-        } else {
-            g_free(p);
-        }
-    }
-    close(fd);
-    return ours;
 }
 
 /* The file at path when it is a valid index file for key; else NULL, and
@@ -307,7 +192,7 @@ static hf_keepr *try_open(const hf_keepkey *key, const char *path, char **why)
 {
     struct stat st;
     const char *bad = NULL;
-    int fd = open_regular(path, &st, &bad);
+    int fd = hf_keepfmt_open(path, &st, &bad);
     if (fd < 0) {
         if (bad && why && !*why)
             *why = g_strdup_printf("%s: %s", path, bad);
@@ -315,8 +200,8 @@ static hf_keepr *try_open(const hf_keepkey *key, const char *path, char **why)
     }
     if (st.st_uid != geteuid() || (st.st_mode & 022))
         bad = "owned by another user, or writable by others";
-    else if ((uint64_t)st.st_size < sizeof(header))
-        bad = has_magic(fd) ? "truncated" : "not a heapfs index file";
+    else if ((uint64_t)st.st_size < sizeof(hf_keephdr))
+        bad = hf_keepfmt_has_magic(fd) ? "truncated" : "not a heapfs index file";
     else if (flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK)
         bad = "being removed by a cleanup"; /* hf_keepdir_remove holds it */
     GMappedFile *map = bad ? NULL : g_mapped_file_new_from_fd(fd, FALSE, NULL);
@@ -328,26 +213,27 @@ static hf_keepr *try_open(const hf_keepkey *key, const char *path, char **why)
     if (!bad) {
         r->data = (const uint8_t *)g_mapped_file_get_contents(map);
         r->size = g_mapped_file_get_length(map);
-        r->hd = (const header *)(const void *)r->data;
+        r->hd = (const hf_keephdr *)(const void *)r->data;
         hf_mapwatch_add(r->data, r->size); /* it may shrink while we read it */
     }
-    const header *hd = r->hd;
+    const hf_keephdr *hd = r->hd;
     if (bad) {
         /* said why already */
-    } else if (memcmp(hd->magic, MAGIC, sizeof MAGIC) != 0 || hd->endian != ENDIAN) {
+    } else if (memcmp(hd->magic, HF_KEEP_MAGIC, sizeof HF_KEEP_MAGIC) != 0 ||
+               hd->endian != HF_KEEP_ENDIAN) {
         bad = "not a heapfs index file of this machine's byte order";
-    } else if (hd->version != VERSION) {
+    } else if (hd->version != HF_KEEP_VERSION) {
         bad = "another format version";
     } else if (hd->file_size != r->size || hd->n_sections > MAX_SECTIONS ||
-               sizeof(header) + (uint64_t)hd->n_sections * sizeof(entry) > r->size) {
+               sizeof(hf_keephdr) + (uint64_t)hd->n_sections * sizeof(hf_keepent) > r->size) {
         bad = "truncated or damaged";
     } else if (!key_equal(&hd->key, key)) {
         bad = key_mismatch(&hd->key, key);
     } else {
-        r->tab = (const entry *)(const void *)(r->data + sizeof(header));
+        r->tab = (const hf_keepent *)(const void *)(r->data + sizeof(hf_keephdr));
         const uint8_t **sec = g_new(const uint8_t *, hd->n_sections + 1);
         for (uint32_t i = 0; i < hd->n_sections && !bad; i++) {
-            const entry *e = &r->tab[i];
+            const hf_keepent *e = &r->tab[i];
             if (e->off % ALIGN || e->off > r->size || e->len > r->size - e->off || e->kind > CRC)
                 bad = "a section lies outside the file";
             sec[i] = r->data + (bad ? 0 : e->off);
@@ -510,8 +396,8 @@ void hf_keepb_str(GByteArray *b, const char *s)
 }
 
 struct hf_keepw {
-    uint64_t id;     /* written in the header */
-    GArray *tab;     /* entry (off filled when written) */
+    uint64_t id;     /* written in the hf_keephdr */
+    GArray *tab;     /* hf_keepent (off filled when written) */
     GPtrArray *data; /* const uint8_t * per section */
     GPtrArray *owned; /* GByteArray */
 };
@@ -521,7 +407,7 @@ hf_keepw *hf_keepw_new(void)
     hf_keepw *w = g_new0(hf_keepw, 1);
     while (!w->id) /* random: a file written again is another file */
         w->id = (uint64_t)g_random_int() << 32 | g_random_int();
-    w->tab = g_array_new(FALSE, TRUE, sizeof(entry));
+    w->tab = g_array_new(FALSE, TRUE, sizeof(hf_keepent));
     w->data = g_ptr_array_new();
     w->owned = g_ptr_array_new_with_free_func((GDestroyNotify)g_byte_array_unref);
     return w;
@@ -544,7 +430,7 @@ uint64_t hf_keepw_id(const hf_keepw *w)
 
 void hf_keepw_add(hf_keepw *w, uint32_t id, const void *data, uint64_t len)
 {
-    entry e = {.id = id, .len = len};
+    hf_keepent e = {.id = id, .len = len};
     g_array_append_val(w->tab, e);
     g_ptr_array_add(w->data, (gpointer)(len ? data : ""));
 }
@@ -552,13 +438,13 @@ void hf_keepw_add(hf_keepw *w, uint32_t id, const void *data, uint64_t len)
 void hf_keepw_add_big(hf_keepw *w, uint32_t id, const void *data, uint64_t len)
 {
     hf_keepw_add(w, id, data, len);
-    g_array_index(w->tab, entry, w->tab->len - 1).kind = SAMPLED;
+    g_array_index(w->tab, hf_keepent, w->tab->len - 1).kind = SAMPLED;
 }
 
 void hf_keepw_add_crc(hf_keepw *w, uint32_t id, const void *data, uint64_t len)
 {
     hf_keepw_add(w, id, data, len);
-    g_array_index(w->tab, entry, w->tab->len - 1).kind = CRC;
+    g_array_index(w->tab, hf_keepent, w->tab->len - 1).kind = CRC;
 }
 
 void hf_keepw_add_bytes(hf_keepw *w, uint32_t id, GByteArray *b)
@@ -584,12 +470,12 @@ static bool write_all(int fd, const void *p, uint64_t n, uint64_t off)
 /* Writes the whole file to fd; dump (NULL: not recorded) after the table. */
 static bool write_file(hf_keepw *w, const hf_keepkey *key, const char *dump, int fd)
 {
-    header hd = {.version = VERSION, .endian = ENDIAN, .key = *key};
-    memcpy(hd.magic, MAGIC, sizeof MAGIC);
+    hf_keephdr hd = {.version = HF_KEEP_VERSION, .endian = HF_KEEP_ENDIAN, .key = *key};
+    memcpy(hd.magic, HF_KEEP_MAGIC, sizeof HF_KEEP_MAGIC);
     hd.n_sections = w->tab->len;
     hd.path_len = dump ? (uint32_t)strlen(dump) : 0;
-    entry *tab = (entry *)(void *)w->tab->data;
-    uint64_t at = sizeof hd + (uint64_t)w->tab->len * sizeof(entry), off = at + hd.path_len;
+    hf_keepent *tab = (hf_keepent *)(void *)w->tab->data;
+    uint64_t at = sizeof hd + (uint64_t)w->tab->len * sizeof(hf_keepent), off = at + hd.path_len;
     for (guint i = 0; i < w->tab->len; i++) {
         off = (off + ALIGN - 1) / ALIGN * ALIGN;
         tab[i].off = off;
@@ -599,7 +485,7 @@ static bool write_file(hf_keepw *w, const hf_keepkey *key, const char *dump, int
     hd.id = w->id;
     file_checksum(&hd, tab, (const uint8_t *const *)w->data->pdata, hd.checksum);
     if (ftruncate(fd, (off_t)off) != 0 || !write_all(fd, &hd, sizeof hd, 0) ||
-        !write_all(fd, tab, (uint64_t)w->tab->len * sizeof(entry), sizeof hd) ||
+        !write_all(fd, tab, (uint64_t)w->tab->len * sizeof(hf_keepent), sizeof hd) ||
         !write_all(fd, dump, hd.path_len, at))
         return false;
     for (guint i = 0; i < w->tab->len; i++)

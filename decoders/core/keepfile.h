@@ -54,7 +54,6 @@
 #include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/stat.h>
 
 typedef struct {
     uint64_t size, mtime_ns, ino, dev;
@@ -70,10 +69,6 @@ typedef struct {
  * False when the file cannot be stat()ed. */
 bool hf_keep_key(hf_keepkey *k, const char *path, const uint8_t *data, size_t size,
                  const char *format, uint64_t variant);
-
-/* Whether k (a file's key) is that of the file st describes now, by its
- * size, mtime, ctime, inode and device (the sampled hash is not read). */
-bool hf_keep_key_is_file(const hf_keepkey *k, const struct stat *st);
 
 /* The files to try, in order, for the dump at path under -o index=opt
  * (NULL: the default), with `suffix` appended ("" for the index,
@@ -94,12 +89,6 @@ const char *hf_keep_place(const GPtrArray *paths);
  * -o index=DUMP never destroys the dump, nor a planted FIFO or symbolic
  * link anything. */
 char *hf_keep_not_replaceable(const char *path, const hf_keepkey *key);
-
-/* Whether the file at path is a regular file that begins as an index file
- * does; if so, and it is of this version, its key in *key (else zeros) and
- * the dump's path it records in *dump (else NULL; to g_free).  Reads the
- * header only: no checksum. */
-bool hf_keep_peek(const char *path, hf_keepkey *key, char **dump);
 
 /* ---- reading ---- */
 

@@ -23,6 +23,7 @@
 #include "tests/unit/helpers.h"
 
 #include "decoders/core/keepdir.h"
+#include "decoders/core/keepfmt.h"
 
 static char *cache; /* $XDG_CACHE_HOME/heapfs, made by main */
 
@@ -160,16 +161,20 @@ static void test_bound_lru(void **state)
 /* The default bound is a share of the file system: files far below it stay. */
 static void test_default_bound(void **state)
 {
-    const char *how;
-    uint64_t max = hf_keepdir_max(cache, &how);
-    assert_true(max > 0);
-    assert_non_null(strstr(how, "default"));
+    unsigned percent;
+    uint64_t max = hf_keepdir_max(cache, &percent);
+    assert_true(max > 0 && max < UINT64_MAX);
+    assert_int_equal(percent, HF_KEEPDIR_DEFAULT_PERCENT);
     fake(cache, "a.heapfs-index", 4096, 9000, 9000);
     hf_trim t;
     hf_keepdir_trim(cache, NULL, &t);
     assert_true(exists(cache, "a.heapfs-index"));
     hf_keepdir_set_max(0, 100);
-    assert_true(hf_keepdir_max(cache, &how) >= max);
+    assert_true(hf_keepdir_max(cache, &percent) >= max);
+    assert_int_equal(percent, 100);
+    hf_keepdir_set_max(12345, 0);
+    assert_int_equal(hf_keepdir_max(cache, &percent), 12345);
+    assert_int_equal(percent, 0);
 }
 
 /* Dead writers' temporaries (old, unlocked) of kept names go; a live
@@ -216,7 +221,7 @@ static char *kept_in_cache(const char *dir, const char *name, const char *conten
     assert_non_null(to);
     assert_true(g_str_has_prefix(to, cache));
     char *dumped;
-    assert_true(hf_keep_peek(to, &key, &dumped));
+    assert_true(hf_keepfmt_peek(to, &key, &dumped));
     assert_string_equal(dumped, dump); /* the header records the dump */
     g_free(dumped);
     unlink(g_ptr_array_index(paths, 0));
