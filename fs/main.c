@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -427,6 +428,18 @@ out:
     return rc;
 }
 
+/* A mapped index or results file keeps its descriptor open, for its lock
+ * (keepdir.h): one per snapshot whose retained sizes were loaded, which a
+ * dump of many heap dumps could take past the usual soft limit of 1024. */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
 /* Index and retained results files can shrink while mapped, as dumps can. */
 static const hf_mapwatch guard_watch = {hf_guard_add, hf_guard_remove};
 
@@ -520,6 +533,7 @@ int main(int argc, char **argv)
         goto out;
     }
     hf_mapwatch_set(&guard_watch);
+    raise_fd_limit();
     hf_mount *m = hf_check_open(paths, ndumps, &opts, stderr);
     if (!m) {
         rc = 1;
