@@ -41,7 +41,8 @@
  * (hf_keep_not_replaceable), and hf_keepr_open removes what killed writers
  * left.  The header also records the dump's path (outside the checksum),
  * so that the cache directory's cleanup finds files whose dump is gone.
- * Where files are named, locked while in use, and removed: keepdir.h.
+ * Where files are named, locked while in use, and removed: keepdir.h;
+ * the header's layout: keepfmt.h.
  *
  * Ownership: an hf_keepr owns its mapping; pointers from hf_keepr_section stay
  * valid until hf_keepr_free.  An hf_keepw borrows the data given to
