@@ -301,6 +301,10 @@ enum { HF_ERROR_OPEN, HF_ERROR_FORMAT, HF_ERROR_CORRUPT };
  * options (NULL: none, and no index file).  NULL with *err set (one line,
  * suitable for stderr) when nothing could be decoded. */
 hf_dump *hf_open(const char *path, const hf_open_opts *opts, GError **err);
+/* The format of the file at path ("hprof", ...: hf_decoder.format) when
+ * heapfs would open it, found from its first bytes without indexing;
+ * NULL with *err (hf_open's message) otherwise. */
+const char *hf_detect(const char *path, GError **err);
 /* The files of one mount, appended to out as dumps (hf_dump *) in order:
  * one file, or one series (several files of a format that opens series,
  * such as gperftools prefix.0001.heap ...), gives one dump; files of the

@@ -149,18 +149,28 @@ hf_dump *hf_open(const char *path, const hf_open_opts *opts, GError **err)
     return d;
 }
 
+/* The decoder of the file at path, NULL with *err. */
+static const hf_decoder *detect_file(const char *path, GError **err)
+{
+    GMappedFile *map = map_file(path, err);
+    const hf_decoder *dec = map ? detect_mapped(path, map, err) : NULL;
+    if (map)
+        g_mapped_file_unref(map);
+    return dec;
+}
+
+const char *hf_detect(const char *path, GError **err)
+{
+    const hf_decoder *dec = detect_file(path, err);
+    return dec ? dec->format : NULL;
+}
+
 /* The decoder of every file, in order (false with *err naming the file). */
 static bool detect_all(const char *const *paths, int n, const hf_decoder **decs, GError **err)
 {
-    for (int i = 0; i < n; i++) {
-        GMappedFile *map = map_file(paths[i], err);
-        if (!map)
+    for (int i = 0; i < n; i++)
+        if (!(decs[i] = detect_file(paths[i], err)))
             return false;
-        decs[i] = detect_mapped(paths[i], map, err);
-        g_mapped_file_unref(map);
-        if (!decs[i])
-            return false;
-    }
     return true;
 }
 

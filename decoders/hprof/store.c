@@ -11,6 +11,7 @@
 #include "decoders/heap/persist.h"
 #include "decoders/heap/retained.h"
 
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -217,7 +218,11 @@ void hprof_store_save(hf_dump *base)
         if (to) /* results computed from this heap are this file's */
             hf_heap_graphs_source(d->heap.graphs, hf_keepw_id(w));
         hf_keepw_free(w);
-        if (to)
+        struct stat kept;
+        if (to && stat(to, &kept) == 0)
+            g_string_append_printf(s, ", written to %s in %.2f s (%jd bytes)", to, now() - t0,
+                                   (intmax_t)kept.st_size);
+        else if (to)
             g_string_append_printf(s, ", written to %s in %.2f s", to, now() - t0);
         else
             g_string_append_printf(s, ", index file not written (%s)", why ? why : "no place");
