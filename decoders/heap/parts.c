@@ -4,6 +4,7 @@
  * A decoder points its ops at these, or declares its own table where its
  * format differs (BMD keeps no values, HPROF text has its own fields).
  */
+#include "decoders/heap/inspect.h"
 #include "decoders/heap/render.h"
 #include "decoders/heap/tables.h"
 
@@ -27,6 +28,7 @@ const hf_file hf_heap_object_files[] = {
     {"fields", hf_heap_view_object_fields, hf_heap_has_object_fields},
     {"value", hf_heap_view_object_value, hf_heap_has_object_value},
     HF_HEAP_RETAINED_OBJECT_FILES,
+    HF_HEAP_INSPECT_OBJECT_FILES,
     {NULL},
 };
 

@@ -1,0 +1,65 @@
+/*
+ * inspect.h - MAT's one-click queries as files (docs/retained.md,
+ * "Collections, class loaders, waste, threads"): the views of the JDK's
+ * collections (collviews.c, reading collections.h), class loaders
+ * (loaders.c), waste (waste.c) and the threads' retained sizes and locals
+ * (threadsviews.c), and the rows of the parts tables that hold them.
+ *
+ * Tables follow the views' convention (docs/views.md): a "# " header of
+ * column names, TAB between columns, plain integers, free text last.
+ * Views follow the render protocol (model.h).  Only the loader and thread
+ * views compute retained sizes (retained.h); the others read the index
+ * and the dump.  Read-only over the finished heap: thread-safe.
+ */
+#ifndef HF_HEAP_INSPECT_H
+#define HF_HEAP_INSPECT_H
+
+#include "decoders/core/tsv.h"
+#include "decoders/heap/heap.h"
+
+/* The header line: "# " and the column names, TAB between them. */
+static inline void hf_heap_put_header(hf_tsv *t, const char *const *names, unsigned n)
+{
+    hf_tsv_put_str(t, "# ");
+    for (unsigned i = 0; i < n; i++) {
+        hf_tsv_put_str(t, names[i]);
+        hf_tsv_c(t, i + 1 < n ? '\t' : '\n');
+    }
+}
+
+/* A row of n numbers and a text last (escaped), TAB separated. */
+static inline void hf_heap_put_row(hf_tsv *t, const uint64_t *nums, unsigned n, const char *text)
+{
+    for (unsigned i = 0; i < n; i++) {
+        hf_tsv_put_u64(t, nums[i]);
+        hf_tsv_c(t, '\t');
+    }
+    hf_tsv_put_str(t, text);
+    hf_tsv_c(t, '\n');
+}
+
+/* Whether class c is a collection, remembered in memo (one byte per
+ * class, zeroed: 0 not asked yet, 1 no, 2 yes). */
+bool hf_heap_coll_memo(const hf_hsnap *sn, uint8_t *memo, uint32_t c);
+
+/* ---- collections (collviews.c) ---- */
+uint64_t hf_heap_collections_instances_view(hf_dump *d, const hf_view *v, uint64_t first,
+                                            GString *out, size_t budget);
+uint64_t hf_heap_collections_classes_view(hf_dump *d, const hf_view *v, uint64_t first,
+                                          GString *out, size_t budget);
+uint64_t hf_heap_waste_collections_view(hf_dump *d, const hf_view *v, uint64_t first,
+                                        GString *out, size_t budget);
+uint64_t hf_heap_view_object_entries(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                     size_t budget);
+bool hf_heap_has_object_entries(hf_dump *d, uint32_t s, uint64_t o);
+
+/* The rows of a heap format's snapshot table. */
+#define HF_HEAP_INSPECT_SNAP_FILES                                                         \
+    {"collections/instances", hf_heap_collections_instances_view, NULL},                   \
+        {"collections/classes", hf_heap_collections_classes_view, NULL},                   \
+        {"waste/collections", hf_heap_waste_collections_view, NULL}
+/* ... and of its object table. */
+#define HF_HEAP_INSPECT_OBJECT_FILES                                                       \
+    {"entries", hf_heap_view_object_entries, hf_heap_has_object_entries}
+
+#endif

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# t_collections.sh - collections/instances, collections/classes,
+# waste/collections and objects/ID/entries (docs/retained.md) on a dump of
+# tests/programs/java/Collections.java, whose collections' sizes and
+# capacities the JVM printed itself (by reflection), and on the JDK 6 and 8
+# dumps of the corpus, whose HashMap, LinkedList and ConcurrentHashMap
+# layouts differ: there every collection's entries number its size.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/jvm.sh"
+source "$(dirname "$0")/collections.sh"
+
+collections_dump
+ls "$S" >/dev/null
+cat "$S/collections/instances" "$S/collections/classes" "$S/waste/collections" >/dev/null
+check "the collection views compute no retained sizes" bash -c "! grep -q 'retained sizes' '$MNT/.stats'"
+check_eq "collections/instances header" "# id	size	capacity	fill_percent	wasted	bytes	class" \
+  "$(head -1 "$S/collections/instances")"
+
+# every collection the program printed: size, capacity, fill and waste
+bad=0 n=0
+while read -r _ field size cap; do
+  n=$((n + 1))
+  id=$(static_id "$field")
+  row=$(awk -F '\t' -v id="$id" '$1 == id { print $2, $3, $4, $5 }' "$S/collections/instances")
+  case $field in
+  identityMap) w=$(( $(arr_bytes $((2 * cap))) - $(arr_bytes $((2 * size))) )) ;;
+  treeMap | linkedList | cowList) w=0 ;;
+  *) w=$(( cap > size ? $(arr_bytes "$cap") - $(arr_bytes "$size") : 0 )) ;;
+  esac
+  fill=$(awk -v s="$size" -v c="$cap" 'BEGIN { printf "%.2f", c ? 100 * s / c : 0 }')
+  [ "$row" = "$size $cap $fill $w" ] || { bad=$((bad + 1)); echo "# $field: want $size $cap $fill $w, got $row"; }
+done < <(grep '^coll ' "$OUT")
+check_eq "size, capacity, fill and waste of the program's $n collections" "0" "$bad"
+[ "$n" -ge 20 ] || echo "not ok - the program printed 20 collections ($n)"
+
+# entries: what the program put, in the collection's own order where it has one
+what() { awk -F '\t' 'NR > 1 { print $3 }' "$S/objects/$(static_id "$1")/entries"; }
+check_eq "hashMap's 100 entries are \"kI\" = Integer(1000 I)" \
+  "$(for i in $(seq 0 99); do echo "\"k$i\" = Integer($((1000 * i)))"; done | sort)" "$(what hashMap | sort)"
+check_eq "hashMap's entries: key and value ids are objects" "100" \
+  "$(awk -F '\t' 'NR > 1 && $1 ~ /^0x[0-9a-f]+$/ && $2 ~ /^0x[0-9a-f]+$/' "$S/objects/$(static_id hashMap)/entries" | wc -l)"
+check_eq "arrayList's elements in order" "$(for i in $(seq 0 10); do echo "Long($((1000000 + i)))"; done)" \
+  "$(what arrayList)"
+check_eq "arrayList's elements are indexed 0 to 10" "$(seq 0 10)" \
+  "$(awk -F '\t' 'NR > 1 { print $1 }' "$S/objects/$(static_id arrayList)/entries")"
+check_eq "treeMap's entries in key order" "$(for i in 0 1 2 3 4; do echo "\"k$i\" = \"k$i\""; done)" "$(what treeMap)"
+check_eq "linkedList's elements in order" "$(for i in 0 1 2 3; do echo "\"k$i\""; done)" "$(what linkedList)"
+check_eq "deque's elements from head to tail" "$(for i in 0 1 2 3 4; do echo "\"k$i\""; done)" "$(what deque)"
+check_eq "hashSet's elements are its 20 keys" "$(for i in $(seq 0 19); do echo "\"k$i\""; done | sort)" "$(what hashSet | sort)"
+check_eq "concurrentMap's 50 entries" "$(for i in $(seq 0 49); do echo "\"k$i\" = \"k$i\""; done | sort)" "$(what concurrentMap | sort)"
+check_eq "identityMap's 4 entries" "$(for i in 0 1 2 3; do echo "\"k$i\" = \"k$i\""; done | sort)" "$(what identityMap | sort)"
+check_eq "an empty map's entries are its header" "# key	value	what" "$(cat "$S/objects/$(static_id emptyMap)/entries")"
+check "a String has no entries file" bash -c "! ls '$S/objects/$(awk -F '\t' 'NR == 2 { print $1 }' "$S/objects/$(static_id hashMap)/entries")' | grep -qx entries"
+
+# collections/classes: counts are the JVM's, and the two views agree
+awk -F '\t' 'NR > 1 { print $12 "\t" $1 }' "$S/collections/classes" | LC_ALL=C sort >"$TESTTMP/cc"
+LC_ALL=C join -t "$TAB" "$TESTTMP/cc" "$TESTTMP/coll.h1" | awk -F '\t' '$2 != $3' >"$TESTTMP/cc.diff"
+check_eq "collections/classes: objects equal jcmd's instances for every class" "" "$(head -3 "$TESTTMP/cc.diff")"
+check "collections/classes lists HashMap, ArrayList, ConcurrentHashMap, ArrayDeque" bash -c \
+  "[ \$(grep -cE '	java\.util\.(HashMap|ArrayList|concurrent\.ConcurrentHashMap|ArrayDeque)$' '$S/collections/classes') = 4 ]"
+check_eq "empty plus the four fill bands are all objects, every class" "" \
+  "$(awk -F '\t' 'NR > 1 && $2 + $8 + $9 + $10 + $11 != $1' "$S/collections/classes")"
+sumi=$(awk -F '\t' 'NR > 1 { n[$7]++; s[$7] += $2; c[$7] += $3; w[$7] += $5; e[$7] += ($2 == 0) }
+  END { for (k in n) print n[k], e[k], s[k], c[k], w[k], k }' "$S/collections/instances" | sort)
+sumc=$(awk -F '\t' 'NR > 1 { print $1, $2, $4, $5, $6, $12 }' "$S/collections/classes" | sort)
+check_eq "collections/classes sums collections/instances" "$sumi" "$sumc"
+check "ArrayList: the program's empty and one-element lists are counted" bash -c \
+  "awk -F '\t' '\$5 == \"java.util.ArrayList\" && \$1 >= 1 && \$3 >= 1' '$S/waste/collections' | grep -q ."
+check_eq "waste/collections agrees with collections/classes" \
+  "$(awk -F '\t' 'NR > 1 && $2 + $3 { print $2, $3, $12 }' "$S/collections/classes" | sort)" \
+  "$(awk -F '\t' 'NR > 1 { print $1, $3, $5 }' "$S/waste/collections" | sort)"
+hf_umount
+
+# the JDK 6 and 8 dumps of the corpus: every collection's entries number its size
+for f in mat_sun_jdk6_18_x64 mat_oracle_jdk8_05_x64; do
+  hf_mount "$CORPUS/hprof/$f.hprof" || { echo "not ok - mount $f"; continue; }
+  C=$MNT/latest
+  n=0 bad=0
+  while IFS="$TAB" read -r id size _; do
+    n=$((n + 1))
+    e=$(($(wc -l <"$C/objects/$id/entries") - 1))
+    [ "$e" = "$size" ] || { bad=$((bad + 1)); echo "# $f: $id: size $size, $e entries"; }
+  done < <(tail -n +2 "$C/collections/instances")
+  check_eq "$f: every one of $n collections has as many entries as its size" "0" "$bad"
+  for c in java.util.HashMap java.util.Hashtable java.util.concurrent.ConcurrentHashMap java.util.ArrayList; do
+    check "$f: $c has non-empty instances" bash -c \
+      "awk -F '\t' '\$7 == \"$c\" && \$2 > 0 && \$3 >= \$2' '$C/collections/instances' | grep -q ."
+  done
+  hf_umount
+done
