@@ -470,22 +470,23 @@ static const char *const boxes[] = {
 static const uint8_t box_types[] = {HF_T_BOOLEAN, HF_T_BYTE, HF_T_CHAR, HF_T_DOUBLE,
                                     HF_T_FLOAT, HF_T_INT, HF_T_LONG, HF_T_SHORT};
 
+unsigned hf_heap_box_class(const hf_hclass *c)
+{
+    if (c->elem || strncmp(c->name, "java.lang.", 10) != 0)
+        return 0;
+    for (unsigned i = 0; i < G_N_ELEMENTS(boxes); i++)
+        if (strcmp(c->name, boxes[i]) == 0)
+            return box_types[i];
+    return 0;
+}
+
 bool hf_heap_boxed(const hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob, unsigned *type,
                    uint64_t *bits)
 {
-    if (ob->kind != HF_K_INSTANCE)
+    if (ob->kind != HF_K_INSTANCE || !(*type = hf_heap_box_class(hf_heap_class(sn, ob->cls))))
         return false;
-    const hf_hclass *c = hf_heap_class(sn, ob->cls);
-    if (strncmp(c->name, "java.lang.", 10) != 0)
-        return false;
-    for (unsigned i = 0; i < G_N_ELEMENTS(boxes); i++) {
-        if (strcmp(c->name, boxes[i]) != 0)
-            continue;
-        int64_t f = hf_hfield_named(sn, ob->cls, "value", UINT32_MAX);
-        *type = box_types[i];
-        return f >= 0 && hf_heap_field(h, sn, ob, (uint32_t)f, bits);
-    }
-    return false;
+    int64_t f = hf_hfield_named(sn, ob->cls, "value", UINT32_MAX);
+    return f >= 0 && hf_heap_field(h, sn, ob, (uint32_t)f, bits);
 }
 
 #define DESCRIBE_TEXT_MAX 80

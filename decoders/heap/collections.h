@@ -60,6 +60,9 @@ bool hf_hcoll_entries(hf_hcolls *cc, const hf_hobj *ob, hf_hcoll_entry_fn fn, vo
  * size=3").  Escaped as one column of a table (core/tsv.h). */
 void hf_heap_describe(hf_hcolls *cc, uint64_t id, GString *out);
 
+/* The type (HF_T_*) class c boxes when it is java.lang.Integer, Long, ...
+ * (exactly: not a subclass); 0 for any other class. */
+unsigned hf_heap_box_class(const hf_hclass *c);
 /* The value of a boxed primitive (java.lang.Integer, ...): its type
  * (HF_T_*) and raw bits; false for any other object. */
 bool hf_heap_boxed(const hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob, unsigned *type,

@@ -49,46 +49,63 @@ static void put_fill(hf_tsv *t, const hf_hcoll *c)
 static const char *const inst_cols[] = {"id", "size", "capacity", "fill_percent", "wasted",
                                         "bytes", "class"};
 
-static uint64_t instances_rows(hf_dump *d, const hf_view *v, uint64_t first, hf_tsv *t,
-                               size_t budget)
+uint64_t hf_heap_object_rows(hf_dump *d, const hf_view *v, uint64_t first, hf_tsv *t,
+                             size_t budget, const char *const *cols, unsigned n_cols,
+                             hf_heap_wanted_fn wanted, hf_heap_row_fn row, void *ud)
 {
     hf_heap *h = H(d);
     const hf_hsnap *sn = hf_heap_snap(h, v->snap);
-    uint64_t start = hf_tsv_pos(t);
-    if (first == 0) {
-        hf_heap_put_header(t, inst_cols, G_N_ELEMENTS(inst_cols));
-        first = 1;
-    }
-    uint8_t *memo = g_new0(uint8_t, sn->classes->len + 1);
-    hf_hcolls *cc = hf_hcolls_new(h, sn);
-    uint64_t o = first - 1;
+    uint64_t start = hf_tsv_pos(t), o = first ? first - 1 : 0;
+    if (first == 0)
+        hf_heap_put_header(t, cols, n_cols);
     for (; o < sn->n_objects && !hf_cancel_due(o); o++) {
-        hf_hobj ob;
-        hf_hcoll c;
-        if (!hf_heap_coll_memo(sn, memo, hf_heap_cls(sn, o)))
+        if (!wanted(sn, o, ud))
             continue;
         if (hf_tsv_stop(t, start, budget, o + 1))
             break;
-        if (!hf_heap_decode(h, sn, o, &ob) || !hf_hcoll_measure(cc, &ob, &c))
-            continue;
-        hf_tsv_put_id(t, ob.id);
-        hf_tsv_c(t, '\t');
-        hf_tsv_put_u64(t, c.size);
-        hf_tsv_c(t, '\t');
-        hf_tsv_put_u64(t, c.capacity);
-        hf_tsv_c(t, '\t');
-        put_fill(t, &c);
-        hf_tsv_c(t, '\t');
-        hf_tsv_put_u64(t, c.wasted);
-        hf_tsv_c(t, '\t');
-        hf_tsv_put_u64(t, c.bytes);
-        hf_tsv_c(t, '\t');
-        hf_tsv_put_str(t, hf_heap_class(sn, ob.cls)->dir);
-        hf_tsv_c(t, '\n');
+        row(h, sn, o, t, ud);
     }
-    hf_hcolls_free(cc);
-    g_free(memo);
     return o < sn->n_objects && !hf_cancelled() ? o + 1 : HF_DONE;
+}
+
+typedef struct {
+    uint8_t *memo;
+    hf_hcolls *cc;
+} inst_ctx;
+
+static bool is_collection(const hf_hsnap *sn, uint64_t o, void *ud)
+{
+    return hf_heap_coll_memo(sn, ((inst_ctx *)ud)->memo, hf_heap_cls(sn, o));
+}
+
+static void instance_row(hf_heap *h, const hf_hsnap *sn, uint64_t o, hf_tsv *t, void *ud)
+{
+    hf_hobj ob;
+    hf_hcoll c;
+    if (!hf_heap_decode(h, sn, o, &ob) || !hf_hcoll_measure(((inst_ctx *)ud)->cc, &ob, &c))
+        return;
+    hf_tsv_put_id(t, ob.id);
+    hf_tsv_c(t, '\t');
+    hf_tsv_put_u64(t, c.size);
+    hf_tsv_c(t, '\t');
+    hf_tsv_put_u64(t, c.capacity);
+    hf_tsv_c(t, '\t');
+    put_fill(t, &c);
+    hf_tsv_c(t, '\t');
+    const uint64_t nums[] = {c.wasted, c.bytes};
+    hf_heap_put_row(t, nums, G_N_ELEMENTS(nums), hf_heap_class(sn, ob.cls)->dir);
+}
+
+static uint64_t instances_rows(hf_dump *d, const hf_view *v, uint64_t first, hf_tsv *t,
+                               size_t budget)
+{
+    const hf_hsnap *sn = hf_heap_snap(H(d), v->snap);
+    inst_ctx c = {g_new0(uint8_t, sn->classes->len + 1), hf_hcolls_new(H(d), sn)};
+    uint64_t next = hf_heap_object_rows(d, v, first, t, budget, inst_cols,
+                                        G_N_ELEMENTS(inst_cols), is_collection, instance_row, &c);
+    hf_hcolls_free(c.cc);
+    g_free(c.memo);
+    return next;
 }
 
 HF_TSV_RENDER(hf_heap_collections_instances, instances_rows)

@@ -38,6 +38,17 @@ static inline void hf_heap_put_row(hf_tsv *t, const uint64_t *nums, unsigned n, 
     hf_tsv_c(t, '\n');
 }
 
+/* A table of one row per object of some kind, streamed by object index
+ * (items: 0 the header, 1 + o for object o, so a chunk starts where the
+ * last stopped): `wanted` says cheaply (from the class) whether object o
+ * may have a row, `row` writes its row, or nothing.  The render protocol
+ * on a sink (hf_tsv_rows_fn). */
+typedef bool (*hf_heap_wanted_fn)(const hf_hsnap *sn, uint64_t o, void *ud);
+typedef void (*hf_heap_row_fn)(hf_heap *h, const hf_hsnap *sn, uint64_t o, hf_tsv *t, void *ud);
+uint64_t hf_heap_object_rows(hf_dump *d, const hf_view *v, uint64_t first, hf_tsv *t,
+                             size_t budget, const char *const *cols, unsigned n_cols,
+                             hf_heap_wanted_fn wanted, hf_heap_row_fn row, void *ud);
+
 /* Whether class c is a collection, remembered in memo (one byte per
  * class, zeroed: 0 not asked yet, 1 no, 2 yes). */
 bool hf_heap_coll_memo(const hf_hsnap *sn, uint8_t *memo, uint32_t c);
@@ -53,11 +64,22 @@ uint64_t hf_heap_view_object_entries(hf_dump *d, const hf_view *v, uint64_t firs
                                      size_t budget);
 bool hf_heap_has_object_entries(hf_dump *d, uint32_t s, uint64_t o);
 
+/* ---- waste (waste.c) ---- */
+uint64_t hf_heap_waste_arrays_view(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                   size_t budget);
+uint64_t hf_heap_waste_boxed_view(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                  size_t budget);
+uint64_t hf_heap_waste_zeros_view(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                  size_t budget);
+
 /* The rows of a heap format's snapshot table. */
 #define HF_HEAP_INSPECT_SNAP_FILES                                                         \
     {"collections/instances", hf_heap_collections_instances_view, NULL},                   \
         {"collections/classes", hf_heap_collections_classes_view, NULL},                   \
-        {"waste/collections", hf_heap_waste_collections_view, NULL}
+        {"waste/collections", hf_heap_waste_collections_view, NULL},                       \
+        {"waste/arrays", hf_heap_waste_arrays_view, NULL},                                 \
+        {"waste/boxed", hf_heap_waste_boxed_view, NULL},                                   \
+        {"waste/zeros", hf_heap_waste_zeros_view, NULL}
 /* ... and of its object table. */
 #define HF_HEAP_INSPECT_OBJECT_FILES                                                       \
     {"entries", hf_heap_view_object_entries, hf_heap_has_object_entries}

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # t_collections.sh - collections/instances, collections/classes,
-# waste/collections and objects/ID/entries (docs/retained.md) on a dump of
+# objects/ID/entries and waste/ (docs/inspect.md) on a dump of
 # tests/programs/java/Collections.java, whose collections' sizes and
-# capacities the JVM printed itself (by reflection), and on the JDK 6 and 8
+# capacities the JVM printed itself (by reflection), whose equal arrays,
+# boxes and zeros are known, and on the JDK 6 and 8
 # dumps of the corpus, whose HashMap, LinkedList and ConcurrentHashMap
 # layouts differ: there every collection's entries number its size.
 source "$(dirname "$0")/lib.sh"
@@ -69,6 +70,39 @@ check "ArrayList: the program's empty and one-element lists are counted" bash -c
 check_eq "waste/collections agrees with collections/classes" \
   "$(awk -F '\t' 'NR > 1 && $2 + $3 { print $2, $3, $12 }' "$S/collections/classes" | sort)" \
   "$(awk -F '\t' 'NR > 1 { print $1, $3, $5 }' "$S/waste/collections" | sort)"
+
+# waste/arrays: the program's equal arrays, and no String's value
+elems() { awk '{ print $2 }' "$S/objects/$(static_id "$1")/fields" | sort | head -1; }
+check_eq "waste/arrays: the five int[100], 4 copies beyond the first" \
+  "5 $((4 * (16 + 400))) 100 $(elems dupInts) int[]" \
+  "$(awk -F '\t' -v id="$(elems dupInts)" '$4 == id { print $1, $2, $3, $4, $5 }' "$S/waste/arrays")"
+check_eq "waste/arrays: the three byte[1000]" "3 $((2 * 1016)) 1000 $(elems dupBytes) byte[]" \
+  "$(awk -F '\t' -v id="$(elems dupBytes)" '$4 == id { print $1, $2, $3, $4, $5 }' "$S/waste/arrays")"
+vals=$(for s in $(awk '{ print $2 }' "$S/objects/$(static_id dupStrings)/fields"); do
+  awk '$1 == "value" { print $3 }' "$S/objects/$s/fields"; done)
+check_eq "dupStrings: two Strings with arrays of their own" "2" "$(sort -u <<<"$vals" | grep -c 0x)"
+check "waste/arrays leaves out the Strings' equal arrays" bash -c \
+  "! awk -F '\t' 'NR > 1 { print \$4 }' '$S/waste/arrays' | grep -qxF '$(head -1 <<<"$vals")'"
+check_eq "waste/arrays: rows of 2 copies or more, wasted a multiple of the copies" "" \
+  "$(awk -F '\t' 'NR > 1 && ($1 < 2 || $2 % ($1 - 1))' "$S/waste/arrays" | head -3)"
+
+# waste/boxed: counts and bytes are the JVM's; the program's 1000 distinct Longs
+awk -F '\t' 'NR > 1 { print $5 "\t" $1 "\t" $2 }' "$S/waste/boxed" | LC_ALL=C sort >"$TESTTMP/boxed"
+check_eq "waste/boxed: objects and bytes equal jcmd's for every box class" "" \
+  "$(LC_ALL=C join -t "$TAB" "$TESTTMP/boxed" "$TESTTMP/coll.h1" | awk -F '\t' '$2 != $4 || $3 != $5')"
+check "waste/boxed: Long and Integer rows" bash -c \
+  "[ \$(grep -cE '	java\.lang\.(Long|Integer)\$' '$S/waste/boxed') = 2 ]"
+check "waste/boxed: at least the program's 1000 distinct Longs" bash -c \
+  "awk -F '\t' '\$5 == \"java.lang.Long\" && \$3 >= 1000 && \$4 == (\$1 - \$3) * 24' '$S/waste/boxed' | grep -q ."
+
+# waste/zeros: the long[10000] of zeros, and nothing less than 90% zero
+check_eq "waste/zeros: the program's long[10000]" "$(static_id zeros) 10000 10000 80016 long[]" \
+  "$(awk -F '\t' -v id="$(static_id zeros)" '$1 == id { print $1, $2, $3, $4, $5 }' "$S/waste/zeros")"
+check_eq "waste/zeros: every row 16 elements or more, 90% zero or more" "" \
+  "$(awk -F '\t' 'NR > 1 && ($2 < 16 || $3 * 100 < $2 * 90)' "$S/waste/zeros" | head -3)"
+check "waste/zeros: the program's arrays of equal non-zero contents are not there" bash -c \
+  "! grep -q '$(elems dupInts)' '$S/waste/zeros'"
+check "the waste views compute no retained sizes" bash -c "! grep -q 'retained sizes' '$MNT/.stats'"
 hf_umount
 
 # the JDK 6 and 8 dumps of the corpus: every collection's entries number its size

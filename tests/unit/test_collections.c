@@ -5,7 +5,8 @@
  * HashMap$Entry chains, a subclass of HashMap declaring a field `size` of
  * its own (HashMap's must be read), a JDK 6 LinkedList (a header sentinel
  * and Entry element/next), an ArrayDeque whose head is past its tail, and
- * a JDK 6 ConcurrentHashMap of segments.
+ * a JDK 6 ConcurrentHashMap of segments; and the waste/ views on equal
+ * arrays, an array of zeros and boxes of equal values.
  */
 #include "tests/unit/helpers.h"
 #include "tests/unit/hprofbld.h"
@@ -124,6 +125,12 @@ static GByteArray *jdk6_file(void)
     INST(O_SEG + 0x10, CID(S_SEGMENT), O, O_STABLE, I, 1);
     INST(O_CHM, CID(S_CHM), O, O_SEGS);
     prim_array(&b, 0x17000, HF_T_INT, 1, (const uint8_t *)"\0\0\0\1", 4);
+    /* waste: two equal int[3], an int[20] of zeros, a second Integer(1) */
+    const uint8_t ints[12] = {0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3}, zeros[80] = {0};
+    prim_array(&b, 0x17100, HF_T_INT, 3, ints, 4);
+    prim_array(&b, 0x17200, HF_T_INT, 3, ints, 4);
+    prim_array(&b, 0x17300, HF_T_INT, 20, zeros, 4);
+    INST(0x17400, CID(S_INTEGER), I, 1);
     end(&b);
     rec(&b, HPROF_HEAP_DUMP_END);
     end(&b);
@@ -193,6 +200,18 @@ static void test_jdk6(void **state)
     assert_in(small, "# empty\tempty_bytes\tone\tone_bytes\tclass\n");
     assert_in(small, "\tmy.Map\n");
     g_free(small);
+    char *want_w = g_strdup_printf("\n2\t%" G_GUINT64_FORMAT "\t3\t0x17100\tint[]\n",
+                                   (guint64)hf_heap_array_size(h, HF_T_INT, 3));
+    assert_contains(th_snap_file_needed(d, 0, "waste/arrays"), want_w);
+    g_free(want_w);
+    assert_contains(th_snap_file_needed(d, 0, "waste/zeros"),
+                    "# id\tlength\tzeros\tbytes\tclass\n0x17300\t20\t20\t");
+    assert_lacks(th_snap_file_needed(d, 0, "waste/zeros"), "0x17100");
+    uint64_t box = hf_heap_class(hf_heap_snap(h, 0), th_class(d, 0, "java.lang.Integer"))->shallow;
+    want_w = g_strdup_printf("\n17\t%" G_GUINT64_FORMAT "\t16\t%" G_GUINT64_FORMAT
+                             "\tjava.lang.Integer\n", (guint64)(17 * box), (guint64)box);
+    assert_contains(th_snap_file_needed(d, 0, "waste/boxed"), want_w);
+    g_free(want_w);
     th_render_everything(d, 100);
     hf_dump_close(d);
     g_byte_array_unref(bytes);

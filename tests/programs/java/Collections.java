@@ -14,7 +14,8 @@
  *     arrayList holds Long 1000000 + i, i = 0..10;
  *   - waste: five equal int[100] (dupInts), three equal byte[1000]
  *     (dupBytes), a long[10000] of zeros (zeros), 1000 distinct Longs in
- *     boxes, each printed as "dup", "zeros" and "boxes" lines;
+ *     boxes, each printed as "dup", "zeros" and "boxes" lines; two equal
+ *     Strings with arrays of their own (dupStrings: Strings, not arrays);
  *   - class loaders: Collections$Plugin is defined by two URLClassLoaders
  *     of the classes directory (no parent, so neither delegates to the
  *     application loader); one loader is held by the static keptLoader, the
@@ -78,6 +79,7 @@ public class Collections {
     static int[][] dupInts = new int[5][];
     static byte[][] dupBytes = new byte[3][];
     static long[] zeros = new long[10000];
+    static String[] dupStrings = new String[2];
     static Long[] boxes = new Long[1000];
 
     static ClassLoader keptLoader;
@@ -133,6 +135,8 @@ public class Collections {
             java.util.Arrays.fill(dupBytes[k], (byte) 0x5a);
             dupBytes[k][999] = (byte) 0x33;
         }
+        for (int i = 0; i < dupStrings.length; i++)
+            dupStrings[i] = new String(new char[] {'s', 'a', 'm', 'e', '-', 't', 'e', 'x', 't'});
         for (int i = 0; i < boxes.length; i++)
             boxes[i] = Long.valueOf(5_000_000_000L + i);
 
