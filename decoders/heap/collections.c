@@ -534,6 +534,13 @@ static void describe_instance(hf_hcolls *cc, const hf_hobj *ob, GString *d)
 void hf_heap_describe(hf_hcolls *cc, uint64_t id, GString *out)
 {
     GString *d = g_string_new(NULL);
+    hf_heap_describe_raw(cc, id, d);
+    hf_tsv_text(out, d->str, d->len);
+    g_string_free(d, TRUE);
+}
+
+void hf_heap_describe_raw(hf_hcolls *cc, uint64_t id, GString *d)
+{
     hf_hobj ob;
     if (!id) {
         g_string_append(d, "null");
@@ -547,6 +554,4 @@ void hf_heap_describe(hf_hcolls *cc, uint64_t id, GString *out)
     } else {
         append_array_name(hf_heap_class(cc->sn, ob.cls)->dir, ob.length, d);
     }
-    hf_tsv_text(out, d->str, d->len);
-    g_string_free(d, TRUE);
 }

@@ -59,6 +59,8 @@ bool hf_hcoll_entries(hf_hcolls *cc, const hf_hobj *ob, hf_hcoll_entry_fn fn, vo
  * length ("int[100]") or, for a collection, its size ("java.util.HashMap
  * size=3").  Escaped as one column of a table (core/tsv.h). */
 void hf_heap_describe(hf_hcolls *cc, uint64_t id, GString *out);
+/* The same, not escaped (for a caller that escapes a longer text). */
+void hf_heap_describe_raw(hf_hcolls *cc, uint64_t id, GString *out);
 
 /* The type (HF_T_*) class c boxes when it is java.lang.Integer, Long, ...
  * (exactly: not a subclass); 0 for any other class. */

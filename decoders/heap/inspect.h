@@ -72,6 +72,12 @@ uint64_t hf_heap_waste_boxed_view(hf_dump *d, const hf_view *v, uint64_t first, 
 uint64_t hf_heap_waste_zeros_view(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                                   size_t budget);
 
+/* ---- class loaders (loaders.c; both compute retained sizes) ---- */
+uint64_t hf_heap_view_classloaders(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                   size_t budget);
+uint64_t hf_heap_view_duplicate_classes(hf_dump *d, const hf_view *v, uint64_t first,
+                                        GString *out, size_t budget);
+
 /* The rows of a heap format's snapshot table. */
 #define HF_HEAP_INSPECT_SNAP_FILES                                                         \
     {"collections/instances", hf_heap_collections_instances_view, NULL},                   \
@@ -79,7 +85,9 @@ uint64_t hf_heap_waste_zeros_view(hf_dump *d, const hf_view *v, uint64_t first, 
         {"waste/collections", hf_heap_waste_collections_view, NULL},                       \
         {"waste/arrays", hf_heap_waste_arrays_view, NULL},                                 \
         {"waste/boxed", hf_heap_waste_boxed_view, NULL},                                   \
-        {"waste/zeros", hf_heap_waste_zeros_view, NULL}
+        {"waste/zeros", hf_heap_waste_zeros_view, NULL},                                   \
+        {"classloaders", hf_heap_view_classloaders, NULL},                                 \
+        {"duplicate-classes", hf_heap_view_duplicate_classes, NULL}
 /* ... and of its object table. */
 #define HF_HEAP_INSPECT_OBJECT_FILES                                                       \
     {"entries", hf_heap_view_object_entries, hf_heap_has_object_entries}

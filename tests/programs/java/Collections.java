@@ -143,8 +143,7 @@ public class Collections {
         URL dir = Collections.class.getProtectionDomain().getCodeSource().getLocation();
         keptLoader = new URLClassLoader(new URL[] {dir}, null);
         keptLoader.loadClass("Collections$Plugin").getField("STATE").get(null);
-        ClassLoader other = new URLClassLoader(new URL[] {dir}, null);
-        plugins[0] = other.loadClass("Collections$Plugin").getDeclaredConstructor().newInstance();
+        plugins[0] = newPlugin(dir);
 
         CountDownLatch parked = new CountDownLatch(1);
         worker = new Thread(() -> work(parked), "parked-worker");
@@ -161,6 +160,13 @@ public class Collections {
         System.out.println("READY");
         System.out.flush();
         Thread.sleep(600_000);
+    }
+
+    /* A Plugin from a loader of its own, which nothing but the Plugin's
+     * class keeps (no local of main holds it). */
+    static Object newPlugin(URL dir) throws Exception {
+        ClassLoader other = new URLClassLoader(new URL[] {dir}, null);
+        return other.loadClass("Collections$Plugin").getDeclaredConstructor().newInstance();
     }
 
     static void work(CountDownLatch parked) {
