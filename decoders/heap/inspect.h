@@ -78,6 +78,17 @@ uint64_t hf_heap_view_classloaders(hf_dump *d, const hf_view *v, uint64_t first,
 uint64_t hf_heap_view_duplicate_classes(hf_dump *d, const hf_view *v, uint64_t first,
                                         GString *out, size_t budget);
 
+/* ---- threads (threadsviews.c; all compute retained sizes) ---- */
+/* threads/T/retained and threads/T/locals (v->index: the thread). */
+uint64_t hf_heap_view_thread_retained(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                      size_t budget);
+uint64_t hf_heap_view_thread_locals(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                    size_t budget);
+/* thread-overview, where snapshot s has threads (hf_heap_has_threads). */
+uint64_t hf_heap_view_thread_overview(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                      size_t budget);
+bool hf_heap_has_threads(hf_dump *d, uint32_t s, uint64_t index);
+
 /* The rows of a heap format's snapshot table. */
 #define HF_HEAP_INSPECT_SNAP_FILES                                                         \
     {"collections/instances", hf_heap_collections_instances_view, NULL},                   \
@@ -87,9 +98,14 @@ uint64_t hf_heap_view_duplicate_classes(hf_dump *d, const hf_view *v, uint64_t f
         {"waste/boxed", hf_heap_waste_boxed_view, NULL},                                   \
         {"waste/zeros", hf_heap_waste_zeros_view, NULL},                                   \
         {"classloaders", hf_heap_view_classloaders, NULL},                                 \
-        {"duplicate-classes", hf_heap_view_duplicate_classes, NULL}
-/* ... and of its object table. */
+        {"duplicate-classes", hf_heap_view_duplicate_classes, NULL},                       \
+        {"thread-overview", hf_heap_view_thread_overview, hf_heap_has_threads}
+/* ... of its object table ... */
 #define HF_HEAP_INSPECT_OBJECT_FILES                                                       \
     {"entries", hf_heap_view_object_entries, hf_heap_has_object_entries}
+/* ... and of its thread table. */
+#define HF_HEAP_INSPECT_THREAD_FILES                                                       \
+    {"retained", hf_heap_view_thread_retained, NULL},                                      \
+        {"locals", hf_heap_view_thread_locals, NULL}
 
 #endif

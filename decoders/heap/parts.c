@@ -48,5 +48,6 @@ const hf_linkdir hf_heap_object_dirs[] = {
 const hf_file hf_heap_thread_files[] = {
     {"info", hf_heap_view_thread_info, NULL},
     {"stack", hf_heap_view_thread_stack, NULL},
+    HF_HEAP_INSPECT_THREAD_FILES,
     {NULL},
 };
