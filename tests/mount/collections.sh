@@ -13,6 +13,11 @@
 #   static_id FIELD    the id a static field of Collections holds
 #   arr_bytes N        bytes of an Object[N] under compressed oops
 #                      (16-byte header, 4-byte slots, 8-byte alignment)
+#   tables_ok SNAP     every table of docs/inspect.md in snapshot directory
+#                      SNAP (and its threads' locals) follows the views'
+#                      convention: a "# " header, then rows of as many TAB
+#                      separated columns, numbers plain integers; prints the
+#                      first offender and fails
 
 collections_dump() {
   local c
@@ -45,3 +50,18 @@ collections_dump() {
 static_id() { awk -v f="$1" '$1 == f { print $3 }' <<<"$STATICS"; }
 
 arr_bytes() { echo $(( (16 + 4 * $1 + 7) / 8 * 8 )); }
+
+INSPECT_TABLES="collections/instances collections/classes waste/collections waste/arrays
+  waste/boxed waste/zeros classloaders duplicate-classes thread-overview"
+
+tables_ok() {
+  local snap=$1 f
+  for f in $INSPECT_TABLES; do
+    [ -e "$snap/$f" ] && echo "$snap/$f"
+  done | cat - <(ls -d "$snap"/../../threads/*/locals 2>/dev/null) | while read -r f; do
+    awk -F '\t' 'NR == 1 { n = NF; if (substr($0, 1, 2) != "# ") { print FILENAME ": no # header"; exit 1 } next }
+      NF != n { print FILENAME ": row " NR ": " NF " columns, not " n; exit 1 }
+      { for (i = 1; i < NF; i++) if ($i !~ /^(-?[0-9]+|[0-9]+\.[0-9][0-9]|0x[0-9a-f]+|[a-z-]+)$/ && i < NF - 1) {
+          print FILENAME ": row " NR ": column " i ": " $i; exit 1 } }' "$f" || return 1
+  done
+}

@@ -103,6 +103,7 @@ check_eq "waste/zeros: every row 16 elements or more, 90% zero or more" "" \
 check "waste/zeros: the program's arrays of equal non-zero contents are not there" bash -c \
   "! grep -q '$(elems dupInts)' '$S/waste/zeros'"
 check "the waste views compute no retained sizes" bash -c "! grep -q 'retained sizes' '$MNT/.stats'"
+check "the tables follow the views' convention (header, columns, numbers)" tables_ok "$S"
 hf_umount
 
 # the JDK 6 and 8 dumps of the corpus: every collection's entries number its size
@@ -116,6 +117,7 @@ for f in mat_sun_jdk6_18_x64 mat_oracle_jdk8_05_x64; do
     [ "$e" = "$size" ] || { bad=$((bad + 1)); echo "# $f: $id: size $size, $e entries"; }
   done < <(tail -n +2 "$C/collections/instances")
   check_eq "$f: every one of $n collections has as many entries as its size" "0" "$bad"
+  check "$f: the tables follow the views' convention" tables_ok "$C"
   for c in java.util.HashMap java.util.Hashtable java.util.concurrent.ConcurrentHashMap java.util.ArrayList; do
     check "$f: $c has non-empty instances" bash -c \
       "awk -F '\t' '\$7 == \"$c\" && \$2 > 0 && \$3 >= \$2' '$C/collections/instances' | grep -q ."
