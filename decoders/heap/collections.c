@@ -19,6 +19,10 @@
  *   ArrayList, Vector        elementData, size / elementCount
  *   PriorityQueue            queue, size;  CopyOnWriteArrayList  array (exact)
  *   ArrayDeque               elements, head, tail: size (tail - head) mod length
+ *   ImmutableCollections (JDK 9+: List.of, Set.of, Map.of of 3 or more)
+ *                            ListN elements (exact); SetN elements (open
+ *                            addressing), size; MapN table (key, value
+ *                            alternating), size
  *   LinkedList               JDK 7+: first, size, Node item, next;
  *                            JDK 6: header (a sentinel), size, Entry element, next
  *   TreeMap                  root, size; Entry key, value, left, right
@@ -47,7 +51,9 @@ static const char *const fnames[F_N] = {
     "array", "head", "tail", "first", "header", "root", "segments", "map", "m", "c", "al",
     "key", "value", "val", "referent", "next", "item", "element", "left", "right"};
 
-typedef enum { K_HASH, K_SEGMENTS, K_IDENTITY, K_ARRAY, K_DEQUE, K_LINKED, K_TREE, K_WRAP } kind;
+typedef enum {
+    K_HASH, K_SEGMENTS, K_IDENTITY, K_ARRAY, K_SPARSE, K_DEQUE, K_LINKED, K_TREE, K_WRAP
+} kind;
 
 typedef struct {
     const char *cls;
@@ -72,6 +78,9 @@ static const spec specs[] = {
     {"java.util.HashSet", K_WRAP, false, 0, F_MAP, 0, 0},
     {"java.util.Hashtable", K_HASH, true, F_COUNT, F_TABLE, F_KEY, F_VALUE},
     {"java.util.IdentityHashMap", K_IDENTITY, true, F_SIZE, F_TABLE, 0, 0},
+    {"java.util.ImmutableCollections$ListN", K_ARRAY, false, F_NONE, F_ELEMENTS, 0, 0},
+    {"java.util.ImmutableCollections$MapN", K_IDENTITY, true, F_SIZE, F_TABLE, 0, 0},
+    {"java.util.ImmutableCollections$SetN", K_SPARSE, false, F_SIZE, F_ELEMENTS, 0, 0},
     {"java.util.LinkedList", K_LINKED, false, F_SIZE, F_FIRST, F_ITEM, 0},
     {"java.util.LinkedList", K_LINKED, false, F_SIZE, F_HEADER, F_ELEMENT, 0},
     {"java.util.PriorityQueue", K_ARRAY, false, F_SIZE, F_QUEUE, 0, 0},
@@ -87,6 +96,14 @@ static const spec specs[] = {
 };
 #define N_SPECS G_N_ELEMENTS(specs)
 #define WRAP_DEPTH 4 /* wrappers of wrappers followed at most */
+
+bool hf_hcoll_table_sorted(void)
+{
+    for (size_t i = 1; i < N_SPECS; i++)
+        if (strcmp(specs[i - 1].cls, specs[i].cls) > 0)
+            return false;
+    return true;
+}
 
 struct hf_hcolls {
     const hf_heap *h;
@@ -385,6 +402,15 @@ static bool read_as(hf_hcolls *cc, const hf_hobj *ob, const spec *s, uint32_t kn
         for (uint64_t i = 0; has_arr && w->fn && i < MIN(out->size, arr.length) && !w->stop; i++)
             emit(w, hf_heap_element(cc->h, &arr, i), 0);
         break;
+    case K_SPARSE: /* open addressing: the non-null slots */
+        out->size = (uint64_t)MAX(0, get_int(cc, ob, s->size, known));
+        need = out->size;
+        for (uint64_t i = 0; has_arr && w->fn && i < arr.length && !w->stop; i++) {
+            uint64_t e = hf_heap_element(cc->h, &arr, i);
+            if (e)
+                emit(w, e, 0);
+        }
+        break;
     case K_DEQUE: {
         int64_t len = has_arr ? (int64_t)arr.length : 0;
         int64_t head = get_int(cc, ob, F_HEAD, known), tail = get_int(cc, ob, F_TAIL, known);
@@ -413,9 +439,9 @@ static bool read_as(hf_hcolls *cc, const hf_hobj *ob, const spec *s, uint32_t kn
         return true;
     }
     }
-    if (out->capacity > need)
-        out->wasted = slots_bytes(cc, s->kind == K_IDENTITY ? 2 * out->capacity : out->capacity) -
-                      slots_bytes(cc, need);
+    uint64_t slots = s->kind == K_IDENTITY ? 2 * out->capacity : out->capacity;
+    if (slots > need)
+        out->wasted = slots_bytes(cc, slots) - slots_bytes(cc, need);
     return true;
 }
 

@@ -8,6 +8,7 @@
  * ConcurrentHashMap in both its JDK 6-7 segments and JDK 8+ node forms,
  * IdentityHashMap, ArrayList, Vector, PriorityQueue, CopyOnWriteArrayList,
  * ArrayDeque, LinkedList in both forms, TreeMap, ThreadLocal$ThreadLocalMap,
+ * List.of, Set.of and Map.of (ImmutableCollections$ListN, SetN, MapN),
  * and the wrappers around one: HashSet, TreeSet, Properties (JDK 9+),
  * CopyOnWriteArraySet, Collections$Synchronized*, Unmodifiable*,
  * SetFromMap).  Fields are found by name, each in the known class or
@@ -36,6 +37,10 @@ typedef struct {
     uint64_t bytes;  /* the object's shallow bytes and its backing array(s)' */
     bool map;        /* entries are key/value pairs (not a set or a list) */
 } hf_hcoll;
+
+/* Whether the table of known classes is sorted by name, as its binary
+ * search needs (for the unit test). */
+bool hf_hcoll_table_sorted(void);
 
 /* A cache of the fields found by name, per class: one per view call. */
 typedef struct hf_hcolls hf_hcolls;

@@ -24,15 +24,15 @@ while read -r _ field size cap; do
   id=$(static_id "$field")
   row=$(awk -F '\t' -v id="$id" '$1 == id { print $2, $3, $4, $5 }' "$S/collections/instances")
   case $field in
-  identityMap) w=$(( $(arr_bytes $((2 * cap))) - $(arr_bytes $((2 * size))) )) ;;
-  treeMap | linkedList | cowList) w=0 ;;
+  identityMap | mapOf) w=$(( $(arr_bytes $((2 * cap))) - $(arr_bytes $((2 * size))) )) ;;
+  treeMap | linkedList | cowList | listOf) w=0 ;;
   *) w=$(( cap > size ? $(arr_bytes "$cap") - $(arr_bytes "$size") : 0 )) ;;
   esac
   fill=$(awk -v s="$size" -v c="$cap" 'BEGIN { printf "%.2f", c ? 100 * s / c : 0 }')
   [ "$row" = "$size $cap $fill $w" ] || { bad=$((bad + 1)); echo "# $field: want $size $cap $fill $w, got $row"; }
 done < <(grep '^coll ' "$OUT")
 check_eq "size, capacity, fill and waste of the program's $n collections" "0" "$bad"
-[ "$n" -ge 20 ] || echo "not ok - the program printed 20 collections ($n)"
+[ "$n" -ge 23 ] || echo "not ok - the program printed 23 collections ($n)"
 
 # entries: what the program put, in the collection's own order where it has one
 what() { awk -F '\t' 'NR > 1 { print $3 }' "$S/objects/$(static_id "$1")/entries"; }
@@ -50,6 +50,9 @@ check_eq "deque's elements from head to tail" "$(for i in 0 1 2 3 4; do echo "\"
 check_eq "hashSet's elements are its 20 keys" "$(for i in $(seq 0 19); do echo "\"k$i\""; done | sort)" "$(what hashSet | sort)"
 check_eq "concurrentMap's 50 entries" "$(for i in $(seq 0 49); do echo "\"k$i\" = \"k$i\""; done | sort)" "$(what concurrentMap | sort)"
 check_eq "identityMap's 4 entries" "$(for i in 0 1 2 3; do echo "\"k$i\" = \"k$i\""; done | sort)" "$(what identityMap | sort)"
+check_eq "Set.of's 5 elements" "$(for i in 0 1 2 3 4; do echo "\"k$i\""; done)" "$(what setOf | sort)"
+check_eq "Map.of's 3 entries" "$(for i in 0 2 4; do echo "\"k$i\" = \"k$((i + 1))\""; done)" "$(what mapOf | sort)"
+check_eq "List.of's 4 elements in order" "$(for i in 0 1 2 3; do echo "\"k$i\""; done)" "$(what listOf)"
 check_eq "an empty map's entries are its header" "# key	value	what" "$(cat "$S/objects/$(static_id emptyMap)/entries")"
 check "a String has no entries file" bash -c "! ls '$S/objects/$(awk -F '\t' 'NR == 2 { print $1 }' "$S/objects/$(static_id hashMap)/entries")' | grep -qx entries"
 

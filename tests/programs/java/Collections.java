@@ -8,8 +8,8 @@
  *     start as "coll FIELD SIZE CAPACITY" where CAPACITY is the length of
  *     its backing array as the JDK itself has it (read by reflection: run
  *     with --add-opens java.base/java.util=ALL-UNNAMED and
- *     java.base/java.util.concurrent), half of it for IdentityHashMap
- *     (key and value alternate), SIZE for linked structures;
+ *     java.base/java.util.concurrent), half of it for IdentityHashMap and
+ *     Map.of's MapN (key and value alternate), SIZE for linked structures;
  *   - map entries: hashMap maps "k0".."k99" to Integer 1000 * i;
  *     arrayList holds Long 1000000 + i, i = 0..10;
  *   - waste: five equal int[100] (dupInts), three equal byte[1000]
@@ -74,6 +74,9 @@ public class Collections {
     static LinkedList<String> linkedList = new LinkedList<>();
     static PriorityQueue<String> priorityQueue = new PriorityQueue<>();
     static CopyOnWriteArrayList<String> cowList = new CopyOnWriteArrayList<>();
+    static java.util.List<String> listOf;
+    static java.util.Set<String> setOf;
+    static java.util.Map<String, String> mapOf;
 
     static String[] keys = new String[100]; /* keys kept strongly (weakMap) */
     static int[][] dupInts = new int[5][];
@@ -124,6 +127,10 @@ public class Collections {
             priorityQueue.add(keys[i]);
         for (int i = 0; i < 3; i++)
             cowList.add(keys[i]);
+
+        listOf = java.util.List.of(keys[0], keys[1], keys[2], keys[3]);
+        setOf = java.util.Set.of(keys[0], keys[1], keys[2], keys[3], keys[4]);
+        mapOf = java.util.Map.of(keys[0], keys[1], keys[2], keys[3], keys[4], keys[5]);
 
         for (int k = 0; k < dupInts.length; k++) {
             dupInts[k] = new int[100];
@@ -190,8 +197,11 @@ public class Collections {
         long capacity = size;
         if (c instanceof HashSet)
             c = internal(c, "map");
-        if (c instanceof IdentityHashMap)
+        String name = c.getClass().getName();
+        if (c instanceof IdentityHashMap || name.endsWith("ImmutableCollections$MapN"))
             capacity = length(internal(c, "table")) / 2;
+        else if (name.startsWith("java.util.ImmutableCollections$"))
+            capacity = length(internal(c, "elements"));
         else if (c instanceof HashMap || c instanceof Hashtable || c instanceof WeakHashMap ||
                  c instanceof ConcurrentHashMap)
             capacity = length(internal(c, "table"));
