@@ -272,6 +272,10 @@ typedef struct {
     bool stop;
 } walk;
 
+/* Steps a walk may take: a tree takes two per node, and no collection has
+ * more nodes than the snapshot has objects; a loop in a damaged dump ends. */
+#define WALK_BUDGET(cc) (2 * (cc)->sn->n_objects + 2)
+
 static void emit(walk *w, uint64_t key, uint64_t value)
 {
     w->seen++;
@@ -477,14 +481,14 @@ static bool collection(hf_hcolls *cc, const hf_hobj *ob, hf_hcoll *out, walk *w,
 
 bool hf_hcoll_measure(hf_hcolls *cc, const hf_hobj *ob, hf_hcoll *out)
 {
-    walk w = {NULL, NULL, 0, cc->sn->n_objects + 1, false};
+    walk w = {NULL, NULL, 0, WALK_BUDGET(cc), false};
     return collection(cc, ob, out, &w, 0);
 }
 
 bool hf_hcoll_entries(hf_hcolls *cc, const hf_hobj *ob, hf_hcoll_entry_fn fn, void *ud)
 {
     hf_hcoll c;
-    walk w = {fn, ud, 0, cc->sn->n_objects + 1, false};
+    walk w = {fn, ud, 0, WALK_BUDGET(cc), false};
     return collection(cc, ob, &c, &w, 0);
 }
 

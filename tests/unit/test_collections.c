@@ -13,6 +13,7 @@
 
 #include "decoders/heap/build.h"
 #include "decoders/heap/collections.h"
+#include "decoders/heap/render.h"
 
 enum {
     S_OBJECT = 1, S_INTEGER, S_HASHMAP, S_ENTRY, S_MYMAP, S_LIST, S_LENTRY, S_DEQUE, S_CHM,
@@ -131,6 +132,11 @@ static GByteArray *jdk6_file(void)
     prim_array(&b, 0x17200, HF_T_INT, 3, ints, 4);
     prim_array(&b, 0x17300, HF_T_INT, 20, zeros, 4);
     INST(0x17400, CID(S_INTEGER), I, 1);
+    /* damaged: a HashMap whose only entry is its own next */
+    uint64_t loop[1] = {0x18100};
+    obj_array(&b, 0x18200, 1, loop);
+    INST(0x18100, CID(S_ENTRY), O, O_INT + 0x10, O, 0, O, 0x18100);
+    INST(0x18000, CID(S_HASHMAP), O, 0x18200, I, 1);
     end(&b);
     rec(&b, HPROF_HEAP_DUMP_END);
     end(&b);
@@ -177,7 +183,7 @@ static void test_jdk6(void **state)
     unsigned lines = 0;
     for (const char *c = inst; *c; c++)
         lines += *c == '\n';
-    assert_int_equal(1 + 5, lines); /* the header and the five collections */
+    assert_int_equal(1 + 6, lines); /* the header and the six collections */
 
     expect_entries(d, O_MAP, "# key\tvalue\twhat\n"
                                            "0x12010\t0x12020\tInteger(1) = Integer(2)\n"
@@ -191,6 +197,13 @@ static void test_jdk6(void **state)
     expect_entries(d, O_CHM, "# key\tvalue\twhat\n"
                                            "0x120d0\t0x120e0\tInteger(13) = Integer(14)\n");
     g_free(inst);
+    /* a loop ends: at most two steps per object of the snapshot */
+    char *looped = th_object_file(d, 0, "0x18000", "entries");
+    lines = 0;
+    for (const char *c = looped; *c; c++)
+        lines += *c == '\n';
+    assert_true(lines > 1 && lines <= 2 * hf_heap_n_objects(d, 0) + 3);
+    g_free(looped);
     assert_false(th_object_has(d, 0, "0x12010", "entries"));
     assert_false(th_object_has(d, 0, "0x11000", "entries"));
     assert_false(th_object_has(d, 0, "0x13000", "entries"));
