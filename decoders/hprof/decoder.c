@@ -10,6 +10,7 @@
  */
 #include "decoders/hprof/hprof.h"
 #include "decoders/heap/build.h"
+#include "decoders/heap/inspect.h"
 #include "decoders/heap/persist.h"
 #include "decoders/heap/render.h"
 #include "decoders/heap/retained.h"
@@ -144,6 +145,7 @@ static const hf_file snap_files[] = {
     {"flame.svg", hf_heap_view_flame, NULL},
     HF_HEAP_RETAINED_SNAP_FILES,
     {"duplicates", hf_heap_view_duplicates, NULL},
+    HF_HEAP_INSPECT_SNAP_FILES,
     HF_HEAP_TABLE_SNAP_FILES(NULL),
     {"tables/sites.tsv", hprof_sites_tsv_view, hprof_has_sites, hprof_sites_tsv_measure},
     {NULL},
