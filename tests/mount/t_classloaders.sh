@@ -12,7 +12,7 @@ collections_dump
 ls "$S" >/dev/null
 check "listing computes no retained sizes" bash -c "! grep -q 'retained sizes' '$MNT/.stats'"
 KEPT=$(static_id keptLoader)
-PLUGIN=$(awk '{ print $2 }' "$S/objects/$(static_id plugins)/fields")
+PLUGIN=$(awk '!/^#/ { print $2 }' "$S/objects/$(static_id plugins)/fields")
 OTHER=$(awk '$1 == "loader:" { print $2 }' "$S/classes/$(basename "$(readlink "$S/objects/$PLUGIN/class")")/info")
 check "the Plugin's class has a loader that is not keptLoader" bash -c "[ -n '$OTHER' ] && [ '$OTHER' != '$KEPT' ]"
 

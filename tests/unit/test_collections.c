@@ -36,17 +36,6 @@ enum {
     O_SEGS = 0x15000, O_SEG = 0x15100, O_STABLE = 0x15200, O_HE = 0x15300, O_MYTABLE = 0x16000
 };
 
-static void obj_array(bld *b, uint64_t oid, uint32_t n, const uint64_t *el)
-{
-    u1(b, HPROF_GC_OBJ_ARRAY_DUMP);
-    id(b, oid);
-    u4(b, 0);
-    u4(b, n);
-    id(b, CID(S_OBJARR));
-    for (uint32_t i = 0; i < n; i++)
-        id(b, el[i]);
-}
-
 /* An instance whose data is given as (type, value) pairs, in instance-data order. */
 static void inst(bld *b, uint64_t oid, uint64_t cid, int n, const uint64_t *tv)
 {
@@ -97,14 +86,14 @@ static GByteArray *jdk6_file(void)
         INST(O_INT + 0x10 * i, CID(S_INTEGER), I, i);
     /* HashMap of 3: bucket 0 holds 1 -> 2 then 3 -> 4, bucket 2 holds 5 -> null */
     uint64_t table[16] = {O_E, 0, O_E + 0x20};
-    obj_array(&b, O_TABLE, 16, table);
+    obj_array(&b, O_TABLE, CID(S_OBJARR), 16, table);
     INST(O_E, CID(S_ENTRY), O, O_INT + 0x10, O, O_INT + 0x20, O, O_E + 0x10);
     INST(O_E + 0x10, CID(S_ENTRY), O, O_INT + 0x30, O, O_INT + 0x40, O, 0);
     INST(O_E + 0x20, CID(S_ENTRY), O, O_INT + 0x50, O, 0, O, 0);
     INST(O_MAP, CID(S_HASHMAP), O, O_TABLE, I, 3);
     /* my.Map: its own size (999) first, then HashMap's (1) */
     uint64_t mytable[2] = {O_E + 0x30, 0};
-    obj_array(&b, O_MYTABLE, 2, mytable);
+    obj_array(&b, O_MYTABLE, CID(S_OBJARR), 2, mytable);
     INST(O_E + 0x30, CID(S_ENTRY), O, O_INT + 0x60, O, O_INT + 0x70, O, 0);
     INST(O_MYMAP, CID(S_MYMAP), I, 999, O, O_MYTABLE, I, 1);
     /* LinkedList of 2 (7, 8): header <-> a <-> b <-> header */
@@ -114,13 +103,13 @@ static GByteArray *jdk6_file(void)
     INST(O_LIST, CID(S_LIST), O, O_LE, I, 2);
     /* ArrayDeque of 8 slots, head 6, tail 2: 9, 10, 11, 12 */
     uint64_t elems[8] = {O_INT + 0xb0, O_INT + 0xc0, 0, 0, 0, 0, O_INT + 0x90, O_INT + 0xa0};
-    obj_array(&b, O_ELEMS, 8, elems);
+    obj_array(&b, O_ELEMS, CID(S_OBJARR), 8, elems);
     INST(O_DEQUE, CID(S_DEQUE), O, O_ELEMS, I, 6, I, 2);
     /* ConcurrentHashMap (JDK 6) of two segments, the second with 13 -> 14 */
     uint64_t segs[2] = {O_SEG, O_SEG + 0x10}, stable[4] = {0, O_HE, 0, 0}, none[4] = {0};
-    obj_array(&b, O_SEGS, 2, segs);
-    obj_array(&b, O_STABLE, 4, stable);
-    obj_array(&b, O_STABLE + 0x80, 4, none);
+    obj_array(&b, O_SEGS, CID(S_OBJARR), 2, segs);
+    obj_array(&b, O_STABLE, CID(S_OBJARR), 4, stable);
+    obj_array(&b, O_STABLE + 0x80, CID(S_OBJARR), 4, none);
     INST(O_HE, CID(S_HENTRY), O, O_INT + 0xd0, O, O_INT + 0xe0, O, 0);
     INST(O_SEG, CID(S_SEGMENT), O, O_STABLE + 0x80, I, 0);
     INST(O_SEG + 0x10, CID(S_SEGMENT), O, O_STABLE, I, 1);
@@ -134,7 +123,7 @@ static GByteArray *jdk6_file(void)
     INST(0x17400, CID(S_INTEGER), I, 1);
     /* damaged: a HashMap whose only entry is its own next */
     uint64_t loop[1] = {0x18100};
-    obj_array(&b, 0x18200, 1, loop);
+    obj_array(&b, 0x18200, CID(S_OBJARR), 1, loop);
     INST(0x18100, CID(S_ENTRY), O, O_INT + 0x10, O, 0, O, 0x18100);
     INST(0x18000, CID(S_HASHMAP), O, 0x18200, I, 1);
     end(&b);
