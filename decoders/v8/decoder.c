@@ -130,6 +130,7 @@ static hf_dump *open_files(const char *const *paths, int n, GMappedFile *map, GE
     hf_heap_init(&d->heap, &v8_ops, &v8_codec, paths[0], map, 8);
     d->snaps = g_ptr_array_new_with_free_func((GDestroyNotify)v8_snap_free);
     uint64_t base = 0;
+    uint32_t tbase = 0;
     for (int i = 0; i < n; i++) {
         v8_snap *sn = g_new0(v8_snap, 1);
         sn->path = g_strdup(paths[i]);
@@ -140,10 +141,18 @@ static hf_dump *open_files(const char *const *paths, int n, GMappedFile *map, GE
         }
         sn->base = base;
         base += sn->n;
+        if (sn->n_tnodes > UINT32_MAX - 1 - tbase) { /* traces numbered past 2^32: none */
+            hf_problem_nooff(&d->heap.base, "%s: more than 2^32 traces in all: left out",
+                             sn->path);
+            sn->n_tnodes = 0;
+            memset(sn->trace, 0, (size_t)sn->n * 4);
+        }
+        sn->tbase = tbase;
+        tbase += sn->n_tnodes;
     }
     v8_build_heap(d);
     d->heap.pprof = hf_heap_pprof_new(&d->heap, d->heap.snaps->len, "node", build_pprof, d,
-                                      NULL, NULL);
+                                      v8_trace_names, NULL);
     return &d->heap.base;
 }
 
@@ -174,6 +183,7 @@ static const hf_file snap_files[] = {
     {"roots", v8_view_roots, NULL},
     {"strings", v8_view_strings, NULL},
     {"detached", v8_view_detached, v8_has_detached},
+    {"sites", v8_view_sites, v8_has_sites},
     {"new", v8_view_new, v8_has_new},
     {"leaks", v8_view_leaks, v8_has_leaks},
     {"heap.pprof", hf_heap_view_pprof, NULL},

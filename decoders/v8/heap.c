@@ -192,7 +192,7 @@ static bool codec_object(const hf_heap *h, uint64_t loc, hf_hobj *ob)
     ob->elem = HF_T_OBJECT;
     ob->nodata = false;
     ob->length = sn->first[v + 1] - sn->first[v];
-    ob->trace = 0;
+    ob->trace = sn->trace[v] ? sn->tbase + sn->trace[v] : 0;
     ob->data = ob->end = NULL;
     return true;
 }

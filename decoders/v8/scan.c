@@ -42,6 +42,8 @@ enum { F_TYPE, F_NAME, F_ID, F_SIZE, F_EDGES, F_TRACE, F_DETACHED, F_N };
 static const char *const node_field_names[F_N] = {
     "type", "name", "id", "self_size", "edge_count", "trace_node_id", "detachedness",
 };
+static const char *const tn_field_names[TN_N] = {"id", "function_info_index", "count", "size"};
+static const char *const tf_field_names[TF_N] = {"name", "script_name", "line", "column"};
 enum { G_TYPE, G_NAME, G_TO, G_N };
 static const char *const edge_field_names[G_N] = {"type", "name_or_index", "to_node"};
 
@@ -56,6 +58,8 @@ typedef struct {
     bool have_meta, have_nodes;
     uint32_t nf, ef;              /* fields per node, per edge */
     int nfield[F_N], efield[G_N]; /* position of each, -1 */
+    int tnfield[TN_N], tffield[TF_N];
+    uint32_t tn_per, tf_per;      /* fields per trace node, per function */
     uint8_t ntypes[TYPES_MAX], etypes[TYPES_MAX];
     uint32_t n_ntypes, n_etypes;
     uint64_t edge_sum;            /* edges the nodes' edge_count add up to */
@@ -137,6 +141,10 @@ static bool read_meta(scanner *s)
             ok = read_names(s, node_field_names, F_N, s->nfield, &s->nf);
         else if (key_is(s, at, "edge_fields"))
             ok = read_names(s, edge_field_names, G_N, s->efield, &s->ef);
+        else if (key_is(s, at, "trace_node_fields"))
+            ok = read_names(s, tn_field_names, TN_N, s->tnfield, &s->tn_per);
+        else if (key_is(s, at, "trace_function_info_fields"))
+            ok = read_names(s, tf_field_names, TF_N, s->tffield, &s->tf_per);
         else if (key_is(s, at, "node_types"))
             ok = read_types(s, v8_node_type_names, V8N_OTHER, s->ntypes, &s->n_ntypes);
         else if (key_is(s, at, "edge_types"))
@@ -280,6 +288,53 @@ static bool read_records(scanner *s, const records *r, uint32_t *count)
     return ok;
 }
 
+static void grow_funcs(scanner *s, uint64_t cap)
+{
+    s->sn->tfuncs = g_realloc_n(s->sn->tfuncs, cap, sizeof(v8_tfunc));
+}
+
+static void put_func(scanner *s, uint64_t n, const uint64_t *val)
+{
+    v8_tfunc *f = &s->sn->tfuncs[n];
+    f->name = (uint32_t)MIN(val[s->tffield[TF_NAME]], UINT32_MAX);
+    f->script = (uint32_t)MIN(val[s->tffield[TF_SCRIPT]], UINT32_MAX);
+    f->line = (uint32_t)MIN(val[s->tffield[TF_LINE]], UINT32_MAX);
+    f->column = (uint32_t)MIN(val[s->tffield[TF_COLUMN]], UINT32_MAX);
+}
+
+static bool traces_readable(scanner *s)
+{
+    bool ok = s->tn_per >= TN_N + 1 && s->tn_per <= 16 && s->tf_per >= TF_N;
+    for (int i = 0; ok && i < TN_N; i++)
+        ok = s->tnfield[i] >= 0 && (uint32_t)s->tnfield[i] + 1 < s->tn_per;
+    for (int i = 0; ok && i < TF_N; i++)
+        ok = s->tffield[i] >= 0;
+    return ok;
+}
+
+/* trace_function_infos and trace_tree: skipped (a problem) when the meta
+ * does not name their fields as V8 does (children last). */
+static bool read_traces(scanner *s, bool tree)
+{
+    bool have = tree ? s->sn->tnodes != NULL : s->sn->tfuncs != NULL;
+    if (!traces_readable(s) || have) {
+        const uint8_t *p = s->j.p;
+        if (v8_json_accept(&s->j, '[') && v8_json_accept(&s->j, ']'))
+            return true; /* none: nothing left out */
+        s->j.p = p;
+        uint64_t at = (uint64_t)(s->j.p - s->j.start);
+        bool ok = v8_json_skip(&s->j);
+        if (ok && !have)
+            hf_problem(s->d, at, "%s: the meta does not name the trace fields: %s left out",
+                       s->sn->path, tree ? "trace_tree" : "trace_function_infos");
+        return ok;
+    }
+    if (tree)
+        return v8_read_trace_tree(&s->j, s->sn, s->tnfield, s->tn_per);
+    records r = {s->tf_per, s->sn->trace_functions, grow_funcs, put_func, "function"};
+    return read_records(s, &r, &s->sn->n_tfuncs);
+}
+
 static bool read_nodes(scanner *s)
 {
     records r = {s->nf, s->sn->meta_nodes, grow_nodes, put_node, "node"};
@@ -368,6 +423,8 @@ static bool read_top(scanner *s, GError **err)
                 ok = nodes ? (s->sn->n ? v8_json_skip(&s->j) : read_nodes(s))
                            : (s->sn->etype ? v8_json_skip(&s->j) : read_edges(s));
             }
+        } else if (key_is(s, at, "trace_function_infos") || key_is(s, at, "trace_tree")) {
+            ok = read_traces(s, key_is(s, at, "trace_tree"));
         } else if (key_is(s, at, "strings")) {
             ok = s->sn->str_off ? v8_json_skip(&s->j) : read_strings(s);
         } else {
@@ -460,6 +517,7 @@ bool v8_scan(hf_dump *d, v8_snap *sn, GError **err)
                              sn->path, sn->root);
             sn->root = 0;
         }
+        v8_link_traces(d, sn);
         v8_derive(d, sn);
     }
     g_free(s.ecount);
@@ -490,5 +548,7 @@ void v8_snap_free(v8_snap *sn)
     g_free(sn->orphans);
     g_free(sn->str_off);
     g_free(sn->cls);
+    g_free(sn->tnodes);
+    g_free(sn->tfuncs);
     g_free(sn);
 }

@@ -19,6 +19,7 @@
  *              objects new since the previous snapshot, leak candidates,
  *              class info
  *   objects.c  objects/0xID/: info, edges, value, refs/
+ *   traces.c   allocation traces: the call tree, frame names, sites
  *
  * Objects are V8 nodes.  A node's locator (the heap layer's loc) is its
  * ordinal plus its snapshot's `base`, so the codec, which sees only a
@@ -47,6 +48,19 @@ enum {
 extern const char *const v8_node_type_names[V8N_N];
 extern const char *const v8_edge_type_names[V8E_N];
 
+/* Allocation traces (traces.c): a call-tree node, a function. */
+enum { TN_ID, TN_FUNC, TN_COUNT, TN_SIZE, TN_N };
+enum { TF_NAME, TF_SCRIPT, TF_LINE, TF_COLUMN, TF_N };
+typedef struct {
+    uint64_t id;
+    uint32_t parent; /* index, UINT32_MAX for the root */
+    uint32_t func;   /* index into tfuncs, UINT32_MAX when out of range */
+    uint64_t count, size;
+} v8_tnode;
+typedef struct {
+    uint32_t name, script, line, column; /* strings; positions from 1, 0 unknown */
+} v8_tfunc;
+
 /* A class id no node id can be (the heap layer keys classes by id). */
 #define V8_CLASS_ID(k) ((UINT64_C(1) << 62) | (uint64_t)(k))
 
@@ -65,7 +79,7 @@ typedef struct {
     uint64_t *id;
     uint64_t *raw_size;   /* self_size as the file states it */
     uint64_t *size;       /* shallow size as DevTools shows it (scan.c) */
-    uint32_t *trace;      /* trace_node_id, 0 */
+    uint32_t *trace;      /* call-tree node index + 1 (trace_node_id, linked), 0 */
     uint8_t *detached;    /* detachedness: 0 unknown, 1 attached, 2 detached */
     uint32_t *first;      /* edges of node i: [first[i], first[i+1]) */
     uint32_t n_edges;
@@ -81,6 +95,11 @@ typedef struct {
     uint32_t *cls;        /* class per node, while building only */
     bool user_roots;      /* the root has edges to objects (globals): DevTools
                              then moves arrays' sizes to their owners */
+    v8_tnode *tnodes;     /* the allocation call tree, parents first */
+    uint32_t n_tnodes;
+    v8_tfunc *tfuncs;
+    uint32_t n_tfuncs;
+    uint32_t tbase;       /* trace serial of tnodes[0] - 1 */
     uint64_t meta_nodes, meta_edges; /* counts the meta states */
     uint32_t trace_functions;       /* meta trace_function_count */
 } v8_snap;
@@ -153,6 +172,19 @@ static inline uint32_t v8_ord(const v8_dump *d, uint32_t s, uint64_t o)
 }
 /* Heap object index of node `ord` of snapshot s, -1. */
 int64_t v8_object_of(const v8_dump *d, uint32_t s, uint32_t ord);
+
+/* ---- traces.c ---- */
+
+/* The trace_tree array into sn->tnodes; pos: where the meta puts each TN_
+ * field, per: fields a node has (children last). */
+bool v8_read_trace_tree(v8_json *j, v8_snap *sn, const int *pos, uint32_t per);
+/* sn->trace from call-tree node ids to indices + 1; problems to d. */
+void v8_link_traces(hf_dump *d, v8_snap *sn);
+/* Frame names of trace `serial` (an hf_trace_names_fn; ud unused). */
+void v8_trace_names(const hf_heap *h, uint32_t serial, bool full, GPtrArray *frames, void *ud);
+uint64_t v8_view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                       size_t budget);
+bool v8_has_sites(hf_dump *d, uint32_t s, uint64_t index);
 
 /* ---- classes.c ---- */
 

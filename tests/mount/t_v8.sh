@@ -118,6 +118,28 @@ else
   echo "not ok - the hand-made snapshot mounts"
 fi
 
+# allocation traces (node --track-heap-objects): Tracked objects made in
+# makeTracked(), called from the top level of the script
+cat > "$TESTTMP/tracked.js" <<'JS'
+class Tracked { constructor (i) { this.s = 'tracked-' + i } }
+function makeTracked (n) { const a = []; for (let i = 0; i < n; i++) a.push(new Tracked(i)); return a }
+globalThis.kept = makeTracked(400)
+require('v8').writeHeapSnapshot(process.argv[2])
+JS
+node --track-heap-objects "$TESTTMP/tracked.js" "$TESTTMP/tracked.heapsnapshot" >/dev/null 2>&1
+if hf_mount "$TESTTMP/tracked.heapsnapshot"; then
+  S=$MNT/latest
+  check "sites names makeTracked with its script and line" \
+    grep -Eq "^[0-9]+ [0-9]+ [0-9]+ makeTracked \(.*tracked\.js:2:[0-9]+\)\$" "$S/sites"
+  ONE=$(awk '$1 == "size:" {print $2}' "$S/objects/$(head -1 "$S/classes/Tracked/instances")/info")
+  check_eq "stacks.folded: makeTracked allocated 400 Tracked" "$((400 * ONE))" \
+    "$(awk '$1 ~ /;makeTracked;Tracked$/ {s += $2} END {print s + 0}' "$S/stacks.folded")"
+  check "flame.svg draws makeTracked" grep -q 'makeTracked' "$S/flame.svg"
+  hf_umount
+else
+  echo "not ok - a snapshot with allocation traces mounts"
+fi
+
 # hostile files: a huge string table, a cut, a wrong meta, edges past the
 # nodes, deep nesting: a partial mount with errors, or one clear line
 python3 - "$TESTTMP/dom.heapsnapshot" "$TESTTMP" <<'PY'

@@ -226,6 +226,45 @@ static void test_series(void **state)
     g_string_free(two, TRUE);
 }
 
+/* Allocation traces: A (0x7) was allocated in alloc() called from main();
+ * the tree also holds a node no object names.  stacks.folded puts the root
+ * first and the class last; sites lists the tree's own counts. */
+static void test_traces(void **state)
+{
+    GString *t = g_string_new(snap);
+    g_string_replace(t, "\"edge_types\":", "\"trace_function_info_fields\":[\"function_id\","
+                     "\"name\",\"script_name\",\"script_id\",\"line\",\"column\"],"
+                     "\"trace_node_fields\":[\"id\",\"function_info_index\",\"count\","
+                     "\"size\",\"children\"],\"edge_types\":", 1);
+    g_string_replace(t, "3,3,7,20,2,0,0", "3,3,7,20,2,3,0", 1);
+    g_string_replace(t, "\"strings\":[", "\"trace_function_infos\":[0,12,0,0,0,0,1,13,15,1,10,"
+                     "5,2,14,15,1,2,3],\"trace_tree\":[1,0,0,0,[2,2,0,0,[3,1,1,120,[]],"
+                     "4,1,5,50,[]]],\"strings\":[", 1);
+    g_string_replace(t, "\"x\"]}", "\"x\",\"(root)\",\"alloc\",\"main\",\"app.js\"]}", 1);
+    char *path;
+    hf_dump *d = open_snap(t->str, t->len, &path, NULL);
+    char *p = th_problems(d);
+    assert_string_equal(p, "");
+    g_free(p);
+    char *sites = th_snap_file(d, 0, "sites");
+    assert_string_equal(sites, "# objects bytes trace function\n"
+                               "1 120 3 alloc (app.js:10:5)\n5 50 4 alloc (app.js:10:5)\n");
+    g_free(sites);
+    char *folded = th_snap_file(d, 0, "stacks.folded");
+    assert_true(th_has_line(folded, "main;alloc;Thing 120"));
+    assert_true(th_has_line(folded, "Thing 30"));
+    g_free(folded);
+    th_render_everything(d, 16);
+    th_close_temp(d, path);
+    /* a trace node naming a function the table lacks: listed, not followed */
+    g_string_replace(t, "4,1,5,50,[]", "4,9,5,50,[]", 1);
+    d = open_snap(t->str, t->len, &path, NULL);
+    assert_true(th_has_problem(d, "trace node 4 names function 9 of 3"));
+    th_render_everything(d, 16);
+    th_close_temp(d, path);
+    g_string_free(t, TRUE);
+}
+
 /* Every prefix opens (a partial snapshot, its problems listed) or fails
  * with one line; nothing crashes, and what opens renders. */
 static void test_truncations(void **state)
@@ -315,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_model),
         cmocka_unit_test(test_gzip),
         cmocka_unit_test(test_series),
+        cmocka_unit_test(test_traces),
         cmocka_unit_test(test_truncations),
         cmocka_unit_test(test_hostile),
     };
