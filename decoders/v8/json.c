@@ -31,22 +31,6 @@ bool v8_json_fail(v8_json *j, const char *what)
     return false;
 }
 
-void v8_json_ws(v8_json *j)
-{
-    while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t'))
-        j->p++;
-}
-
-bool v8_json_accept(v8_json *j, char c)
-{
-    v8_json_ws(j);
-    if (j->p < j->end && *j->p == (uint8_t)c) {
-        j->p++;
-        return true;
-    }
-    return false;
-}
-
 bool v8_json_expect(v8_json *j, char c)
 {
     if (v8_json_accept(j, c))
@@ -98,7 +82,7 @@ bool v8_json_string(v8_json *j, uint64_t *at)
     return true;
 }
 
-bool v8_json_uint(v8_json *j, uint64_t *v)
+bool v8_json_uint_slow(v8_json *j, uint64_t *v)
 {
     v8_json_ws(j);
     const uint8_t *p = j->p;

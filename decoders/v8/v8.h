@@ -120,17 +120,56 @@ typedef struct {
     uint64_t error_at; /* its offset from start */
 } v8_json;
 
-void v8_json_ws(v8_json *j);
 /* Notes the first problem (at the current offset); returns false. */
 bool v8_json_fail(v8_json *j, const char *what);
 /* Consumes c (after white space); false (and an error) otherwise. */
 bool v8_json_expect(v8_json *j, char c);
+
+/* The scanner's hot paths, inline: they run once or twice per number. */
+static inline void v8_json_ws(v8_json *j)
+{
+    while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t'))
+        j->p++;
+}
+
 /* True when the next character (after white space) is c, consumed. */
-bool v8_json_accept(v8_json *j, char c);
+static inline bool v8_json_accept(v8_json *j, char c)
+{
+    if (G_LIKELY(j->p < j->end && *j->p == (uint8_t)c)) {
+        j->p++;
+        return true;
+    }
+    v8_json_ws(j);
+    if (j->p < j->end && *j->p == (uint8_t)c) {
+        j->p++;
+        return true;
+    }
+    return false;
+}
+
+bool v8_json_uint_slow(v8_json *j, uint64_t *v);
 /* A string token: *at its opening quote's offset; the text is not decoded. */
 bool v8_json_string(v8_json *j, uint64_t *at);
-/* A non-negative integer that fits 53 bits (JSON from JavaScript). */
-bool v8_json_uint(v8_json *j, uint64_t *v);
+/* A non-negative integer that fits 53 bits (JSON from JavaScript).  The
+ * common case (up to 15 digits, then a ',' or ']') here; the rest, and
+ * every error, by v8_json_uint_slow. */
+static inline bool v8_json_uint(v8_json *j, uint64_t *v)
+{
+    const uint8_t *p = j->p, *end = j->end;
+    uint64_t x = 0;
+    int n = 0;
+    while (p < end && n < 16 && (unsigned)(*p - '0') < 10) {
+        x = x * 10 + (uint64_t)(*p - '0');
+        p++;
+        n++;
+    }
+    if (G_LIKELY(n && n < 16 && p < end && (*p == ',' || *p == ']' || *p == '\n'))) {
+        j->p = p;
+        *v = x;
+        return true;
+    }
+    return v8_json_uint_slow(j, v);
+}
 /* Skips any value, nested at most 64 deep. */
 bool v8_json_skip(v8_json *j);
 /* Decodes the string token at offset `at` of data[0, size) into out
