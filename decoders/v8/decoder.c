@@ -199,6 +199,7 @@ static const hf_file class_files[] = {
     {"info", v8_view_class_info, NULL},
     {"instances", hf_heap_view_class_instances, hf_heap_has_class_instances},
     {"retained", hf_heap_view_class_retained, NULL},
+    {"table.tsv", hf_heap_class_table_view, NULL},
     {NULL},
 };
 

@@ -45,7 +45,9 @@ uint64_t v8_view_object_info(hf_dump *d, const hf_view *v, uint64_t first, GStri
     g_string_append_printf(out, "size: %" G_GUINT64_FORMAT "\n", (guint64)sn->size[ord]);
     g_string_append_printf(out, "self size in the file: %" G_GUINT64_FORMAT "\n",
                            (guint64)sn->raw_size[ord]);
-    g_string_append_printf(out, "edges: %u\n", sn->first[ord + 1] - sn->first[ord]);
+    /* "length": what tables/objects.tsv calls it (to the layer a node is an
+     * array of its edges) */
+    g_string_append_printf(out, "length: %u (edges)\n", sn->first[ord + 1] - sn->first[ord]);
     static const char *const states[] = {"unknown", "attached", "detached"};
     g_string_append_printf(out, "detachedness: %s\n",
                            sn->detached[ord] < 3 ? states[sn->detached[ord]] : "?");

@@ -5,6 +5,7 @@
  *
  *   json.c     a focused scanner for the one JSON shape V8 writes (why not
  *              a general parser: at the top of json.c)
+ *   snap.c     a snapshot's strings and edge names, decoded on demand; free
  *   scan.c     one file into one snapshot: meta, nodes, edges, strings,
  *              checked; then what DevTools derives before it computes
  *              dominators (user roots, page-owned flags, shallow sizes moved
@@ -181,10 +182,13 @@ bool v8_json_equals(const uint8_t *data, size_t size, uint64_t at, const char *s
 
 /* ---- scan.c ---- */
 
-/* Parses one file's bytes (sn->data, sn->size) into sn.  False with *err
+/* Parses one file's bytes (sn->data, sn->len) into sn.  False with *err
  * (one line) when nothing can be shown; problems that leave a snapshot go
  * to hf_problem on d. */
 bool v8_scan(hf_dump *d, v8_snap *sn, GError **err);
+
+/* ---- snap.c ---- */
+
 void v8_snap_free(v8_snap *sn);
 /* String i decoded into out ("" when out of range). */
 void v8_string(const v8_snap *sn, uint32_t i, GString *out);
