@@ -20,6 +20,7 @@ extern const hf_decoder hf_decoder_hproftxt;
 extern const hf_decoder hf_decoder_hprof;
 extern const hf_decoder hf_decoder_oemp;
 extern const hf_decoder hf_decoder_gopprof;
+extern const hf_decoder hf_decoder_v8;
 extern const hf_decoder hf_decoder_bmd;
 
 /* One line per decoder.  Order matters only where two could claim a file. */
@@ -28,6 +29,7 @@ static const hf_decoder *const decoders[] = {
     &hf_decoder_hproftxt,
     &hf_decoder_hprof,
     &hf_decoder_oemp,
+    &hf_decoder_v8, /* before gopprof: both read gzip */
     &hf_decoder_gopprof,
     &hf_decoder_bmd,
     NULL,
@@ -51,6 +53,7 @@ static const struct {
     {&hf_decoder_oemp, "OpenEdge memory profile (.oemp)"},
     {&hf_decoder_gperf, "gperftools heap profile"},
     {&hf_decoder_gopprof, "Go pprof (profile.proto)"},
+    {&hf_decoder_v8, "V8 heap snapshot (.heapsnapshot)"},
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(format_names) == G_N_ELEMENTS(decoders) - 1);
 

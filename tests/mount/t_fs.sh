@@ -100,7 +100,7 @@ q() { printf '%q' "$1" | sed 's/\\ / /g'; }  # a literal for [[ == ]]
 head -c 5000 /dev/urandom > "$TESTTMP/random.bin"
 : > "$TESTTMP/empty"
 printf 'hello world\n' > "$TESTTMP/text"
-known="not a format heapfs knows (HPROF heap dump, HPROF text (java.hprof.txt), BMD, OpenEdge memory profile (.oemp), gperftools heap profile, Go pprof (profile.proto))"
+known="not a format heapfs knows (HPROF heap dump, HPROF text (java.hprof.txt), BMD, OpenEdge memory profile (.oemp), gperftools heap profile, Go pprof (profile.proto), V8 heap snapshot (.heapsnapshot))"
 refused "a file that is not a dump" 1 "$(q "heapfs: $TESTTMP/random.bin: $known")" "$HEAPFS" -f random.bin m
 refused "a text file" 1 "$(q "heapfs: $TESTTMP/text: $known")" "$HEAPFS" -f text m
 refused "an empty file" 1 "$(q "heapfs: $TESTTMP/empty: empty file")" "$HEAPFS" -f empty m
