@@ -75,7 +75,7 @@ uint64_t v8_view_object_edges(hf_dump *d, const hf_view *v, uint64_t first, GStr
     size_t start = out->len;
     uint32_t a = sn->first[ord], b = sn->first[ord + 1];
     if (!first)
-        g_string_append(out, "# type id name\n");
+        g_string_append(out, "# type\tid\tname\n");
     GString *t = g_string_new(NULL);
     for (uint64_t k = first; k < b - a; k++) {
         if (hf_budget_spent(out, start, budget)) {
@@ -85,11 +85,11 @@ uint64_t v8_view_object_edges(hf_dump *d, const hf_view *v, uint64_t first, GStr
         uint32_t e = a + (uint32_t)k, to = sn->eto[e];
         g_string_truncate(t, 0);
         v8_edge_name(sn, e, t);
-        g_string_append_printf(out, "%s ", v8_edge_type_names[sn->etype[e]]);
+        g_string_append_printf(out, "%s\t", v8_edge_type_names[sn->etype[e]]);
         if (to == UINT32_MAX)
-            g_string_append(out, "none ");
+            g_string_append(out, "none\t");
         else
-            g_string_append_printf(out, HF_FMT_ID " ", (guint64)sn->id[to]);
+            g_string_append_printf(out, HF_FMT_ID "\t", (guint64)sn->id[to]);
         hf_heap_escape_line(out, t->str, t->len);
         g_string_append_c(out, '\n');
     }

@@ -159,14 +159,14 @@ uint64_t v8_view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *ou
     const v8_snap *sn = g_ptr_array_index(vd->snaps, v->snap);
     size_t start = out->len;
     if (!first)
-        g_string_append(out, "# objects bytes trace function\n");
+        g_string_append(out, "# objects\tbytes\ttrace\tfunction\n");
     for (uint64_t i = first; i < sn->n_tnodes; i++) {
         const v8_tnode *t = &sn->tnodes[i];
         if (!t->count && !t->size)
             continue;
         if (hf_budget_spent(out, start, budget))
             return i;
-        g_string_append_printf(out, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %u ", t->count,
+        g_string_append_printf(out, "%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t%u\t", t->count,
                                t->size, sn->tbase + (uint32_t)i + 1);
         GString *f = g_string_new(NULL);
         frame(sn, (uint32_t)i, true, f);

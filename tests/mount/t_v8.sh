@@ -34,7 +34,7 @@ if hf_mount "$TESTTMP/h.1.heapsnapshot"; then
   check_eq "no Leak yet" "" "$(count "$S" Leak)"
   check_eq "classes/Foo/instances lists 1000" 1000 "$(wc -l < "$S/classes/Foo/instances")"
   FOO=$(head -1 "$S/classes/Foo/instances")
-  check "a Foo's edges name its fields" grep -q '^property 0x[0-9a-f]* label$' "$S/objects/$FOO/edges"
+  check "a Foo's edges name its fields" grep -qP '^property\t0x[0-9a-f]*\tlabel$' "$S/objects/$FOO/edges"
   check "refs/label of a Foo is a string foo-N" grep -qx 'foo-[0-9]*' "$S/objects/$FOO/refs/label/value"
   check "info gives the DevTools id" grep -qx "devtools: @$((FOO))" "$S/objects/$FOO/info"
   check "strings has the marker" grep -q " $MARKER\$" "$S/strings"
@@ -130,7 +130,7 @@ node --track-heap-objects "$TESTTMP/tracked.js" "$TESTTMP/tracked.heapsnapshot" 
 if hf_mount "$TESTTMP/tracked.heapsnapshot"; then
   S=$MNT/latest
   check "sites names makeTracked with its script and line" \
-    grep -Eq "^[0-9]+ [0-9]+ [0-9]+ makeTracked \(.*tracked\.js:2:[0-9]+\)\$" "$S/sites"
+    grep -Pq "^[0-9]+\t[0-9]+\t[0-9]+\tmakeTracked \(.*tracked\.js:2:[0-9]+\)\$" "$S/sites"
   ONE=$(awk '$1 == "size:" {print $2}' "$S/objects/$(head -1 "$S/classes/Tracked/instances")/info")
   check_eq "stacks.folded: makeTracked allocated 400 Tracked" "$((400 * ONE))" \
     "$(awk '$1 ~ /;makeTracked;Tracked$/ {s += $2} END {print s + 0}' "$S/stacks.folded")"

@@ -151,7 +151,7 @@ static void test_model(void **state)
     assert_true(th_has_line(info, "devtools: @7"));
     g_free(info);
     char *edges = th_object_file(d, 0, "0x7", "edges");
-    assert_string_equal(edges, "# type id name\nproperty 0xd x\nelement 0xf 0\n");
+    assert_string_equal(edges, "# type\tid\tname\nproperty\t0xd\tx\nelement\t0xf\t0\n");
     g_free(edges);
     uint64_t a = th_object(d, 0, "0x7");
     char name[HF_NAME_MAX];
@@ -247,8 +247,8 @@ static void test_traces(void **state)
     assert_string_equal(p, "");
     g_free(p);
     char *sites = th_snap_file(d, 0, "sites");
-    assert_string_equal(sites, "# objects bytes trace function\n"
-                               "1 120 3 alloc (app.js:10:5)\n5 50 4 alloc (app.js:10:5)\n");
+    assert_string_equal(sites, "# objects\tbytes\ttrace\tfunction\n"
+                               "1\t120\t3\talloc (app.js:10:5)\n5\t50\t4\talloc (app.js:10:5)\n");
     g_free(sites);
     char *folded = th_snap_file(d, 0, "stacks.folded");
     assert_true(th_has_line(folded, "main;alloc;Thing 120"));
