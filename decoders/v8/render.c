@@ -165,11 +165,13 @@ uint64_t v8_view_strings(hf_dump *d, const hf_view *v, uint64_t first, GString *
 {
     const hf_hsnap *hs = hf_heap_snap(&D(d)->heap, v->snap);
     size_t start = out->len;
+    if (!first)
+        g_string_append(out, "# id\ttext\n");
     for (uint64_t o = first; hs && o < hs->n_objects; o++) {
         if (hf_budget_spent(out, start, budget))
             return o;
         size_t at = out->len;
-        g_string_append_printf(out, HF_FMT_ID " ", (guint64)hf_heap_object_id(&D(d)->heap, hs, o));
+        g_string_append_printf(out, HF_FMT_ID "\t", (guint64)hf_heap_object_id(&D(d)->heap, hs, o));
         if (v8_text(d, v->snap, o, out))
             g_string_append_c(out, '\n');
         else

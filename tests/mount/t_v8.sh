@@ -37,8 +37,8 @@ if hf_mount "$TESTTMP/h.1.heapsnapshot"; then
   check "a Foo's edges name its fields" grep -qP '^property\t0x[0-9a-f]*\tlabel$' "$S/objects/$FOO/edges"
   check "refs/label of a Foo is a string foo-N" grep -qx 'foo-[0-9]*' "$S/objects/$FOO/refs/label/value"
   check "info gives the DevTools id" grep -qx "devtools: @$((FOO))" "$S/objects/$FOO/info"
-  check "strings has the marker" grep -q " $MARKER\$" "$S/strings"
-  check "strings has a Map key" grep -q ' k499$' "$S/strings"
+  check "strings has the marker" grep -q "$(printf '\t')$MARKER\$" "$S/strings"
+  check "strings has a Map key" grep -qP '\tk499$' "$S/strings"
   check "roots lists (GC roots) categories" grep -q $'\t(GC roots) / ' "$S/roots"
   G=$(awk -F'\t' '$3 == "(user roots)" {print $1; exit}' "$S/roots")
   check "roots lists the global object as a user root" test -n "$G"

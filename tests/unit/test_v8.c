@@ -162,7 +162,7 @@ static void test_model(void **state)
     assert_int_equal(th_ref_find(d, 0, a, "x"), 0);
     assert_int_equal(th_ref_find(d, 0, a, "[0]"), 1);
     char *strings = th_snap_file(d, 0, "strings");
-    assert_string_equal(strings, "0xd hello\\nworld\xc3\xa9\n");
+    assert_string_equal(strings, "# id\ttext\n0xd\thello\\nworld\xc3\xa9\n");
     g_free(strings);
     char *value = th_object_file(d, 0, "0xd", "value");
     assert_string_equal(value, "hello\nworld\xc3\xa9");
