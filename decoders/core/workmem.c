@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 struct hf_work {
@@ -18,6 +19,7 @@ struct hf_work {
     uint64_t ram, file;          /* held now */
     uint64_t ram_peak, file_peak, both_peak;
     unsigned file_failures;      /* files that could not be made */
+    struct rusage start;         /* the process's page faults at the start */
 };
 
 typedef struct {
@@ -179,6 +181,7 @@ hf_work *hf_work_begin(const hf_work_opt *o, const char *dir)
     hf_work *w = g_new0(hf_work, 1);
     w->opt = *o;
     w->dir = g_strdup(dir);
+    getrusage(RUSAGE_SELF, &w->start);
     switch (o->mode) {
     case HF_WORK_AUTO:
         w->avail = hf_mem_available("", &w->why);
@@ -229,7 +232,11 @@ void hf_work_end(hf_work *w, GString *out)
             g_string_append_printf(out, ": half of %.2f GiB available by %s", gib(w->avail), w->why);
         if (w->file_failures)
             g_string_append_printf(out, "; %u files could not be made", w->file_failures);
-        g_string_append(out, ")");
+        struct rusage now;
+        getrusage(RUSAGE_SELF, &now);
+        g_string_append_printf(out, "; page faults of the daemon meanwhile: %ld major, %ld minor)",
+                               now.ru_majflt - w->start.ru_majflt,
+                               now.ru_minflt - w->start.ru_minflt);
     }
     g_free(w->why);
     g_free(w->dir);

@@ -65,7 +65,9 @@ typedef struct hf_work hf_work;
 hf_work *hf_work_begin(const hf_work_opt *o, const char *dir);
 /* Closes it; appends to out (may be NULL) what it did, e.g. "working
  * arrays in RAM (peak 1.2 GiB; auto: 9.1 GiB available, MemAvailable)"
- * or "... peak 0.5 GiB in RAM, 3.1 GiB in files in DIR ...". */
+ * or "... peak 0.5 GiB in RAM, 3.1 GiB in files in DIR ...", and the
+ * page faults the process took since hf_work_begin (getrusage: all its
+ * threads, the computation's helpers included). */
 void hf_work_end(hf_work *w, GString *out);
 
 /* bytes of memory for the calling thread's computation, uninitialized
