@@ -18,7 +18,7 @@ struct hf_work {
     char *why, *dir;
     uint64_t ram, file;          /* held now */
     uint64_t ram_peak, file_peak, both_peak;
-    unsigned file_failures;      /* files that could not be made */
+    unsigned failures;           /* allocations that failed, RAM or file */
     struct rusage start;         /* the process's page faults at the start */
 };
 
@@ -206,6 +206,11 @@ static double gib(uint64_t bytes)
     return (double)bytes / (1 << 30);
 }
 
+unsigned hf_work_failures(const hf_work *w)
+{
+    return w->failures;
+}
+
 void hf_work_end(hf_work *w, GString *out)
 {
     g_assert(current == w);
@@ -230,8 +235,8 @@ void hf_work_end(hf_work *w, GString *out)
         g_string_append_printf(out, "; retained_mem=%s", hf_work_opt_name(&w->opt, name, sizeof name));
         if (w->opt.mode == HF_WORK_AUTO)
             g_string_append_printf(out, ": half of %.2f GiB available by %s", gib(w->avail), w->why);
-        if (w->file_failures)
-            g_string_append_printf(out, "; %u files could not be made", w->file_failures);
+        if (w->failures)
+            g_string_append_printf(out, "; %u arrays could not be had", w->failures);
         struct rusage now;
         getrusage(RUSAGE_SELF, &now);
         g_string_append_printf(out, "; page faults of the daemon meanwhile: %ld major, %ld minor)",
@@ -282,12 +287,10 @@ void *hf_work_alloc(size_t bytes)
         return g_try_malloc(len);
     bool file = w->budget < len || w->ram > w->budget - len;
     void *p = file ? map_file(w->dir, len) : g_try_malloc(len);
-    if (!p && file) {
-        w->file_failures++;
+    if (!p) {
+        w->failures++;
         return NULL;
     }
-    if (!p)
-        return NULL;
     block *b = g_new(block, 1);
     *b = (block){len, file, w};
     g_mutex_lock(&lock);

@@ -69,6 +69,8 @@ hf_work *hf_work_begin(const hf_work_opt *o, const char *dir);
  * page faults the process took since hf_work_begin (getrusage: all its
  * threads, the computation's helpers included). */
 void hf_work_end(hf_work *w, GString *out);
+/* How many of w's allocations failed so far (no RAM, no file). */
+unsigned hf_work_failures(const hf_work *w);
 
 /* bytes of memory for the calling thread's computation, uninitialized
  * (file: zeros); NULL when neither RAM nor a file can be had. */

@@ -417,8 +417,8 @@ static bool dom_compute(const hf_csr *succ, hf_csr *drop, const hf_csr *pred, ui
     snca s = {.succ = succ, .pred = pred, .n = n, .order = order, .idom = idom,
               .pre = try_u32(len), .semi = try_u32(len)};
     if (s.pre && s.semi) {
-        hf_work_random(s.pre); /* read by node: at random (no read-around) */
         memset(s.pre, 0xff, len * sizeof *s.pre);
+        hf_work_random(s.pre); /* filled in order, then read by node: at random */
         count = dfs(&s);
     }
     if (drop)

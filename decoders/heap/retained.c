@@ -131,7 +131,6 @@ static bool resolver_init(resolver *r, hf_heap *h, const hf_hsnap *sn)
     r->ids = hf_work_alloc(sizeof(uint64_t) * (n ? n : 1));
     if (!r->ids)
         return false;
-    hf_work_random(r->ids); /* binary searches: no read-around from a file */
     for (uint32_t i = 0; i < n; i++) {
         if (hf_cancel_due(i))
             r->n = n = i; /* the rest is not needed: compute() gives up */
@@ -155,6 +154,7 @@ static bool resolver_init(resolver *r, hf_heap *h, const hf_hsnap *sn)
     r->tab = hf_work_alloc(sizeof(uint32_t) * (r->nb + 1));
     if (!r->tab)
         return false;
+    hf_work_random(r->ids); /* filled in order; now binary searches: no read-around */
     /* A dump that changed underneath may give ids out of order: clamp, so
      * lookups can only miss, never read outside the table. */
     uint64_t b = 0;
@@ -502,10 +502,14 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
     hf_work *w = hf_work_begin(&h->base.work, dir);
     g_free(dir);
     hf_hgraph *g = compute_in(h, s);
+    bool short_of_memory = hf_work_failures(w) > 0;
     GString *say = g_string_new(NULL);
     hf_work_end(w, say);
-    if (g->error && !hf_cancelled()) { /* no memory: say where it was sought */
-        char *e = g_strdup_printf("%s; %s", g->error, say->str);
+    if (g->error && !hf_cancelled()) { /* say which limit, and where memory was sought */
+        char *e = g_strdup_printf("%s; %s", short_of_memory
+                                                ? "out of memory (RAM or disk) for the working arrays"
+                                                : "more than 2^32 references (a snapshot's limit)",
+                                  say->str);
         g_free(g->error);
         g->error = e;
     }

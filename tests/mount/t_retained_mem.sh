@@ -52,7 +52,7 @@ CACHE=$XDG_CACHE_HOME; export XDG_CACHE_HOME=/proc/no-such-dir
 hf_mount "$DUMP" -o index=none,retained_mem=file || { echo "not ok - mount with no place for files"; exit 0; }
 export XDG_CACHE_HOME=$CACHE
 check "no place for the files: dominators says why there are no retained sizes" \
-  grep -q '^# no retained sizes: out of memory.*working arrays .*files could not be made' "$MNT/latest/dominators"
+  grep -q '^# no retained sizes: out of memory (RAM or disk) for the working arrays; .*arrays could not be had' "$MNT/latest/dominators"
 check "no place for the files: the other views still work" grep -q 'objects' "$MNT/latest/info"
 hf_umount
 

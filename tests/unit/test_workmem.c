@@ -149,8 +149,9 @@ static void test_no_place(void **state)
     hf_work *w = hf_work_begin(&(hf_work_opt){HF_WORK_FILE, 0}, "/proc/no/such/dir");
     assert_null(hf_work_alloc(4096));
     GString *said = g_string_new(NULL);
+    assert_int_equal(hf_work_failures(w), 1);
     hf_work_end(w, said);
-    assert_non_null(strstr(said->str, "1 files could not be made"));
+    assert_non_null(strstr(said->str, "1 arrays could not be had"));
     g_string_free(said, TRUE);
 }
 
