@@ -49,13 +49,14 @@ have=0
 need_kb=$(( N * (45 + (have ? 0 : 51)) / 1024 ))
 [ "$(avail_kb "$OUT")" -gt "$need_kb" ] ||
   die "$OUT: $(( $(avail_kb "$OUT") / 1048576 )) GiB free, $(( need_kb / 1048576 )) GiB needed"
-T_GEN=reused
+T_GEN="reused (made by an earlier run)"
 if [ $have = 0 ]; then
   echo "generating $DUMP: hprofgen $ARGS ..." >&2
   rm -f "$DUMP"
   TMPDUMP=$OUT/bigdump.tmp.hprof
   # shellcheck disable=SC2086  # ARGS is words
-  T_GEN=$(f1 "$(secs "$GEN" $ARGS -o "$TMPDUMP")") || die "hprofgen failed"
+  t=$(secs "$GEN" $ARGS -o "$TMPDUMP") || die "hprofgen failed"
+  T_GEN="$(f1 "$t") s"
   mv "$TMPDUMP" "$DUMP"; TMPDUMP=""
   echo "$ARGS" >"$OUT/hprofgen.args"
 fi
@@ -105,7 +106,7 @@ RSS_MOUNT=$(rss_anon_kb "$PID")
 t0=$(now)
 MAJ=? MIN=? RSS_AFTER=0 T_REST=0
 if cat "$MNT/latest/dominators" >"$OUT/dominators"; then
-  T_DOM=$(f2 "$(echo "$(now) - $t0" | bc -l)")
+  T_DOM="$(f2 "$(echo "$(now) - $t0" | bc -l)") s"
   t0=$(now)
   cat "$MNT/latest/suspects" "$MNT/latest/histogram-retained" >"$OUT/suspects" || die "cat suspects failed"
   TOP=$(awk 'NR == 2 { print $1 }' "$OUT/dominators")
@@ -130,10 +131,10 @@ RSS_PEAK=$(cat "$OUT/rss_peak")
 DISK_KB=$(( AVAIL0 - $(cat "$OUT/avail_min") ))
 echo "heapfs bigdump bench: $(f2 "$(echo "$SIZE / 1000000000" | bc -l)") GB, about $N objects; hprofgen $ARGS; -o $OPTS${BIG_CGROUP:+; memory cgroup of $BIG_CGROUP}; $(nproc) cpus"
 row "figure" "value" "per object"
-row "generation (hprofgen)" "$T_GEN s"
+row "generation (hprofgen)" "$T_GEN"
 row "indexing (mount until live)" "$(f2 "$T_INDEX") s"
 row "daemon RssAnon after mount" "$(mib "$RSS_MOUNT")" "$(bpo "$((RSS_MOUNT * 1024))") B"
-row "first cat latest/dominators" "$T_DOM s"
+row "first cat latest/dominators" "$T_DOM"
 row "suspects, histogram-retained, a path" "$(f2 "$T_REST") s"
 row "daemon RssAnon peak (0.5 s polls)" "$(mib "$RSS_PEAK")" "$(bpo "$((RSS_PEAK * 1024))") B"
 row "daemon RssAnon after" "$(mib "$RSS_AFTER")" "$(bpo "$((RSS_AFTER * 1024))") B"
