@@ -40,6 +40,7 @@ typedef struct {
     char *cache_size;
     char *names; /* -o names=FILE: candidate names for hashed ones (BMD) */
     char *retained; /* -o retained=LEVEL: what keeps objects alive (heaps) */
+    char *retained_mem; /* -o retained_mem=auto|ram|file|BYTES (heaps) */
     char *index;    /* -o index=PATH|none: the index file */
     char *index_max; /* -o index_max=SIZE|N%: the cache directory's bound */
     int check;
@@ -72,6 +73,7 @@ static const struct fuse_opt option_spec[] = {
     {"cache_size=%s", offsetof(options, cache_size), 0},
     {"names=%s", offsetof(options, names), 0},
     {"retained=%s", offsetof(options, retained), 0},
+    {"retained_mem=%s", offsetof(options, retained_mem), 0},
     {"index=%s", offsetof(options, index), 0},
     {"index_max=%s", offsetof(options, index_max), 0},
     {"--check", offsetof(options, check), 1},
@@ -133,6 +135,10 @@ static void usage(const char *prog)
            "                           alive in retained sizes, dominators and paths: strong\n"
            "                           (default: soft, weak, phantom and finalizer referents do\n"
            "                           not), soft, finalizer, weak or phantom (all count, as MAT)\n"
+           "    -o retained_mem=WHERE  heap dumps: where retained sizes' working arrays go: auto\n"
+           "                           (default: RAM up to half the memory available, cgroup\n"
+           "                           limits included, then files in the index's directory),\n"
+           "                           ram, file, or BYTES of RAM (K, M, G) before files\n"
            "    -o index=PATH          HPROF: the index file, kept so that the next mount of\n"
            "                           the same dump maps it instead of indexing again\n"
            "                           (default: DUMP.heapfs-index beside the dump, else under\n"
@@ -218,6 +224,20 @@ static const char *parse_index_max(const char *s)
     if (!bad)
         hf_keepdir_set_max(v, 0);
     return bad;
+}
+
+/* -o retained_mem=auto|ram|file|BYTES; NULL, or why not. */
+static const char *parse_work(const char *s, hf_work_opt *out)
+{
+    static const char *const names[] = {"auto", "ram", "file"};
+    for (unsigned i = 0; i < G_N_ELEMENTS(names); i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = (hf_work_opt){(hf_work_mode)i, 0};
+            return NULL;
+        }
+    *out = (hf_work_opt){HF_WORK_LIMIT, 0};
+    return g_ascii_isdigit(*s) ? parse_size(s, &out->limit)
+                               : "not auto, ram, file or a size (bytes, or a number with K, M or G)";
 }
 
 /* *p made absolute (lexically, as hf_keep_candidates names the dump): left
@@ -516,6 +536,11 @@ int main(int argc, char **argv)
         rc = 2;
         goto out;
     }
+    const char *bad_mem = o.retained_mem ? parse_work(o.retained_mem, &opts.work) : NULL;
+    if (bad_mem) {
+        fprintf(stderr, "heapfs: -o retained_mem=%s: %s\n", o.retained_mem, bad_mem);
+        goto out;
+    }
     char **paths = (char **)o.positional->pdata;
     if (o.names && !preflight(hf_preflight_file("names file", o.names))) {
         rc = 1; /* a file that cannot be opened, as a dump */
@@ -551,6 +576,7 @@ out:
     g_ptr_array_free(o.positional, TRUE);
     g_free(o.cache_size);
     g_free(o.names);
+    g_free(o.retained_mem);
     g_free(o.retained);
     g_free(o.index);
     g_free(o.index_max);

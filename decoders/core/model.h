@@ -23,6 +23,8 @@
 #ifndef HF_MODEL_H
 #define HF_MODEL_H
 
+#include "decoders/core/workmem.h"
+
 #include <glib.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -238,6 +240,9 @@ struct hf_dump {
     /* Heap formats: how strong a reference must be to keep an object alive
      * (-o retained=..., an hf_reach; 0 = strong). */
     unsigned reach;
+    /* Heap formats: where the retained-size computation's working arrays
+     * go (-o retained_mem=, core/workmem.h; zeroed: auto). */
+    hf_work_opt work;
     /* How the index was built, for MOUNT/.stats and --check (never info:
      * it differs between runs).  0 when the decoder does not say. */
     double index_seconds;
@@ -269,6 +274,9 @@ typedef struct hf_open_opts {
      * (an hf_reach; 0 = strong).  hf_open copies it to hf_dump.reach once
      * the decoder's open returns; decoders read that, never this. */
     unsigned reach;
+    /* Heap formats: RAM or files for the retained sizes' working arrays
+     * (-o retained_mem=); copied to hf_dump.work as reach is. */
+    hf_work_opt work;
     /* The index file (-o index=): NULL for the default place (beside the
      * dump, else under $XDG_CACHE_HOME/heapfs), "none" for no index file,
      * else its path.  Formats without an index file ignore it; so does

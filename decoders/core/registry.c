@@ -131,11 +131,13 @@ static const hf_decoder *detect_mapped(const char *path, GMappedFile *map, GErro
 }
 
 /* What every open does after the decoder's: the options that apply to
- * any dump (the retained level: only through hf_dump.reach). */
+ * any dump (the retained level and memory: only through hf_dump). */
 static hf_dump *opened(hf_dump *d, const hf_open_opts *opts)
 {
-    if (d && opts)
+    if (d && opts) {
         d->reach = opts->reach;
+        d->work = opts->work;
+    }
     return d;
 }
 

@@ -6,6 +6,7 @@
 
 #include "decoders/core/cancel.h"
 #include "decoders/core/search.h"
+#include "decoders/core/workmem.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -13,17 +14,18 @@
 
 #include <glib.h>
 
-/* Arrays of count uint32_t; at least one entry, because g_try_new(T, 0)
- * returns NULL, which would read as a failure for an empty graph. */
+/* Arrays of count uint32_t, from the thread's working memory (core/
+ * workmem.h: RAM, or a file for a graph larger than memory); at least one
+ * entry, so that an empty graph's arrays are not NULL (a failure). */
 static uint32_t *try_u32(size_t count)
 {
-    return g_try_new(uint32_t, count ? count : 1);
+    return hf_work_alloc((count ? count : 1) * sizeof(uint32_t));
 }
 
 void hf_csr_free(hf_csr *g)
 {
-    g_free(g->off);
-    g_free(g->dst);
+    hf_work_free(g->off);
+    hf_work_free(g->dst);
     memset(g, 0, sizeof *g);
 }
 
@@ -142,8 +144,8 @@ bool hf_csr_build(hf_csr *out, uint32_t n, hf_edge_source src, void *ud)
      * different number of edges the second time is caught here, not by
      * its neighbour's slots shifting. */
     if (!dst || !build_pass(parts, n_parts, false)) {
-        g_free(off);
-        g_free(dst);
+        hf_work_free(off);
+        hf_work_free(dst);
         return false;
     }
     out->n = n;
@@ -172,8 +174,8 @@ bool hf_csr_transpose(const hf_csr *g, hf_csr *out)
     uint32_t *off = try_u32((size_t)n + 3);
     uint32_t *dst = try_u32(m);
     if (!off || !dst) {
-        g_free(off);
-        g_free(dst);
+        hf_work_free(off);
+        hf_work_free(dst);
         return false;
     }
     memset(off, 0, ((size_t)n + 3) * sizeof *off);
@@ -184,15 +186,15 @@ bool hf_csr_transpose(const hf_csr *g, hf_csr *out)
     bucket_starts(off, n + 1);
     for (uint32_t v = 0; v <= n; v++) {
         if (hf_cancel_due(v)) {
-            g_free(off);
-            g_free(dst);
+            hf_work_free(off);
+            hf_work_free(dst);
             return false;
         }
         for (uint32_t e = g->off[v]; e < g->off[v + 1]; e++)
             dst[off[g->dst[e] + 1]++] = v;
     }
-    out->n = n;
-    out->off = g_realloc(off, ((size_t)n + 2) * sizeof *off);
+    out->n = n; /* off keeps its spare entry: n + 3 */
+    out->off = off;
     out->dst = dst;
     return true;
 }
@@ -416,20 +418,21 @@ static bool dom_compute(const hf_csr *succ, hf_csr *drop, const hf_csr *pred, ui
               .pre = try_u32(len), .semi = try_u32(len)};
     if (s.pre && s.semi) {
         memset(s.pre, 0xff, len * sizeof *s.pre);
+        hf_work_random(s.pre); /* filled in order, then read by node: at random */
         count = dfs(&s);
     }
     if (drop)
         hf_csr_free(drop);
     if (count)
-        s.link = g_try_new(link_t, count);
+        s.link = hf_work_alloc(count * sizeof(link_t));
     bool ok = s.link && semidominators(&s, count) && nearest_common_ancestors(&s, count);
     if (ok) {
         idom_to_nodes(&s, count);
         *n_reached = count - 1;
     }
-    g_free(s.pre);
-    g_free(s.semi);
-    g_free(s.link);
+    hf_work_free(s.pre);
+    hf_work_free(s.semi);
+    hf_work_free(s.link);
     return ok;
 }
 
@@ -604,7 +607,7 @@ bool hf_dom_children(uint32_t n, const uint32_t *idom, const uint64_t *retained,
     for (uint32_t v = 0; v <= n; v++)
         most = off[v + 2] > most ? off[v + 2] : most;
     uint32_t *dst = try_u32(kids);
-    uint64_t *key = g_try_new(uint64_t, most ? most : 1);
+    uint64_t *key = hf_work_alloc((most ? most : 1) * sizeof(uint64_t));
     if (!dst || !key)
         goto fail;
     bucket_starts(off, n + 1);
@@ -622,15 +625,15 @@ bool hf_dom_children(uint32_t n, const uint32_t *idom, const uint64_t *retained,
             key[i] = retained[k.node[i]];
         sort_kids(k, len);
     }
-    g_free(key);
-    out->n = n;
-    out->off = g_realloc(off, ((size_t)n + 2) * sizeof *off);
+    hf_work_free(key);
+    out->n = n; /* off keeps its spare entry: n + 3 */
+    out->off = off;
     out->dst = dst;
     return true;
 fail:
-    g_free(off);
-    g_free(dst);
-    g_free(key);
+    hf_work_free(off);
+    hf_work_free(dst);
+    hf_work_free(key);
     return false;
 }
 
@@ -665,7 +668,7 @@ bool hf_graph_bfs(const hf_csr *succ, uint32_t *parent)
     queue[tail++] = n;
     while (head < tail) {
         if (hf_cancel_due(head)) {
-            g_free(queue);
+            hf_work_free(queue);
             return false;
         }
         prefetch_queue(succ, queue, head, tail, parent);
@@ -679,7 +682,7 @@ bool hf_graph_bfs(const hf_csr *succ, uint32_t *parent)
             }
         }
     }
-    g_free(queue);
+    hf_work_free(queue);
     return true;
 }
 
@@ -699,14 +702,14 @@ bool hf_parents_pack(const uint32_t *parent, const hf_csr *pred, hf_parents *out
 {
     uint32_t n = pred->n;
     memset(out, 0, sizeof *out);
-    out->slot = g_try_malloc((size_t)n + 1);
+    out->slot = hf_work_alloc((size_t)n + 1);
     if (!out->slot)
         return false;
     GArray *far = g_array_new(FALSE, FALSE, sizeof(uint64_t));
     for (uint32_t v = 0; v < n; v++) {
         if (hf_cancel_due(v)) {
             g_array_free(far, TRUE);
-            g_clear_pointer(&out->slot, g_free);
+            g_clear_pointer(&out->slot, hf_work_free);
             return false;
         }
         uint32_t u = parent[v];
@@ -766,7 +769,7 @@ uint32_t hf_parents_depth(const hf_parents *p, const hf_csr *pred, uint32_t v)
 
 void hf_parents_free(hf_parents *p)
 {
-    g_free(p->slot);
+    hf_work_free(p->slot);
     g_free(p->far);
     memset(p, 0, sizeof *p);
 }

@@ -54,14 +54,22 @@
  *
  * Ownership.  Every output array is allocated by the caller, with the size
  * stated at the function.  An hf_csr filled by hf_csr_build(),
- * hf_csr_transpose() or hf_dom_children() owns its two arrays (g_malloc'd)
- * and is released with hf_csr_free().  On failure (false) an output CSR is
- * left empty ({0}), and no memory is kept.
+ * hf_csr_transpose() or hf_dom_children() owns its two arrays and is
+ * released with hf_csr_free().  On failure (false) an output CSR is left
+ * empty ({0}), and no memory is kept.
+ *
+ * Where the memory is.  Every array allocated here, output or temporary,
+ * comes from core/workmem.h's hf_work_alloc (freed with hf_work_free): RAM
+ * unless the calling thread has opened an hf_work, which puts arrays past
+ * its budget in mapped files (a graph larger than memory).  The code is the
+ * same either way; the loops' access order (sequential passes, prefetched
+ * random reads) is what keeps the page faults of files in check.
  *
  * Stack.  Everything is iterative; a chain of any length is fine with the
  * default stack.
  *
- * Thread safety.  There is no global state: every function is a pure
+ * Thread safety.  There is no global state but workmem.h's (a thread's
+ * hf_work, a locked table of its arrays): every function is a pure
  * function of its arguments, so calls on different data may run
  * concurrently, and calls that only read the same graph (hf_dom_compute and
  * hf_graph_bfs on one succ; not hf_dom_compute_free_succ, which frees it)
@@ -186,7 +194,7 @@ uint32_t hf_graph_depth(const uint32_t *parent, uint32_t n, uint32_t v);
  * v's referrers, so keep its place in pred's list of v (the first place,
  * pred's lists being in node order as hf_csr_transpose makes them).  A
  * place of HF_SLOT_FAR or more goes to a short sorted list instead.  The
- * arrays are g_malloc'd (hf_parents_free) or mapped from a graph file; a
+ * arrays come from hf_work_alloc (hf_parents_free) or mapped from a graph file; a
  * lookup checks every place against pred, so a damaged file gives a wrong
  * parent (HF_NONE), never a read outside the arrays. */
 #define HF_SLOT_FAR 254  /* the parent is in far[] */

@@ -7,12 +7,13 @@
 #include "decoders/heap/fields.h"
 
 #include "decoders/core/cancel.h"
-#include "decoders/core/names.h"
 #include "decoders/core/progress.h"
 #include "decoders/core/search.h"
+#include "decoders/core/workmem.h"
 #include "decoders/heap/graphfile.h"
 
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -73,15 +74,16 @@ static hf_keepkey key_now(hf_hgraphs *g)
 static void graph_free(hf_hgraph *g, bool mapped)
 {
     g_free(g->error);
+    g_free(g->work);
     if (mapped) { /* the arrays are the index file's */
         g_free(g);
         return;
     }
     hf_csr_free(&g->pred);
-    g_free(g->kids);
-    g_free(g->idom);
+    hf_work_free(g->kids);
+    hf_work_free(g->idom);
     hf_parents_free(&g->parent);
-    g_free(g->retained);
+    hf_work_free(g->retained);
     g_free(g->class_retained);
     g_free(g);
 }
@@ -122,11 +124,13 @@ typedef struct {
     uint32_t n;
 } resolver;
 
-static void resolver_init(resolver *r, hf_heap *h, const hf_hsnap *sn)
+static bool resolver_init(resolver *r, hf_heap *h, const hf_hsnap *sn)
 {
     uint32_t n = (uint32_t)sn->n_objects;
     r->n = n;
-    r->ids = g_new(uint64_t, n ? n : 1);
+    r->ids = hf_work_alloc(sizeof(uint64_t) * (n ? n : 1));
+    if (!r->ids)
+        return false;
     for (uint32_t i = 0; i < n; i++) {
         if (hf_cancel_due(i))
             r->n = n = i; /* the rest is not needed: compute() gives up */
@@ -147,7 +151,10 @@ static void resolver_init(resolver *r, hf_heap *h, const hf_hsnap *sn)
     while ((range >> r->shift) >= want) /* (range >> shift) + 1 > want, without overflow */
         r->shift++;
     r->nb = (range >> r->shift) + 1;
-    r->tab = g_new(uint32_t, r->nb + 1);
+    r->tab = hf_work_alloc(sizeof(uint32_t) * (r->nb + 1));
+    if (!r->tab)
+        return false;
+    hf_work_random(r->ids); /* filled in order; now binary searches: no read-around */
     /* A dump that changed underneath may give ids out of order: clamp, so
      * lookups can only miss, never read outside the table. */
     uint64_t b = 0;
@@ -160,12 +167,13 @@ static void resolver_init(resolver *r, hf_heap *h, const hf_hsnap *sn)
     }
     while (b <= r->nb)
         r->tab[b++] = n;
+    return true;
 }
 
 static void resolver_free(resolver *r)
 {
-    g_free(r->ids);
-    g_free(r->tab);
+    hf_work_free(r->ids);
+    hf_work_free(r->tab);
 }
 
 static uint32_t resolve(const resolver *r, uint64_t id)
@@ -307,12 +315,14 @@ static bool is_local_root(uint8_t kind)
            kind == HF_ROOT_NATIVE_STACK || kind == HF_ROOT_THREAD_BLOCK;
 }
 
-static void ctx_init(gctx *c, hf_heap *h, const hf_hsnap *sn)
+/* False when the resolver's arrays cannot be had. */
+static bool ctx_init(gctx *c, hf_heap *h, const hf_hsnap *sn)
 {
     c->h = h;
     c->sn = sn;
     c->n = (uint32_t)sn->n_objects;
-    resolver_init(&c->res, h, sn);
+    if (!resolver_init(&c->res, h, sn))
+        return false;
     guint nc = sn->classes->len;
     c->class_node = g_new(uint32_t, nc ? nc : 1);
     c->referent = g_new(uint32_t, nc ? nc : 1);
@@ -360,6 +370,7 @@ static void ctx_init(gctx *c, hf_heap *h, const hf_hsnap *sn)
         if (!k || c->locals[k - 1] != c->locals[i])
             c->locals[k++] = c->locals[i];
     c->n_locals = k;
+    return true;
 }
 
 static void ctx_free(gctx *c)
@@ -375,17 +386,20 @@ static void ctx_free(gctx *c)
  * dominator tree that adds an instance only when no instance of its class
  * is above it ---- */
 
-static void class_retained(const gctx *c, hf_hgraph *g, const hf_csr *kids)
+static bool class_retained(const gctx *c, hf_hgraph *g, const hf_csr *kids)
 {
     guint nc = c->sn->classes->len;
     g->class_retained = g_new0(uint64_t, nc ? nc : 1);
     uint32_t *above = g_new0(uint32_t, nc ? nc : 1); /* instances on the path */
-    uint32_t *stack = g_new(uint32_t, (size_t)c->n + 1);
-    uint32_t *next = g_new(uint32_t, (size_t)c->n + 1); /* child cursor */
+    uint32_t *stack = hf_work_alloc(sizeof(uint32_t) * ((size_t)c->n + 1));
+    uint32_t *next = hf_work_alloc(sizeof(uint32_t) * ((size_t)c->n + 1)); /* child cursor */
     size_t top = 0;
-    stack[top++] = c->n;
-    next[c->n] = kids->off[c->n];
-    for (uint64_t step = 1; top && !hf_cancel_due(step); step++) {
+    bool ok = stack && next;
+    if (ok) {
+        stack[top++] = c->n;
+        next[c->n] = kids->off[c->n];
+    }
+    for (uint64_t step = 1; ok && top && !hf_cancel_due(step); step++) {
         uint32_t v = stack[top - 1];
         if (next[v] < kids->off[v + 1]) {
             uint32_t w = kids->dst[next[v]++];
@@ -401,8 +415,9 @@ static void class_retained(const gctx *c, hf_hgraph *g, const hf_csr *kids)
         }
     }
     g_free(above);
-    g_free(stack);
-    g_free(next);
+    hf_work_free(stack);
+    hf_work_free(next);
+    return ok;
 }
 
 /* ---- the computation ---- */
@@ -431,7 +446,7 @@ static gpointer shallow_range(gpointer ud)
 static uint64_t *shallow_sizes(hf_heap *h, const hf_hsnap *sn)
 {
     uint32_t n = (uint32_t)sn->n_objects;
-    uint64_t *size = g_try_new0(uint64_t, (size_t)n + 1);
+    uint64_t *size = hf_work_alloc0(sizeof(uint64_t) * ((size_t)n + 1));
     if (!size)
         return NULL;
     shallow_part a = {h, sn, size, 0, n / 2}, b = {h, sn, size, n / 2, n};
@@ -444,20 +459,74 @@ static uint64_t *shallow_sizes(hf_heap *h, const hf_hsnap *sn)
     return size;
 }
 
+/* Where working arrays past the RAM budget go: the directory of the index
+ * file (beside the dump or the cache directory), else the cache directory. */
+static char *work_dir(const hf_heap *h)
+{
+    GPtrArray *paths = h->graphs->dump_path
+                           ? hf_keep_candidates(h->graphs->dump_path, h->graphs->index_opt, "")
+                           : NULL;
+    const char *place = paths ? hf_keep_place(paths) : NULL;
+    char *dir = place ? g_path_get_dirname(place)
+                      : g_build_filename(g_get_user_cache_dir(), "heapfs", NULL);
+    if (paths)
+        g_ptr_array_free(paths, TRUE);
+    return dir;
+}
+
+static hf_hgraph *compute_in(hf_heap *h, uint32_t s);
+
+/* Advice on the dump's mapping: three passes read every object in dump
+ * order (the ids, the references, the shallow sizes), and need the read-ahead the views' MADV_RANDOM turns off; on a
+ * dump larger than the page cache each of their page faults otherwise
+ * reads 4 KiB (35 MB/s here, against 0.5-1 GB/s). */
+static void dump_advice(const hf_heap *h, int advice)
+{
+    uintptr_t start = (uintptr_t)h->base.data & ~(uintptr_t)4095;
+    if (h->base.data && h->base.size)
+        madvise((void *)start, h->base.size + ((uintptr_t)h->base.data - start), advice);
+}
+
+/* compute_in with the working arrays placed by -o retained_mem. */
 static hf_hgraph *compute(hf_heap *h, uint32_t s)
+{
+    const hf_hsnap *sn = hf_heap_snap(h, s);
+    if (!sn || sn->n_objects >= UINT32_MAX - 2) {
+        hf_hgraph *g = g_new0(hf_hgraph, 1);
+        g->error = g_strdup_printf("%" G_GUINT64_FORMAT " objects: node numbers are 32-bit, "
+                                   "so a snapshot may have at most 4294967293",
+                                   sn ? (guint64)sn->n_objects : 0);
+        return g;
+    }
+    char *dir = work_dir(h);
+    hf_work *w = hf_work_begin(&h->base.work, dir);
+    g_free(dir);
+    hf_hgraph *g = compute_in(h, s);
+    bool short_of_memory = hf_work_failures(w) > 0;
+    GString *say = g_string_new(NULL);
+    hf_work_end(w, say);
+    if (g->error && !hf_cancelled()) { /* say which limit, and where memory was sought */
+        char *e = g_strdup_printf("%s; %s", short_of_memory
+                                                ? "out of memory (RAM or disk) for the working arrays"
+                                                : "more than 2^32 references (a snapshot's limit)",
+                                  say->str);
+        g_free(g->error);
+        g->error = e;
+    }
+    g->work = g_string_free(say, FALSE);
+    return g;
+}
+
+static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
 {
     const hf_hsnap *sn = hf_heap_snap(h, s);
     hf_hgraph *g = g_new0(hf_hgraph, 1);
     double t0 = g_get_monotonic_time() / 1e6;
-    if (!sn || sn->n_objects >= UINT32_MAX - 2) {
-        g->error = g_strdup("too many objects for the graph");
-        return g;
-    }
     uint32_t n = (uint32_t)sn->n_objects;
     g->n = n;
-    g->idom = g_try_new(uint32_t, (size_t)n + 1);
+    g->idom = hf_work_alloc(sizeof(uint32_t) * ((size_t)n + 1));
     /* order holds the BFS parents first, until they are packed */
-    uint32_t *order = g_try_new(uint32_t, (size_t)n + 1);
+    uint32_t *order = hf_work_alloc(sizeof(uint32_t) * ((size_t)n + 1));
     gctx c = {0};
     hf_csr succ = {0}, kids = {0};
     uint32_t reached = 0;
@@ -467,9 +536,11 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
     g_free(what);
     if (ok) {
         hf_progress_phase(pr, "sorting ids");
-        ctx_init(&c, h, sn);
+        dump_advice(h, MADV_SEQUENTIAL); /* the ids, then the references */
+        ok = ctx_init(&c, h, sn);
         hf_progress_phase(pr, "reading references");
-        ok = !hf_cancelled() && hf_csr_build(&succ, n, source, &c);
+        ok = ok && !hf_cancelled() && hf_csr_build(&succ, n, source, &c);
+        dump_advice(h, MADV_RANDOM);
         ctx_free(&c);
     }
     if (ok) {
@@ -486,7 +557,9 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
      * object less at the peak (the dominator DFS), for one more pass */
     if (ok) {
         hf_progress_phase(pr, "retained sizes");
+        dump_advice(h, MADV_SEQUENTIAL);
         ok = (g->retained = shallow_sizes(h, sn)) != NULL;
+        dump_advice(h, MADV_RANDOM);
     }
     if (ok) {
         for (uint32_t v = 0; v < n; v++)
@@ -500,16 +573,15 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
     if (ok) {
         c.sn = sn;
         c.n = n;
-        class_retained(&c, g, &kids);
-        ok = !hf_cancelled();
+        ok = class_retained(&c, g, &kids) && !hf_cancelled();
     }
-    g_free(order);
+    hf_work_free(order);
     if (!ok) {
         hf_csr_free(&kids);
         g_clear_pointer(&g->class_retained, g_free);
         hf_csr_free(&g->pred);
-        g_clear_pointer(&g->retained, g_free);
-        g_clear_pointer(&g->idom, g_free);
+        g_clear_pointer(&g->retained, hf_work_free);
+        g_clear_pointer(&g->idom, hf_work_free);
         hf_parents_free(&g->parent);
         /* never kept: hf_heap_graph writes no file of a graph in error */
         g->error = g_strdup(hf_cancelled() ? "cancelled: the mount is going away"
@@ -520,7 +592,7 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
     /* the children are kept without their offsets (hf_hgraph_kids) */
     g->n_kids = hf_csr_edges(&kids);
     g->kids = kids.dst;
-    g_free(kids.off);
+    hf_work_free(kids.off);
     g->reachable = reached;
     g->bytes = (uint64_t)(n + 2) * 4 * 2 + (uint64_t)(n + 1) * (8 + 1) + g->parent.n_far * 8ull +
                hf_csr_edges(&g->pred) * 4ull + g->n_kids * 4ull +
@@ -673,8 +745,8 @@ void hf_heap_graph_status(hf_dump *d, GString *out)
         else
             g_string_append_printf(out, "retained sizes, snapshot %u: computed in %.2f s, "
                                    "%" G_GUINT64_FORMAT " bytes kept, %" G_GUINT64_FORMAT
-                                   " references\n", (unsigned)hf_heap_snap(h, s)->number,
-                                   g->seconds, (guint64)g->bytes, (guint64)g->edges);
+                                   " references, %s\n", (unsigned)hf_heap_snap(h, s)->number,
+                                   g->seconds, (guint64)g->bytes, (guint64)g->edges, g->work);
         if (h->graphs->refused[s])
             g_string_append_printf(out, "retained sizes, snapshot %u: file not used (%s)\n",
                                    (unsigned)hf_heap_snap(h, s)->number, h->graphs->refused[s]);
@@ -684,83 +756,4 @@ void hf_heap_graph_status(hf_dump *d, GString *out)
                                    (unsigned)hf_heap_snap(h, s)->number, h->graphs->kept[s]);
         g_mutex_unlock(&h->graphs->lock);
     }
-}
-
-/* ---- naming one reference ---- */
-
-typedef struct {
-    uint64_t want;  /* target id */
-    uint32_t skip;  /* matches still to pass over */
-    int64_t slot;   /* found: the ref slot, -1 */
-} find_ref;
-
-static bool find_ref_cb(uint64_t target, uint32_t slot, void *ud)
-{
-    find_ref *f = ud;
-    if (target != f->want)
-        return true;
-    if (f->skip) {
-        f->skip--;
-        return true;
-    }
-    f->slot = slot;
-    return false;
-}
-
-/* The name refs/ gives reference slot `slot` of object ob. */
-static void slot_name(const hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob, uint32_t slot,
-                      char name[HF_NAME_MAX])
-{
-    if (h->codec->ref_name) {
-        h->codec->ref_name(h, sn, ob, slot, name);
-        return;
-    }
-    const hf_hclass *cl = hf_heap_class(sn, ob->cls), *self = hf_heap_described(sn, ob);
-    if (ob->kind == HF_K_OBJARRAY) {
-        g_snprintf(name, HF_NAME_MAX, "%u", slot);
-    } else if (ob->kind == HF_K_CLASS) {
-        const char *sname = self && slot < self->n_statics ? self->statics[slot].name : "?";
-        char *e = hf_name_escape(sname, strlen(sname));
-        g_strlcpy(name, e, HF_NAME_MAX);
-        g_free(e);
-    } else {
-        g_strlcpy(name, "?", HF_NAME_MAX);
-        hf_hfields it;
-        hf_hfields_begin(&it, sn, cl);
-        while (hf_hfields_next(&it))
-            if (it.f->type == HF_T_OBJECT && it.ref == slot) {
-                g_strlcpy(name, hf_hfields_refname(&it), HF_NAME_MAX);
-                break;
-            }
-        hf_hfields_end(&it);
-    }
-}
-
-bool hf_heap_ref_name(hf_heap *h, const hf_hsnap *sn, uint64_t from, uint64_t to, uint32_t slot,
-                      char name[HF_NAME_MAX])
-{
-    hf_hobj ob;
-    if (!hf_heap_decode(h, sn, from, &ob) || to >= sn->n_objects)
-        return false;
-    uint64_t to_id = hf_heap_object_id(h, sn, to);
-    /* in the order source() emits them: class, fields, loader, locals */
-    if (hf_heap_class(sn, ob.cls)->id == to_id && to != from) {
-        if (slot == 0) {
-            g_strlcpy(name, "<class>", HF_NAME_MAX);
-            return true;
-        }
-        slot--;
-    }
-    find_ref f = {to_id, slot, -1};
-    hf_heap_for_each_ref(h, sn, from, find_ref_cb, &f);
-    if (f.slot >= 0) {
-        slot_name(h, sn, &ob, (uint32_t)f.slot, name);
-        return true;
-    }
-    const hf_hclass *self = hf_heap_described(sn, &ob);
-    if (self && self->loader_id == to_id && f.skip-- == 0)
-        g_strlcpy(name, "<loader>", HF_NAME_MAX);
-    else
-        g_strlcpy(name, "<local>", HF_NAME_MAX);
-    return true;
 }

@@ -27,7 +27,11 @@
  * While computing also the successors (4 per reference + 4), 16 for the
  * dominator algorithm and 10 for resolving ids; the retained array is
  * made (shallow sizes, read back from the dump) only after the dominator
- * pass, so it is not part of the peak.
+ * pass, so it is not part of the peak.  All of these arrays come from an
+ * hf_work (core/workmem.h) opened for the computation with the mount's
+ * -o retained_mem (hf_dump.work): RAM within its budget, mapped files in
+ * the index file's directory beyond it, kept as they are for the mount's
+ * life; .stats says which (hf_hgraph.work).
  *
  * Thread safety: hf_heap_graph may be called from any thread; the first
  * caller for a snapshot computes it (or maps it from its index file,
@@ -60,6 +64,7 @@ typedef struct {
     double seconds;      /* time the computation took */
     uint64_t bytes;      /* memory kept, in bytes */
     char *error;         /* why there is no graph (then the arrays are NULL) */
+    char *work;          /* computed: where its working arrays were (workmem.h) */
 } hf_hgraph;
 
 /* The dominator-tree children of node v (n: the GC roots' own) are
@@ -70,8 +75,9 @@ static inline void hf_hgraph_kids(const hf_hgraph *g, uint32_t v, uint32_t *a, u
 }
 
 /* The graph of snapshot s, computed on first use.  Never NULL; when it
- * could not be computed (more than 2^32 references, no memory) g->error
- * says why and the arrays are NULL. */
+ * could not be computed (2^32 - 2 objects or more, more than 2^32
+ * references, no memory or disk for the working arrays) g->error says why
+ * and the arrays are NULL. */
 const hf_hgraph *hf_heap_graph(hf_heap *h, uint32_t s);
 /* Whether snapshot s's graph is computed already (never waits). */
 bool hf_heap_graph_ready(const hf_heap *h, uint32_t s);

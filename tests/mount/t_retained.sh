@@ -7,7 +7,12 @@
 # Expected numbers come from the JVM's own class histogram (sizes per
 # class) and, where Debian's visualvm is installed, from VisualVM's heap
 # library (tests/programs/java/VvmRetained.java), which nobody here wrote.
+# RETAINED_MEM=file (t_retained_file.sh) runs it all again with the working
+# arrays in files (-o retained_mem=file) and no index file, so that every
+# mount computes.
 source "$(dirname "$0")/lib.sh"
+MEMOPTS=()
+[ -n "${RETAINED_MEM:-}" ] && MEMOPTS=(-o "retained_mem=$RETAINED_MEM" -o index=none)
 
 OUT=$TESTTMP/rs
 if ! bash "$ROOT/tests/programs/java/mkdump_retained.sh" "$OUT" >"$TESTTMP/mk.log" 2>&1; then
@@ -22,7 +27,7 @@ jsize() { awk -v c="$1" '$4 == c { print $3 / $2 }' "$HIST"; }
 jbytes() { awk -v c="$1" '$4 == c { print $3 }' "$HIST"; }
 field() { sed -n "s/^$2: \([0-9]*\).*/\1/p" "$1"; }
 
-hf_mount "$DUMP" || { echo "not ok - mount RetainedShape dump"; exit 0; }
+hf_mount "$DUMP" "${MEMOPTS[@]}" || { echo "not ok - mount RetainedShape dump"; exit 0; }
 S=$MNT/latest
 C=$S/classes
 
@@ -42,6 +47,13 @@ check_eq "the ten arrays are 1 MiB byte arrays" "$((10 * (16 + 1048576)))" "$ele
 want=$(( $(jsize 'RetainedShape$Holder10') + $(field "$S/objects/$arr/info" size) + elems ))
 check_eq "Holder10 retains itself, its Object[10] and ten byte[1 MiB]" "$want" "$(field "$S/objects/$H10/retained" retained)"
 check ".stats says the retained sizes were computed" grep -q 'retained sizes, snapshot 1: computed' "$MNT/.stats"
+if [ "${RETAINED_MEM:-}" = file ]; then
+  check ".stats: -o retained_mem=file put the working arrays in files" \
+    grep -q 'computed.*working arrays in RAM and files (peak 0.00 GiB in RAM, .*retained_mem=file' "$MNT/.stats"
+else
+  check ".stats: by default the working arrays of a small dump are in RAM" \
+    grep -q 'computed.*working arrays in RAM (peak .*retained_mem=auto: half of' "$MNT/.stats"
+fi
 check_eq "Holder10 dominates exactly its array" "1-$arr" "$(ls "$S/objects/$H10/dominated")"
 check_eq "the array dominates the ten byte arrays" "10" "$(ls "$S/objects/$arr/dominated" | wc -l)"
 check_eq "the array's dominator link leads to Holder10" "../$H10" "$(readlink "$S/objects/$arr/dominator")"
@@ -128,7 +140,7 @@ check "suspects: the accumulation point is the Object[] of Holder10" \
 hf_umount
 
 for level in soft phantom; do
-  hf_mount "$DUMP" -o retained=$level || { echo "not ok - mount -o retained=$level"; continue; }
+  hf_mount "$DUMP" -o retained=$level "${MEMOPTS[@]}" || { echo "not ok - mount -o retained=$level"; continue; }
   S=$MNT/latest
   w=$(field "$S/objects/$W/retained" retained)
   s=$(field "$S/objects/$SO/retained" retained)
@@ -146,7 +158,7 @@ check "-o retained=bogus is refused" bash -c "! '$HEAPFS' --check -o retained=bo
 # VisualVM's heap library as an independent oracle, where Debian's visualvm is installed
 J=/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar
 if [ -f "$J" ] && javac -cp "$J" -d "$TESTTMP/vvm" "$ROOT/tests/programs/java/VvmRetained.java" 2>/dev/null; then
-  hf_mount "$DUMP"
+  hf_mount "$DUMP" "${MEMOPTS[@]}"
   S=$MNT/latest
   java -cp "$J:$TESTTMP/vvm" VvmRetained "$DUMP" 'RetainedShape$Holder10' 'RetainedShape$SharedHolder' \
     'RetainedShape$Shared' 'RetainedShape$PathA' 'RetainedShape$PathB' 'RetainedShape$PathTarget' \

@@ -12,8 +12,10 @@
 #include <string.h>
 
 #include <glib.h>
+#include <glib/gstdio.h>
 
 #include "decoders/core/cancel.h"
+#include "decoders/core/workmem.h"
 #include "decoders/heap/graph.h"
 
 /* ---- graphs as adjacency lists, and everything computed on one ---- */
@@ -772,5 +774,17 @@ int main(void)
         cmocka_unit_test(test_build_rejects),
         cmocka_unit_test(test_cancelled),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    /* every check twice: arrays in RAM, then all in files (core/workmem.h,
+     * -o retained_mem=file), the mode of a dump larger than memory */
+    int failed = cmocka_run_group_tests_name("graph, arrays in RAM", tests, NULL, NULL);
+    char *dir = g_dir_make_tmp("test_graph.XXXXXX", NULL);
+    hf_work *w = hf_work_begin(&(hf_work_opt){HF_WORK_FILE, 0}, dir);
+    failed += cmocka_run_group_tests_name("graph, arrays in files", tests, NULL, NULL);
+    GString *said = g_string_new(NULL);
+    hf_work_end(w, said);
+    /* the files had no names: the directory is empty */
+    failed += g_rmdir(dir) != 0 || !strstr(said->str, "GiB in files in");
+    g_string_free(said, TRUE);
+    g_free(dir);
+    return failed;
 }

@@ -1,0 +1,344 @@
+/*
+ * workmem.c - see workmem.h.
+ */
+#include "decoders/core/workmem.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+struct hf_work {
+    hf_work_opt opt;
+    uint64_t budget;             /* RAM the arrays may hold */
+    uint64_t avail;              /* auto: what hf_mem_available said */
+    char *why, *dir;
+    uint64_t ram, file;          /* held now */
+    uint64_t ram_peak, file_peak, both_peak;
+    unsigned failures;           /* allocations that failed, RAM or file */
+    struct rusage start;         /* the process's page faults at the start */
+};
+
+typedef struct {
+    size_t len;
+    bool file;
+    hf_work *owner; /* NULL once its hf_work has ended */
+} block;
+
+static GMutex lock;
+static GHashTable *blocks; /* void * -> block *, under lock */
+static _Thread_local hf_work *current;
+
+const char *hf_work_opt_name(const hf_work_opt *o, char *buf, size_t len)
+{
+    static const char *const names[] = {"auto", "ram", "file"};
+    if (o->mode == HF_WORK_LIMIT)
+        g_snprintf(buf, len, "%" G_GUINT64_FORMAT, (guint64)o->limit);
+    else
+        g_strlcpy(buf, names[o->mode], len);
+    return buf;
+}
+
+/* ---- memory available ---- */
+
+/* The number in file root/path: the first one, or the one of the line
+ * "key: N" or "key N" (/proc/meminfo, memory.stat); false when there is
+ * none ("max"). */
+static bool read_number(const char *root, const char *path, const char *key, uint64_t *out)
+{
+    char *name = g_strconcat(root, path, NULL), *text = NULL;
+    bool ok = g_file_get_contents(name, &text, NULL, NULL);
+    g_free(name);
+    const char *p = text;
+    size_t k = key ? strlen(key) : 0;
+    while (ok && key && !(strncmp(p, key, k) == 0 && (p[k] == ':' || p[k] == ' '))) {
+        p = strchr(p, '\n');
+        ok = p != NULL;
+        p += ok;
+    }
+    if (ok) {
+        p += k + (key != NULL);
+        char *end;
+        *out = g_ascii_strtoull(p, &end, 10);
+        ok = end != p;
+    }
+    g_free(text);
+    return ok;
+}
+
+typedef struct {
+    uint64_t avail;
+    char *why;
+} bound;
+
+static void lower(bound *b, uint64_t v, char *why)
+{
+    if (v < b->avail) {
+        b->avail = v;
+        g_free(b->why);
+        b->why = why;
+    } else {
+        g_free(why);
+    }
+}
+
+/* One cgroup directory dir (root/sys/fs/cgroup/...): its limits less
+ * what it holds other than page cache. */
+static void cgroup_level(bound *b, const char *root, const char *dir, bool v1)
+{
+    static const char *const v2_limits[] = {"memory.max", "memory.high"};
+    uint64_t usage, cache = 0, limit;
+    char *f = g_strconcat(dir, v1 ? "/memory.usage_in_bytes" : "/memory.current", NULL);
+    bool have = read_number(root, f, NULL, &usage);
+    g_free(f);
+    if (!have)
+        return;
+    f = g_strconcat(dir, "/memory.stat", NULL);
+    if (!read_number(root, f, v1 ? "total_cache" : "file", &cache))
+        cache = 0;
+    g_free(f);
+    uint64_t held = usage > cache ? usage - cache : 0;
+    for (unsigned i = 0; i < (v1 ? 1u : 2u); i++) {
+        f = g_strconcat(dir, v1 ? "/memory.limit_in_bytes" : "/", v1 ? "" : v2_limits[i], NULL);
+        if (read_number(root, f, NULL, &limit) && limit < (1ull << 62))
+            lower(b, limit > held ? limit - held : 0,
+                  g_strdup_printf("cgroup %s", f + strlen("/sys/fs/cgroup")));
+        g_free(f);
+    }
+}
+
+/* Every level of the process's memory cgroups, from its own up. */
+static void cgroups(bound *b, const char *root)
+{
+    char *name = g_strconcat(root, "/proc/self/cgroup", NULL), *text = NULL;
+    bool ok = g_file_get_contents(name, &text, NULL, NULL);
+    g_free(name);
+    char **lines = ok ? g_strsplit(text, "\n", -1) : NULL;
+    for (char **l = lines; l && *l; l++) {
+        char **f = g_strsplit(*l, ":", 3);
+        if (g_strv_length(f) == 3 && f[2][0] == '/') {
+            bool v2 = f[1][0] == '\0';
+            char **ctl = g_strsplit(f[1], ",", -1);
+            bool v1 = g_strv_contains((const char *const *)ctl, "memory");
+            g_strfreev(ctl);
+            const char *const bases[] = {v1 ? "/sys/fs/cgroup/memory" : "/sys/fs/cgroup",
+                                         v1 ? NULL : "/sys/fs/cgroup/unified"};
+            for (unsigned k = 0; (v1 || v2) && k < 2 && bases[k]; k++) {
+                char *path = g_strdup(f[2]);
+                for (;;) {
+                    char *dir = g_strconcat(bases[k], strcmp(path, "/") ? path : "", NULL);
+                    cgroup_level(b, root, dir, v1);
+                    g_free(dir);
+                    char *slash = strrchr(path, '/');
+                    if (!slash || slash == path)
+                        break;
+                    *slash = '\0';
+                }
+                if (strcmp(f[2], "/") != 0) { /* the root itself */
+                    char *dir = g_strdup(bases[k]);
+                    cgroup_level(b, root, dir, v1);
+                    g_free(dir);
+                }
+                g_free(path);
+            }
+        }
+        g_strfreev(f);
+    }
+    g_strfreev(lines);
+    g_free(text);
+}
+
+uint64_t hf_mem_available(const char *root, char **why)
+{
+    const char *fake = g_getenv("HEAPFS_TEST_MEM_AVAILABLE");
+    bound b = {UINT64_MAX, NULL};
+    uint64_t kb;
+    if (fake) {
+        b.avail = g_ascii_strtoull(fake, NULL, 10);
+        b.why = g_strdup("HEAPFS_TEST_MEM_AVAILABLE");
+    } else {
+        if (read_number(root, "/proc/meminfo", "MemAvailable", &kb))
+            lower(&b, kb * 1024, g_strdup("MemAvailable"));
+        cgroups(&b, root);
+    }
+    if (!b.why)
+        b.why = g_strdup("unknown: no /proc/meminfo");
+    if (why)
+        *why = b.why;
+    else
+        g_free(b.why);
+    return b.avail;
+}
+
+/* ---- the arrays ---- */
+
+hf_work *hf_work_begin(const hf_work_opt *o, const char *dir)
+{
+    g_assert(!current);
+    hf_work *w = g_new0(hf_work, 1);
+    w->opt = *o;
+    w->dir = g_strdup(dir);
+    getrusage(RUSAGE_SELF, &w->start);
+    switch (o->mode) {
+    case HF_WORK_AUTO:
+        w->avail = hf_mem_available("", &w->why);
+        w->budget = w->avail / 2;
+        break;
+    case HF_WORK_RAM:
+        w->budget = UINT64_MAX;
+        break;
+    case HF_WORK_FILE:
+        w->budget = 0;
+        break;
+    case HF_WORK_LIMIT:
+        w->budget = o->limit;
+        break;
+    }
+    current = w;
+    return w;
+}
+
+static double gib(uint64_t bytes)
+{
+    return (double)bytes / (1 << 30);
+}
+
+unsigned hf_work_failures(const hf_work *w)
+{
+    return w->failures;
+}
+
+void hf_work_end(hf_work *w, GString *out)
+{
+    g_assert(current == w);
+    current = NULL;
+    g_mutex_lock(&lock);
+    GHashTableIter it;
+    gpointer key, value;
+    if (blocks) {
+        g_hash_table_iter_init(&it, blocks);
+        while (g_hash_table_iter_next(&it, &key, &value))
+            if (((block *)value)->owner == w)
+                ((block *)value)->owner = NULL;
+    }
+    g_mutex_unlock(&lock);
+    if (out) {
+        char name[32];
+        g_string_append_printf(out, "working arrays %s (peak %.2f GiB in RAM",
+                               w->file_peak ? "in RAM and files" : "in RAM", gib(w->ram_peak));
+        if (w->file_peak)
+            g_string_append_printf(out, ", %.2f GiB in files in %s, %.2f GiB both",
+                                   gib(w->file_peak), w->dir, gib(w->both_peak));
+        g_string_append_printf(out, "; retained_mem=%s", hf_work_opt_name(&w->opt, name, sizeof name));
+        if (w->opt.mode == HF_WORK_AUTO)
+            g_string_append_printf(out, ": half of %.2f GiB available by %s", gib(w->avail), w->why);
+        if (w->failures)
+            g_string_append_printf(out, "; %u arrays could not be had", w->failures);
+        struct rusage now;
+        getrusage(RUSAGE_SELF, &now);
+        g_string_append_printf(out, "; page faults of the daemon meanwhile: %ld major, %ld minor)",
+                               now.ru_majflt - w->start.ru_majflt,
+                               now.ru_minflt - w->start.ru_minflt);
+    }
+    g_free(w->why);
+    g_free(w->dir);
+    g_free(w);
+}
+
+/* A nameless file of len bytes in dir, mapped; NULL when it cannot be. */
+static void *map_file(const char *dir, size_t len)
+{
+    if (g_mkdir_with_parents(dir, 0700) != 0)
+        return NULL;
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0) { /* a file system without O_TMPFILE */
+        char *name = g_strdup_printf("%s/heapfs-work.%d.XXXXXX", dir, (int)getpid());
+        fd = g_mkstemp_full(name, O_RDWR | O_CLOEXEC, 0600);
+        if (fd >= 0)
+            unlink(name);
+        g_free(name);
+    }
+    if (fd < 0)
+        return NULL;
+    void *p = MAP_FAILED;
+    if (posix_fallocate(fd, 0, (off_t)len) == 0)
+        p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void note(hf_work *w, uint64_t len, bool file, bool add)
+{
+    uint64_t *now = file ? &w->file : &w->ram;
+    *now = add ? *now + len : *now - len;
+    w->ram_peak = MAX(w->ram_peak, w->ram);
+    w->file_peak = MAX(w->file_peak, w->file);
+    w->both_peak = MAX(w->both_peak, w->ram + w->file);
+}
+
+void *hf_work_alloc(size_t bytes)
+{
+    hf_work *w = current;
+    size_t len = bytes ? bytes : 1;
+    if (!w)
+        return g_try_malloc(len);
+    bool file = w->budget < len || w->ram > w->budget - len;
+    void *p = file ? map_file(w->dir, len) : g_try_malloc(len);
+    if (!p) {
+        w->failures++;
+        return NULL;
+    }
+    block *b = g_new(block, 1);
+    *b = (block){len, file, w};
+    g_mutex_lock(&lock);
+    if (!blocks)
+        blocks = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    g_hash_table_insert(blocks, p, b);
+    note(w, len, file, true);
+    g_mutex_unlock(&lock);
+    return p;
+}
+
+void *hf_work_alloc0(size_t bytes)
+{
+    void *p = hf_work_alloc(bytes);
+    bool file = false;
+    g_mutex_lock(&lock);
+    block *b = p && blocks ? g_hash_table_lookup(blocks, p) : NULL;
+    file = b && b->file;
+    g_mutex_unlock(&lock);
+    if (p && !file) /* a new file reads as zeros already */
+        memset(p, 0, bytes);
+    return p;
+}
+
+void hf_work_free(void *p)
+{
+    if (!p)
+        return;
+    g_mutex_lock(&lock);
+    block *b = blocks ? g_hash_table_lookup(blocks, p) : NULL;
+    size_t len = b ? b->len : 0;
+    bool file = b && b->file;
+    if (b && b->owner)
+        note(b->owner, len, file, false);
+    if (b)
+        g_hash_table_remove(blocks, p);
+    g_mutex_unlock(&lock);
+    if (file)
+        munmap(p, len);
+    else
+        g_free(p);
+}
+
+void hf_work_random(void *p)
+{
+    g_mutex_lock(&lock);
+    block *b = p && blocks ? g_hash_table_lookup(blocks, p) : NULL;
+    if (b && b->file)
+        madvise(p, b->len, MADV_RANDOM);
+    g_mutex_unlock(&lock);
+}

@@ -1,0 +1,84 @@
+/*
+ * workmem.h - where a long computation's big working arrays live: in RAM,
+ * or, for a computation larger than the memory the daemon may use, in
+ * files of the cache directory mapped into memory, so that the kernel
+ * writes them out and reads them back as the page cache allows instead of
+ * the daemon running out of memory (decoders/heap/retained.c: the
+ * dominators of a heap dump larger than memory; docs/retained.md).
+ *
+ * A computation opens an hf_work on its thread (hf_work_begin); from then
+ * until hf_work_end, hf_work_alloc on that thread places each array: in
+ * RAM (g_try_malloc) while the RAM the computation's arrays hold stays
+ * within its budget, else in a file.  The budget is the mount's choice
+ * (-o retained_mem=): auto (half the memory available to the daemon,
+ * hf_mem_available: the rest stays for the page cache, which holds the
+ * dump and the files' pages), ram (no bound), file (0: every array in a
+ * file, even a small one: what the tests use), or a size.  Without an
+ * hf_work (tests of graph.c, tools) hf_work_alloc is g_try_malloc.
+ *
+ * A file is made with O_TMPFILE in the directory given (else mkstemp's
+ * heapfs-work.PID.XXXXXX, unlinked at once), its blocks reserved with
+ * posix_fallocate (a full disk is a failed allocation, never a SIGBUS on
+ * a write), mapped MAP_SHARED and its descriptor closed: it has no name
+ * from the start, so nothing is left behind on any exit, a crash included,
+ * and its pages count as page cache, not as the daemon's anonymous memory.
+ *
+ * Ownership: an array from hf_work_alloc is freed by hf_work_free (any
+ * thread, before or after hf_work_end), which also takes what g_malloc
+ * gave.  Arrays outlive their hf_work.  Thread safety: the table of
+ * arrays is locked; an hf_work is used by the thread that began it.
+ */
+#ifndef HF_WORKMEM_H
+#define HF_WORKMEM_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* -o retained_mem=: how much of the working arrays may be in RAM. */
+typedef enum { HF_WORK_AUTO, HF_WORK_RAM, HF_WORK_FILE, HF_WORK_LIMIT } hf_work_mode;
+typedef struct {
+    hf_work_mode mode;
+    uint64_t limit; /* HF_WORK_LIMIT: bytes */
+} hf_work_opt;
+
+/* The option's text as heapfs -o takes it ("auto", "ram", "file", or
+ * the size in bytes), into buf. */
+const char *hf_work_opt_name(const hf_work_opt *o, char *buf, size_t len);
+
+/* Memory the daemon may still take, in bytes: MemAvailable of
+ * ROOT/proc/meminfo, lowered by every memory cgroup above the process
+ * (ROOT/proc/self/cgroup; v2 memory.max and memory.high, v1
+ * memory.limit_in_bytes, at each level up to the root: the limit less
+ * what the cgroup holds other than page cache).  root is "" for the
+ * machine's own.  *why (to g_free, may be NULL) names what bounded it.
+ * $HEAPFS_TEST_MEM_AVAILABLE (bytes), when set, is the answer: the tests'
+ * way to play a small machine. */
+uint64_t hf_mem_available(const char *root, char **why);
+
+typedef struct hf_work hf_work;
+
+/* Opens the calling thread's hf_work: arrays go to files in dir (made
+ * 0700 when missing) past the budget o gives.  Thread-local: one per
+ * thread at a time. */
+hf_work *hf_work_begin(const hf_work_opt *o, const char *dir);
+/* Closes it; appends to out (may be NULL) what it did, e.g. "working
+ * arrays in RAM (peak 1.2 GiB; auto: 9.1 GiB available, MemAvailable)"
+ * or "... peak 0.5 GiB in RAM, 3.1 GiB in files in DIR ...", and the
+ * page faults the process took since hf_work_begin (getrusage: all its
+ * threads, the computation's helpers included). */
+void hf_work_end(hf_work *w, GString *out);
+/* How many of w's allocations failed so far (no RAM, no file). */
+unsigned hf_work_failures(const hf_work *w);
+
+/* bytes of memory for the calling thread's computation, uninitialized
+ * (file: zeros); NULL when neither RAM nor a file can be had. */
+void *hf_work_alloc(size_t bytes);
+/* The same, zeroed. */
+void *hf_work_alloc0(size_t bytes);
+void hf_work_free(void *p);
+/* Advice for an array read at random (no read-ahead of its file). */
+void hf_work_random(void *p);
+
+#endif

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# t_retained_mem.sh - -o retained_mem= (docs/retained.md "Memory"): the
+# retained sizes' working arrays in RAM, in files, or in both past a budget,
+# and auto choosing by the memory available (played small through
+# HEAPFS_TEST_MEM_AVAILABLE, the tests' stand-in for a cgroup's limit).
+# Every way gives the same dominator, retained size and path of every
+# object, on a generated dump (build/hprofgen) of 300,000 objects.
+source "$(dirname "$0")/lib.sh"
+GEN=$ROOT/build/hprofgen
+[ -x "$GEN" ] || make -s -C "$ROOT" build/hprofgen >&2 || { echo "not ok - build hprofgen"; exit 0; }
+DUMP=$TESTTMP/gen.hprof
+"$GEN" -q -n 300000 -c 50 -s 7 -o "$DUMP" || { echo "not ok - hprofgen"; exit 0; }
+
+# every object's retained size and dominator, the top of the tree, the
+# suspects and one path: one digest
+digest() {
+  local S=$MNT/latest
+  { cat "$S/tables/retained.tsv" "$S/dominators" "$S/suspects" "$S/histogram-retained"
+    cat "$S/objects/$(sed -n '2s/\t.*//p' "$S/tables/retained.tsv")/path"
+  } | sha256sum | cut -d' ' -f1
+}
+stats() { grep 'retained sizes, snapshot 1: computed' "$MNT/.stats"; }
+
+hf_mount "$DUMP" -o index=none,retained_mem=ram || { echo "not ok - mount retained_mem=ram"; exit 0; }
+RAM=$(digest)
+check "ram: .stats says the arrays were in RAM only" bash -c "grep -q 'working arrays in RAM (peak [0-9.]* GiB in RAM; retained_mem=ram; page faults' <<<'$(stats)'"
+check "ram: tables/retained.tsv has a row per reachable object" test "$(wc -l <"$MNT/latest/tables/retained.tsv")" -gt 250000
+hf_umount
+
+for how in file 2M; do
+  [ $how = 2M ] && said=2097152 || said=$how
+  hf_mount "$DUMP" -o index=none,retained_mem=$how || { echo "not ok - mount retained_mem=$how"; continue; }
+  check_eq "retained_mem=$how: the same dominators, retained sizes and paths as in RAM" "$RAM" "$(digest)"
+  check "retained_mem=$how: .stats says files held working arrays" bash -c "grep -q 'in files in $XDG_CACHE_HOME/heapfs.*retained_mem=$said' <<<'$(stats)'"
+  hf_umount
+done
+check "the working files have no names: the cache directory is empty" test -z "$(ls -A "$XDG_CACHE_HOME/heapfs")"
+
+export HEAPFS_TEST_MEM_AVAILABLE=4000000
+hf_mount "$DUMP" -o index=none || { echo "not ok - mount with 4 MB available"; exit 0; }
+check_eq "auto, 4 MB available: the same answers" "$RAM" "$(digest)"
+check "auto, 4 MB available: files, and .stats says why" bash -c "grep -q 'in files in .*retained_mem=auto: half of 0.00 GiB available by HEAPFS_TEST_MEM_AVAILABLE' <<<'$(stats)'"
+hf_umount
+unset HEAPFS_TEST_MEM_AVAILABLE
+hf_mount "$DUMP" -o index=none || { echo "not ok - mount by default"; exit 0; }
+cat "$MNT/latest/dominators" >/dev/null
+check "auto on this machine: a small dump's arrays in RAM" bash -c "grep -q 'working arrays in RAM (.*retained_mem=auto' <<<'$(stats)'"
+hf_umount
+
+# no place for the files: the views say so, and the daemon lives on
+CACHE=$XDG_CACHE_HOME; export XDG_CACHE_HOME=/proc/no-such-dir
+hf_mount "$DUMP" -o index=none,retained_mem=file || { echo "not ok - mount with no place for files"; exit 0; }
+export XDG_CACHE_HOME=$CACHE
+check "no place for the files: dominators says why there are no retained sizes" \
+  grep -q '^# no retained sizes: out of memory (RAM or disk) for the working arrays; .*arrays could not be had' "$MNT/latest/dominators"
+check "no place for the files: the other views still work" grep -q 'objects' "$MNT/latest/info"
+hf_umount
+
+for bad in bogus 12Q ""; do
+  check "-o retained_mem=$bad is refused with a message" \
+    bash -c "'$HEAPFS' --check -o retained_mem=$bad '$DUMP' 2>&1 >/dev/null | grep -q 'heapfs: -o retained_mem=$bad: '"
+done

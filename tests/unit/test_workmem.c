@@ -1,0 +1,170 @@
+/* Unit tests for decoders/core/workmem.c: the memory available to the
+ * daemon (MemAvailable and memory cgroups, read from a made-up /proc and
+ * /sys/fs/cgroup under a temporary root) and where arrays go (RAM within
+ * the budget, nameless mapped files beyond it). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+#include <sys/stat.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "decoders/core/workmem.h"
+
+/* root/path with text in it, directories made. */
+static void put(const char *root, const char *path, const char *text)
+{
+    char *name = g_strconcat(root, path, NULL), *dir = g_path_get_dirname(name);
+    assert_int_equal(g_mkdir_with_parents(dir, 0700), 0);
+    assert_true(g_file_set_contents(name, text, -1, NULL));
+    g_free(dir);
+    g_free(name);
+}
+
+static char *fake_root(void)
+{
+    char *root = g_dir_make_tmp("test_workmem.XXXXXX", NULL);
+    assert_non_null(root);
+    put(root, "/proc/meminfo", "MemTotal:       24000000 kB\nMemFree:  100 kB\n"
+                               "MemAvailable:   20000000 kB\nBuffers: 1 kB\n");
+    return root;
+}
+
+static void rm_root(char *root)
+{
+    char *argv[] = {"rm", "-rf", root, NULL};
+    assert_true(g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL,
+                             NULL));
+    g_free(root);
+}
+
+static void test_meminfo_alone(void **state)
+{
+    char *root = fake_root(), *why = NULL;
+    put(root, "/proc/self/cgroup", "0::/\n");
+    assert_int_equal(hf_mem_available(root, &why), 20000000ull * 1024);
+    assert_string_equal(why, "MemAvailable");
+    g_free(why);
+    rm_root(root);
+}
+
+/* cgroup v2: the tighter of memory.max and memory.high, less what the
+ * group holds beyond page cache, at the process's level or above it. */
+static void test_cgroup_v2(void **state)
+{
+    char *root = fake_root(), *why = NULL;
+    put(root, "/proc/self/cgroup", "0::/box/job\n");
+    put(root, "/sys/fs/cgroup/box/job/memory.max", "max\n");
+    put(root, "/sys/fs/cgroup/box/job/memory.current", "300000000\n");
+    put(root, "/sys/fs/cgroup/box/job/memory.stat", "anon 100000000\nfile 200000000\n");
+    put(root, "/sys/fs/cgroup/box/memory.max", "1073741824\n");
+    put(root, "/sys/fs/cgroup/box/memory.high", "max\n");
+    put(root, "/sys/fs/cgroup/box/memory.current", "500000000\n");
+    put(root, "/sys/fs/cgroup/box/memory.stat", "anon 150000000\nfile 350000000\n");
+    assert_int_equal(hf_mem_available(root, &why), 1073741824ull - 150000000);
+    assert_string_equal(why, "cgroup /box/memory.max");
+    g_free(why);
+    put(root, "/sys/fs/cgroup/box/job/memory.high", "536870912\n");
+    assert_int_equal(hf_mem_available(root, &why), 536870912ull - 100000000);
+    assert_string_equal(why, "cgroup /box/job/memory.high");
+    g_free(why);
+    rm_root(root);
+}
+
+static void test_cgroup_v1(void **state)
+{
+    char *root = fake_root(), *why = NULL;
+    put(root, "/proc/self/cgroup", "5:cpu,cpuacct:/\n4:memory:/run/x\n0::/\n");
+    put(root, "/sys/fs/cgroup/memory/run/x/memory.limit_in_bytes", "1073741824\n");
+    put(root, "/sys/fs/cgroup/memory/run/x/memory.usage_in_bytes", "400000000\n");
+    put(root, "/sys/fs/cgroup/memory/run/x/memory.stat", "cache 1\nrss 2\ntotal_cache 300000000\n");
+    put(root, "/sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
+    put(root, "/sys/fs/cgroup/memory/memory.usage_in_bytes", "9000000000\n");
+    assert_int_equal(hf_mem_available(root, &why), 1073741824ull - 100000000);
+    assert_string_equal(why, "cgroup /memory/run/x/memory.limit_in_bytes");
+    g_free(why);
+    rm_root(root);
+}
+
+static void test_fake_for_tests(void **state)
+{
+    char *root = fake_root(), *why = NULL;
+    g_setenv("HEAPFS_TEST_MEM_AVAILABLE", "12345", TRUE);
+    assert_int_equal(hf_mem_available(root, &why), 12345);
+    g_unsetenv("HEAPFS_TEST_MEM_AVAILABLE");
+    assert_string_equal(why, "HEAPFS_TEST_MEM_AVAILABLE");
+    g_free(why);
+    rm_root(root);
+}
+
+/* Arrays within the budget are RAM; beyond it, files that have no name
+ * in the directory, read as zeros, and keep what is written. */
+static void test_budget(void **state)
+{
+    char *dir = g_dir_make_tmp("test_workmem.XXXXXX", NULL);
+    hf_work *w = hf_work_begin(&(hf_work_opt){HF_WORK_LIMIT, 1 << 20}, dir);
+    uint8_t *ram = hf_work_alloc0(700 << 10);
+    uint64_t *file = hf_work_alloc0(8 << 20);
+    assert_non_null(ram);
+    assert_non_null(file);
+    for (size_t i = 0; i < (1 << 20); i += 4099)
+        assert_int_equal(file[i], 0);
+    for (size_t i = 0; i < (1 << 20); i++)
+        file[i] = i * 7;
+    GDir *d = g_dir_open(dir, 0, NULL);
+    assert_null(g_dir_read_name(d));
+    g_dir_close(d);
+    hf_work_free(ram); /* back under budget: RAM again */
+    uint8_t *again = hf_work_alloc(900 << 10);
+    GString *said = g_string_new(NULL);
+    hf_work_end(w, said);
+    assert_non_null(strstr(said->str, "in RAM and files (peak 0.00 GiB in RAM, 0.01 GiB in files"));
+    assert_non_null(strstr(said->str, "retained_mem=1048576"));
+    for (size_t i = 0; i < (1 << 20); i++)
+        assert_int_equal(file[i], i * 7); /* outlives its hf_work */
+    hf_work_free(file);
+    hf_work_free(again);
+    g_string_free(said, TRUE);
+    assert_int_equal(g_rmdir(dir), 0);
+    g_free(dir);
+}
+
+/* Without an hf_work: plain RAM; hf_work_free takes g_malloc's too. */
+static void test_no_work(void **state)
+{
+    void *p = hf_work_alloc(100);
+    assert_non_null(p);
+    hf_work_free(p);
+    hf_work_free(g_malloc(10));
+    hf_work_free(NULL);
+}
+
+/* A directory that cannot hold files: the allocation fails, and says so. */
+static void test_no_place(void **state)
+{
+    hf_work *w = hf_work_begin(&(hf_work_opt){HF_WORK_FILE, 0}, "/proc/no/such/dir");
+    assert_null(hf_work_alloc(4096));
+    GString *said = g_string_new(NULL);
+    assert_int_equal(hf_work_failures(w), 1);
+    hf_work_end(w, said);
+    assert_non_null(strstr(said->str, "1 arrays could not be had"));
+    g_string_free(said, TRUE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_meminfo_alone),
+        cmocka_unit_test(test_cgroup_v2),
+        cmocka_unit_test(test_cgroup_v1),
+        cmocka_unit_test(test_fake_for_tests),
+        cmocka_unit_test(test_budget),
+        cmocka_unit_test(test_no_work),
+        cmocka_unit_test(test_no_place),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
