@@ -93,17 +93,17 @@ uint64_t hf_compare_growth(hf_snapref a, hf_snapref b, bool retained, uint64_t f
     }
     g_ptr_array_sort(rows, cmp_growth);
     const char *what = retained ? "retained" : "bytes";
-    /* Plain integers, a minus sign where negative, one space apart: what
-     * sort -n and awk read (a '+' is not a number to sort -n). */
-    g_string_append_printf(out, "# change in objects and %s since the snapshot before, then "
-                                "objects and %s now; largest growth first\n"
-                                "# +objects +%s objects %s state name\n",
-                           what, what, what, what);
+    /* docs/views.md: the change since the snapshot before (a minus sign
+     * where negative, never a '+', which sort -n does not read), then what
+     * is there now; largest growth first.  The name is the tally's, last
+     * (OEMP's is "TYPE<TAB>NAME", its histogram-by-name's two columns). */
+    g_string_append_printf(out, "# delta_objects\tdelta_%s\tobjects\t%s\tstate\tname\n", what,
+                           what);
     for (guint i = 0; i < rows->len; i++) {
         const row *r = g_ptr_array_index(rows, i);
         const char *state = !r->seen[0] ? "new" : !r->seen[1] ? "gone" : "changed";
-        g_string_append_printf(out, "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
-                                    " %" G_GINT64_FORMAT " %s %s\n",
+        g_string_append_printf(out, "%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT
+                                    "\t%" G_GINT64_FORMAT "\t%s\t%s\n",
                                (gint64)delta_count(r), (gint64)delta_bytes(r),
                                (gint64)r->count[1], (gint64)r->bytes[1], state, r->name);
     }

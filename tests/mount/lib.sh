@@ -104,10 +104,10 @@ check_eq() {
   if [ "$2" = "$3" ]; then echo "ok - $1"; else echo "not ok - $1 (expected '$2', got '$3')"; fi
 }
 
-# growth_rows FILE: a growth file's rows as "NAME +OBJECTS +BYTES", sorted
-# (the name, spaces and all, is what follows the fifth space).
+# growth_rows FILE: a growth file's rows as "NAME DELTA_OBJECTS DELTA_BYTES",
+# sorted (the name, TABs and all, is what follows the fifth TAB).
 growth_rows() {
-  grep -v '^#' "$1" | awk '{ n = $0; for (i = 1; i <= 5; i++) sub(/^[^ ]+ /, "", n); print n, $1, $2 }' |
+  grep -v '^#' "$1" | awk '{ n = $0; for (i = 1; i <= 5; i++) sub(/^[^\t]*\t/, "", n); print n, $1, $2 }' |
     LC_ALL=C sort
 }
 

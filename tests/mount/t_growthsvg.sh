@@ -38,7 +38,7 @@ for k in range(1, len(snaps)):
     for ln in open('%s/snapshots/%s/growth' % (mnt, snaps[k]), encoding='utf-8', errors='replace'):
         if ln.startswith('#'):
             continue
-        f = ln.rstrip('\n').split(' ', 5)
+        f = ln.rstrip('\n').split('\t', 5)
         rows[norm(f[5])] = (int(f[1]), int(f[3]))
     if total[k] - total[k - 1] != sum(d for d, _ in rows.values()):
         bad.append('total: step to %s is not the sum of its growth' % snaps[k])

@@ -77,7 +77,7 @@ fi
 if hf_mount_series "$TESTTMP/h.1.heapsnapshot" "$TESTTMP/h.2.heapsnapshot" "$TESTTMP/h.3.heapsnapshot"; then
   check_eq "three snapshots" "1 2 3" "$(ls "$MNT/snapshots" | tr '\n' ' ' | sed 's/ $//')"
   check_eq "600 Leak in snapshot 3" 600 "$(count "$MNT/snapshots/3" Leak)"
-  check "growth of snapshot 2: 300 new Leak" grep -Eq '^300 [0-9]+ 300 [0-9]+ new Leak$' "$MNT/snapshots/2/growth"
+  check "growth of snapshot 2: 300 new Leak" grep -Pq '^300\t[0-9]+\t300\t[0-9]+\tnew\tLeak$' "$MNT/snapshots/2/growth"
   # memlab: allocated between 1 and 2, alive in 3: exactly the first 300 Leak
   awk '{print $1}' "$MNT/snapshots/2/classes/Leak/instances" | sort > "$TESTTMP/leak2"
   awk -F'\t' '$3 == "Leak" {print $1}' "$MNT/snapshots/3/leaks" | sort > "$TESTTMP/leak3"
