@@ -3,7 +3,6 @@
  *
  *   snapshots/S/dominators          the top of the dominator tree
  *   snapshots/S/histogram-retained  per class: instances, bytes, retained
- *   snapshots/S/suspects            leak suspects by MAT's rule
  *   snapshots/S/unreachable         a histogram of what no root reaches
  *   classes/NAME/retained           the class's retained bytes
  *   objects/0xID/retained, path     retained bytes and dominator; the
@@ -18,46 +17,12 @@
  */
 #include "decoders/core/cancel.h"
 #include "decoders/core/search.h"
-#include "decoders/heap/render.h"
-#include "decoders/heap/retained.h"
+#include "decoders/heap/retviews.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #define H(d) ((hf_heap *)(d))
-
-/* Share of the heap's reachable bytes, as "12.34". */
-static void append_pct(GString *out, uint64_t part, uint64_t whole)
-{
-    g_string_append_printf(out, "%.2f", whole ? 100.0 * (double)part / (double)whole : 0.0);
-}
-
-/* "0xID CLASS" of node v ("class NAME" for a class object). */
-static void append_node(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
-{
-    hf_hobj ob;
-    g_string_append_printf(out, HF_FMT_ID " ", (guint64)hf_heap_object_id(h, sn, v));
-    if (!hf_heap_decode(h, sn, v, &ob)) {
-        g_string_append_c(out, '?');
-        return;
-    }
-    const hf_hclass *self = hf_heap_described(sn, &ob);
-    if (self)
-        g_string_append_printf(out, "class %s", self->dir);
-    else
-        g_string_append(out, hf_heap_class(sn, ob.cls)->dir);
-}
-
-/* The graph for view v, or NULL after writing why there is none. */
-static const hf_hgraph *graph_or_say(hf_dump *d, uint32_t s, GString *out)
-{
-    const hf_hgraph *g = hf_heap_graph(H(d), s);
-    if (g->error) {
-        g_string_append_printf(out, "# no retained sizes: %s\n", g->error);
-        return NULL;
-    }
-    return g;
-}
 
 /* The graph of snapshot s when it exists and has object o, else NULL. */
 static const hf_hgraph *graph_for(hf_dump *d, uint32_t s, uint64_t o)
@@ -72,7 +37,7 @@ uint64_t hf_heap_view_dominators(hf_dump *d, const hf_view *v, uint64_t first, G
                                  size_t budget)
 {
     const hf_hsnap *sn = hf_heap_snap(H(d), v->snap);
-    const hf_hgraph *g = first ? hf_heap_graph(H(d), v->snap) : graph_or_say(d, v->snap, out);
+    const hf_hgraph *g = first ? hf_heap_graph(H(d), v->snap) : hf_rv_graph_or_say(d, v->snap, out);
     if (!g || g->error)
         return HF_DONE;
     uint32_t n = g->n, a, b;
@@ -90,7 +55,7 @@ uint64_t hf_heap_view_dominators(hf_dump *d, const hf_view *v, uint64_t first, G
         g_string_append_printf(out, HF_FMT_ID " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " ",
                                (guint64)hf_heap_object_id(H(d), sn, w), (guint64)shallow,
                                (guint64)g->retained[w]);
-        append_pct(out, g->retained[w], g->retained[n]);
+        hf_rv_pct(out, g->retained[w], g->retained[n]);
         g_string_append_c(out, ' ');
         const hf_hclass *self = hf_heap_described(sn, &ob);
         g_string_append(out, self ? "java.lang.Class" : hf_heap_class(sn, hf_heap_cls(sn, w))->dir);
@@ -130,7 +95,7 @@ uint64_t hf_heap_view_histogram_retained(hf_dump *d, const hf_view *v, uint64_t 
                                          GString *out, size_t budget)
 {
     const hf_hsnap *sn = hf_heap_snap(H(d), v->snap);
-    const hf_hgraph *g = graph_or_say(d, v->snap, out);
+    const hf_hgraph *g = hf_rv_graph_or_say(d, v->snap, out);
     if (!g)
         return HF_DONE;
     GArray *rows = g_array_new(FALSE, FALSE, sizeof(class_row));
@@ -152,7 +117,7 @@ uint64_t hf_heap_view_unreachable(hf_dump *d, const hf_view *v, uint64_t first, 
                                   size_t budget)
 {
     const hf_hsnap *sn = hf_heap_snap(H(d), v->snap);
-    const hf_hgraph *g = graph_or_say(d, v->snap, out);
+    const hf_hgraph *g = hf_rv_graph_or_say(d, v->snap, out);
     if (!g)
         return HF_DONE;
     guint nc = sn->classes->len;
@@ -182,163 +147,31 @@ uint64_t hf_heap_view_unreachable(hf_dump *d, const hf_view *v, uint64_t first, 
     return HF_DONE;
 }
 
-/* ---- paths ---- */
-
-/* The root kinds of node v, "," separated. */
-static void append_root_kinds(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
-{
-    uint64_t id = hf_heap_object_id(h, sn, v);
-    bool any = false;
-    for (guint i = 0; i < sn->roots->len; i++) {
-        const hf_hroot *r = &g_array_index(sn->roots, hf_hroot, i);
-        if (r->id != id)
-            continue;
-        g_string_append_printf(out, "%s%s", any ? "," : "", hf_root_names[r->kind]);
-        any = true;
-    }
-    if (!any)
-        g_string_append(out, "root");
-}
-
-/* One hop a line: the root and its kinds, then each object, its class and
- * the reference followed to reach it. */
-static void append_path(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint32_t v,
-                        GString *out)
-{
-    uint32_t depth = hf_parents_depth(&g->parent, &g->pred, v);
-    if (depth == HF_NONE) {
-        g_string_append(out, "unreachable: no GC root reaches ");
-        append_node(h, sn, v, out);
-        g_string_append_c(out, '\n');
-        return;
-    }
-    uint32_t *hops = g_new(uint32_t, depth);
-    for (uint32_t i = depth, w = v; i-- > 0; w = hf_parents_get(&g->parent, &g->pred, w))
-        hops[i] = w;
-    for (uint32_t i = 0; i < depth; i++) {
-        append_node(h, sn, hops[i], out);
-        if (i == 0) {
-            g_string_append(out, " (root: ");
-            append_root_kinds(h, sn, hops[0], out);
-            g_string_append(out, ")\n");
-            continue;
-        }
-        char name[HF_NAME_MAX];
-        if (!hf_heap_ref_name(h, sn, hops[i - 1], hops[i], 0, name))
-            g_strlcpy(name, "?", sizeof name);
-        g_string_append_printf(out, " via %s\n", name);
-    }
-    g_free(hops);
-}
-
-/* ---- leak suspects (MAT's rule) ---- */
-
-/* Down the dominator tree from v while one child keeps most of it: where
- * the memory accumulates. */
-static uint32_t accumulation_point(const hf_hgraph *g, uint32_t v)
-{
-    for (uint32_t steps = 0; steps < g->n; steps++) {
-        uint32_t a, b;
-        hf_hgraph_kids(g, v, &a, &b);
-        if (a == b)
-            break;
-        uint32_t big = g->kids[a];
-        if ((double)g->retained[big] < 0.7 * (double)g->retained[v])
-            break;
-        v = big;
-    }
-    return v;
-}
-
-static void append_suspect(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint32_t v,
-                           GString *out)
-{
-    g_string_append(out, "  path from a GC root:\n");
-    GString *p = g_string_new(NULL);
-    append_path(h, sn, g, v, p);
-    for (char *line = p->str, *nl; *line; line = nl + 1) {
-        nl = strchr(line, '\n');
-        g_string_append_printf(out, "    %.*s\n", (int)(nl - line), line);
-    }
-    g_string_free(p, TRUE);
-    uint32_t acc = accumulation_point(g, v);
-    g_string_append(out, "  accumulation point: ");
-    append_node(h, sn, acc, out);
-    g_string_append_printf(out, " retains %" G_GUINT64_FORMAT " bytes (", (guint64)g->retained[acc]);
-    append_pct(out, g->retained[acc], g->retained[g->n]);
-    g_string_append(out, "%)\n");
-}
-
-uint64_t hf_heap_view_suspects(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                               size_t budget)
-{
-    hf_heap *h = H(d);
-    const hf_hsnap *sn = hf_heap_snap(h, v->snap);
-    const hf_hgraph *g = graph_or_say(d, v->snap, out);
-    if (!g)
-        return HF_DONE;
-    uint64_t total = g->retained[g->n], limit = total / 10;
-    unsigned k = 0;
-    g_string_append_printf(out, "# leak suspects (MAT's rule): a single object, or all "
-                           "instances of a class, retaining at least 10%% of the %"
-                           G_GUINT64_FORMAT " reachable bytes\n", (guint64)total);
-    /* single objects: the top of the tree is sorted, largest first */
-    uint32_t top_a, top_b;
-    hf_hgraph_kids(g, g->n, &top_a, &top_b);
-    for (uint32_t i = top_a; i < top_b; i++) {
-        uint32_t w = g->kids[i];
-        if (g->retained[w] < limit || !limit)
-            break;
-        g_string_append_printf(out, "suspect %u: ", ++k);
-        append_node(h, sn, w, out);
-        g_string_append_printf(out, " retains %" G_GUINT64_FORMAT " bytes (", (guint64)g->retained[w]);
-        append_pct(out, g->retained[w], total);
-        g_string_append(out, "%)\n");
-        append_suspect(h, sn, g, w, out);
-    }
-    /* classes whose top-level instances together pass the limit, when no
-     * single one of them did */
-    for (guint c = 0; c < sn->classes->len && limit && !hf_cancelled(); c++) {
-        uint64_t sum = 0, count = 0;
-        uint32_t biggest = HF_NONE;
-        for (uint32_t i = top_a; i < top_b; i++) {
-            uint32_t w = g->kids[i];
-            if (hf_heap_cls(sn, w) != c)
-                continue;
-            sum += g->retained[w];
-            count++;
-            if (biggest == HF_NONE)
-                biggest = w;
-        }
-        if (count < 2 || sum < limit || g->retained[biggest] >= limit)
-            continue;
-        g_string_append_printf(out, "suspect %u: %" G_GUINT64_FORMAT " instances of %s retain %"
-                               G_GUINT64_FORMAT " bytes (", ++k, (guint64)count,
-                               hf_heap_class(sn, c)->dir, (guint64)sum);
-        append_pct(out, sum, total);
-        g_string_append(out, "%); the largest:\n");
-        append_suspect(h, sn, g, biggest, out);
-    }
-    if (!k)
-        g_string_append(out, "# none: no object or class retains 10% of the heap\n");
-    return HF_DONE;
-}
-
 /* ---- classes ---- */
 
 uint64_t hf_heap_view_class_retained(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                                      size_t budget)
 {
     const hf_hsnap *sn = hf_heap_snap(H(d), v->snap);
-    const hf_hgraph *g = graph_or_say(d, v->snap, out);
+    const hf_hgraph *g = hf_rv_graph_or_say(d, v->snap, out);
     if (!g || v->index >= sn->classes->len)
         return HF_DONE;
     const hf_hclass *c = hf_heap_class(sn, v->index);
     g_string_append_printf(out, "instances: %" G_GUINT64_FORMAT "\nbytes: %" G_GUINT64_FORMAT
                            "\nretained: %" G_GUINT64_FORMAT " (", (guint64)c->count,
                            (guint64)c->bytes, (guint64)g->class_retained[v->index]);
-    append_pct(out, g->class_retained[v->index], g->retained[g->n]);
+    hf_rv_pct(out, g->class_retained[v->index], g->retained[g->n]);
     g_string_append(out, "% of the heap; an instance under another of this class counted once)\n");
+    uint32_t cn = hf_rv_class_node(H(d), sn, (uint32_t)v->index);
+    if (cn == HF_NONE || cn >= g->n) {
+        g_string_append(out, "statics: 0 (the dump has no class object)\n");
+        return HF_DONE;
+    }
+    g_string_append_printf(out, "statics: %" G_GUINT64_FORMAT " (", (guint64)g->retained[cn]);
+    hf_rv_pct(out, g->retained[cn], g->retained[g->n]);
+    g_string_append_printf(out, "%% of the heap; what the class object " HF_FMT_ID " retains: "
+                           "itself, its static fields and what only they keep alive)\n",
+                           (guint64)hf_heap_object_id(H(d), sn, cn));
     return HF_DONE;
 }
 
@@ -349,7 +182,7 @@ uint64_t hf_heap_view_object_retained(hf_dump *d, const hf_view *v, uint64_t fir
 {
     hf_heap *h = H(d);
     const hf_hsnap *sn = hf_heap_snap(h, v->snap);
-    const hf_hgraph *g = graph_or_say(d, v->snap, out);
+    const hf_hgraph *g = hf_rv_graph_or_say(d, v->snap, out);
     hf_hobj ob;
     if (!g || !hf_heap_decode(h, sn, v->index, &ob))
         return HF_DONE;
@@ -357,7 +190,7 @@ uint64_t hf_heap_view_object_retained(hf_dump *d, const hf_view *v, uint64_t fir
     g_string_append_printf(out, "shallow: %" G_GUINT64_FORMAT "\n",
                            (guint64)hf_heap_shallow(h, sn, &ob));
     g_string_append_printf(out, "retained: %" G_GUINT64_FORMAT " (", (guint64)g->retained[o]);
-    append_pct(out, g->retained[o], g->retained[g->n]);
+    hf_rv_pct(out, g->retained[o], g->retained[g->n]);
     g_string_append(out, "% of the heap)\n");
     if (idom == HF_NONE) {
         g_string_append(out, "dominator: none: no GC root reaches this object (see unreachable)\n");
@@ -365,7 +198,7 @@ uint64_t hf_heap_view_object_retained(hf_dump *d, const hf_view *v, uint64_t fir
         g_string_append(out, "dominator: the GC roots (no single object keeps it alive)\n");
     } else {
         g_string_append(out, "dominator: ");
-        append_node(h, sn, idom, out);
+        hf_rv_node(h, sn, idom, out);
         g_string_append_c(out, '\n');
     }
     uint32_t a, b;
@@ -378,9 +211,9 @@ uint64_t hf_heap_view_object_path(hf_dump *d, const hf_view *v, uint64_t first, 
                                   size_t budget)
 {
     const hf_hsnap *sn = hf_heap_snap(H(d), v->snap);
-    const hf_hgraph *g = graph_or_say(d, v->snap, out);
+    const hf_hgraph *g = hf_rv_graph_or_say(d, v->snap, out);
     if (g && v->index < g->n)
-        append_path(H(d), sn, g, (uint32_t)v->index, out);
+        hf_rv_path(H(d), sn, g, (uint32_t)v->index, "", HF_NONE, NULL, out);
     return HF_DONE;
 }
 

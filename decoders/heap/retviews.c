@@ -1,0 +1,153 @@
+/*
+ * retviews.c - see retviews.h.
+ */
+#include "decoders/heap/retviews.h"
+
+#include "decoders/core/tsv.h"
+#include "decoders/heap/fields.h"
+
+#include <string.h>
+
+#define H(d) ((hf_heap *)(d))
+#define DESCRIBE_TEXT_MAX 80
+
+void hf_rv_pct(GString *out, uint64_t part, uint64_t whole)
+{
+    g_string_append_printf(out, "%.2f", whole ? 100.0 * (double)part / (double)whole : 0.0);
+}
+
+void hf_rv_node(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
+{
+    hf_hobj ob;
+    g_string_append_printf(out, HF_FMT_ID " ", (guint64)hf_heap_object_id(h, sn, v));
+    if (!hf_heap_decode(h, sn, v, &ob)) {
+        g_string_append_c(out, '?');
+        return;
+    }
+    const hf_hclass *self = hf_heap_described(sn, &ob);
+    if (self)
+        g_string_append_printf(out, "class %s", self->dir);
+    else
+        g_string_append(out, hf_heap_class(sn, ob.cls)->dir);
+}
+
+const hf_hgraph *hf_rv_graph_or_say(hf_dump *d, uint32_t s, GString *out)
+{
+    const hf_hgraph *g = hf_heap_graph(H(d), s);
+    if (g->error) {
+        g_string_append_printf(out, "# no retained sizes: %s\n", g->error);
+        return NULL;
+    }
+    return g;
+}
+
+/* The root kinds of node v, "," separated. */
+static void append_root_kinds(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
+{
+    uint64_t id = hf_heap_object_id(h, sn, v);
+    bool any = false;
+    for (guint i = 0; i < sn->roots->len; i++) {
+        const hf_hroot *r = &g_array_index(sn->roots, hf_hroot, i);
+        if (r->id != id)
+            continue;
+        g_string_append_printf(out, "%s%s", any ? "," : "", hf_root_names[r->kind]);
+        any = true;
+    }
+    if (!any)
+        g_string_append(out, "root");
+}
+
+void hf_rv_path(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint32_t v,
+                const char *indent, uint32_t mark, const char *mark_text, GString *out)
+{
+    uint32_t depth = hf_parents_depth(&g->parent, &g->pred, v);
+    if (depth == HF_NONE) {
+        g_string_append_printf(out, "%sunreachable: no GC root reaches ", indent);
+        hf_rv_node(h, sn, v, out);
+        g_string_append_c(out, '\n');
+        return;
+    }
+    uint32_t *hops = g_new(uint32_t, depth);
+    for (uint32_t i = depth, w = v; i-- > 0; w = hf_parents_get(&g->parent, &g->pred, w))
+        hops[i] = w;
+    for (uint32_t i = 0; i < depth; i++) {
+        g_string_append(out, indent);
+        hf_rv_node(h, sn, hops[i], out);
+        if (i == 0) {
+            g_string_append(out, " (root: ");
+            append_root_kinds(h, sn, hops[0], out);
+            g_string_append_c(out, ')');
+        } else {
+            char name[HF_NAME_MAX];
+            if (!hf_heap_ref_name(h, sn, hops[i - 1], hops[i], 0, name))
+                g_strlcpy(name, "?", sizeof name);
+            g_string_append_printf(out, " via %s", name);
+        }
+        if (hops[i] == mark)
+            g_string_append_printf(out, " <- %s", mark_text);
+        g_string_append_c(out, '\n');
+    }
+    g_free(hops);
+}
+
+uint32_t hf_rv_owner_class(hf_heap *h, const hf_hsnap *sn, uint32_t v, bool *is_class)
+{
+    uint32_t c = hf_heap_cls(sn, v);
+    *is_class = false;
+    if (c != sn->class_class)
+        return c;
+    int64_t k = hf_heap_class_by_id(sn, hf_heap_object_id(h, sn, v));
+    if (k < 0)
+        return c;
+    *is_class = true;
+    return (uint32_t)k;
+}
+
+uint32_t hf_rv_class_node(hf_heap *h, const hf_hsnap *sn, uint32_t c)
+{
+    const hf_hclass *k = hf_heap_class(sn, c);
+    int64_t o = k->id ? hf_heap_find_id(h, sn, k->id) : -1;
+    return o < 0 ? HF_NONE : (uint32_t)o;
+}
+
+/* An instance's int field `size` (collections keep their size there). */
+static bool int_size(hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob, uint64_t *size)
+{
+    hf_hfields it;
+    bool found = false;
+    hf_hfields_begin(&it, sn, hf_heap_class(sn, ob->cls));
+    while (!found && hf_hfields_next(&it))
+        if (it.f->type == HF_T_INT && strcmp(it.f->name, "size") == 0)
+            found = hf_heap_field(h, sn, ob, it.index, size);
+    hf_hfields_end(&it);
+    return found;
+}
+
+void hf_rv_describe(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
+{
+    hf_hobj ob;
+    if (!hf_heap_decode(h, sn, v, &ob))
+        return;
+    const hf_hclass *self = hf_heap_described(sn, &ob);
+    uint64_t size;
+    if (self) {
+        g_string_append(out, "class ");
+        hf_tsv_text(out, self->dir, strlen(self->dir));
+    } else if (ob.kind == HF_K_OBJARRAY || ob.kind == HF_K_PRIMARRAY) {
+        g_string_append_printf(out, "length=%" G_GUINT64_FORMAT, (guint64)ob.length);
+    } else if (ob.cls == sn->string_class) {
+        GString *t = g_string_new(NULL);
+        if (hf_heap_text(h, sn, &ob, t)) {
+            bool cut = t->len > DESCRIBE_TEXT_MAX;
+            size_t n = cut ? DESCRIBE_TEXT_MAX : t->len;
+            while (cut && n > 0 && ((unsigned char)t->str[n] & 0xc0) == 0x80)
+                n--; /* not inside a UTF-8 sequence */
+            hf_tsv_text(out, t->str, n);
+            if (cut)
+                g_string_append(out, "...");
+        }
+        g_string_free(t, TRUE);
+    } else if (int_size(h, sn, &ob, &size)) {
+        g_string_append_printf(out, "size=%" G_GUINT64_FORMAT, (guint64)size);
+    }
+}

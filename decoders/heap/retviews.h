@@ -1,0 +1,40 @@
+/*
+ * retviews.h - what the views of retained sizes share (dominators.c,
+ * suspects.c, biggest.c, consumers.c, mergedpaths.c): writing an object,
+ * a share of the heap, a path from the GC roots, and getting the graph or
+ * saying why there is none.
+ *
+ * Thread safety: every function only reads the finished graph and the
+ * index (retained.h), so views may call them on several threads at once.
+ */
+#ifndef HF_HEAP_RETVIEWS_H
+#define HF_HEAP_RETVIEWS_H
+
+#include "decoders/heap/render.h"
+#include "decoders/heap/retained.h"
+
+/* Share of `whole` as "12.34". */
+void hf_rv_pct(GString *out, uint64_t part, uint64_t whole);
+/* "0xID CLASS" of node v ("0xID class NAME" for a class object). */
+void hf_rv_node(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out);
+/* The graph of snapshot s, or NULL after writing "# no retained sizes:
+ * why" to out. */
+const hf_hgraph *hf_rv_graph_or_say(hf_dump *d, uint32_t s, GString *out);
+/* A shortest path from a GC root to node v, one hop a line: the root with
+ * its kinds ("(root: sticky class)"), then each object, its class and
+ * "via FIELD", the reference followed.  Lines start with `indent`; the
+ * line of node `mark` (HF_NONE: none) ends with " <- " and `mark_text`. */
+void hf_rv_path(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint32_t v,
+                const char *indent, uint32_t mark, const char *mark_text, GString *out);
+/* The class whose share node v counts in: the class a class object
+ * describes, else the object's class.  *is_class set for a class object. */
+uint32_t hf_rv_owner_class(hf_heap *h, const hf_hsnap *sn, uint32_t v, bool *is_class);
+/* Node of the class object of class c, HF_NONE when the dump has none. */
+uint32_t hf_rv_class_node(hf_heap *h, const hf_hsnap *sn, uint32_t c);
+/* A short description of object v for the free-text column of a table:
+ * an array's length ("length=N"), a String's text (cut at 80 bytes, with
+ * "..."), a collection's size ("size=N", from an int field `size`), a
+ * class object's name ("class NAME"); nothing for others.  TAB-safe. */
+void hf_rv_describe(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out);
+
+#endif

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# t_mat.sh - what Eclipse MAT answers in one click, as files, on a dump
+# whose shape fixes the answers (tests/programs/java/MatViews.java, dumped
+# with jcmd): a class holding a 45 MiB byte[] in a static field, 40000
+# Sessions reached by three paths (20000, 15000, 5000), a holder of 100
+# Items.  Sizes come from the JVM's own class histogram (jvm.sh), the
+# shape's numbers from the program.  Skips only without java, javac, jcmd.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/jvm.sh"
+
+for tool in java javac jcmd; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "ok - MAT's views # SKIP $tool absent"
+    exit 0
+  fi
+done
+
+mkdir -p "$TESTTMP/classes"
+if ! timeout 120 javac -d "$TESTTMP/classes" "$ROOT/tests/programs/java/MatViews.java" 2>"$TESTTMP/javac.err"; then
+  sed 's/^/# /' "$TESTTMP/javac.err"
+  echo "not ok - javac MatViews.java"
+  exit 0
+fi
+if ! jvm_start "$TESTTMP/jvm.out" -XX:+UseSerialGC -Xmx256m -cp "$TESTTMP/classes" MatViews; then
+  sed 's/^/# jvm: /' "$TESTTMP/jvm.out"
+  echo "not ok - MatViews printed READY"
+  exit 0
+fi
+jvm_stable_dump mv "$JPID" "$TESTTMP/mv.hprof" || exit 0
+kill "$JPID" 2>/dev/null
+# jcmd's count and bytes of a class (display name)
+jcount() { awk -F '\t' -v c="$1" '$1 == c { print $2 }' "$TESTTMP/mv.h1"; }
+jbytes() { awk -F '\t' -v c="$1" '$1 == c { print $3 }' "$TESTTMP/mv.h1"; }
+field() { sed -n "s/^$2: \([0-9]*\).*/\1/p" "$1"; }
+BIG=$((16 + 45 * 1048576)) # byte[45 MiB], compressed oops
+
+hf_mount "$TESTTMP/mv.hprof" || { echo "not ok - mount the MatViews dump"; exit 0; }
+S=$MNT/latest
+C=$S/classes
+MV=$(sed -n 's/^id: //p' "$C/MatViews/info")
+BIGID=$(awk '$1 == "BIG" { print $3 }' "$C/MatViews/statics")
+check_eq "BIG is a byte[45 MiB] of $BIG bytes" "$BIG" "$(field "$S/objects/$BIGID/info" size)"
+
+# ---- suspects, finished; classes/NAME/retained --------------------------------
+check "listing computes no retained sizes" bash -c "ls '$S' '$C/MatViews' >/dev/null; ! grep -q 'retained sizes' '$MNT/.stats'"
+statics=$(field "$C/MatViews/retained" statics)
+check "classes/MatViews/retained: the class object retains BIG through its statics" test "$statics" -ge "$BIG"
+check_eq "classes/MatViews/retained: statics is objects/ID/retained of the class object" \
+  "$(field "$S/objects/$MV/retained" retained)" "$statics"
+check_eq "classes/MatViews/retained: no instances retain anything" 0 "$(field "$C/MatViews/retained" retained)"
+check_eq "classes/MatViews\$Session/retained: the instances retain jcmd's bytes" \
+  "$(jbytes 'MatViews$Session')" "$(field "$C/MatViews\$Session/retained" retained)"
+check "suspects: class MatViews is suspect 1, through its static fields" \
+  grep -q "^suspect 1: $MV class MatViews retains $statics bytes .*through its static fields" "$S/suspects"
+check "suspects: no suspect is all instances of java.lang.Class" \
+  bash -c "! grep -q 'instances of java.lang.Class' '$S/suspects'"
+sed -n '/^suspect 1:/,/^suspect 2:/p' "$S/suspects" >"$TESTTMP/s1"
+check "suspects: the path reaches the accumulation point via BIG, the field" \
+  grep -q "^    $BIGID byte\[\] via BIG$" "$TESTTMP/s1"
+check "suspects: the path starts at a GC root" bash -c "grep -A1 'path from a GC root' '$TESTTMP/s1' | grep -q '(root: '"
+check "suspects: every step below the root names its field" \
+  bash -c "sed -n '/path from a GC root/,/accumulation point:/p' '$TESTTMP/s1' | sed '1,2d;\$d' | grep -v -q ' via ' && exit 1 || exit 0"
+check "suspects: the accumulation point is BIG" grep -q "^  accumulation point: $BIGID byte\[\] retains $BIG bytes" "$TESTTMP/s1"
