@@ -143,6 +143,20 @@ int64_t hf_heap_dominated_find(hf_dump *d, uint32_t s, uint64_t o, const char *n
 #define HF_HEAP_RETAINED_OBJECT_FILES                                                      \
     {"retained", hf_heap_view_object_retained, NULL}, {"path", hf_heap_view_object_path, NULL}
 
+/* ---- what Eclipse MAT answers in one click (biggest.c) ---- */
+
+/* Rows of biggest and biggest-shallow. */
+#define HF_BIGGEST 1000
+uint64_t hf_heap_view_biggest(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                              size_t budget);
+uint64_t hf_heap_view_biggest_shallow(hf_dump *d, const hf_view *v, uint64_t first,
+                                      GString *out, size_t budget);
+
+/* Their rows in a snapshot table (has: where the snapshot has a heap;
+ * NULL for every snapshot). */
+#define HF_HEAP_MAT_SNAP_FILES(has)                                                        \
+    {"biggest", hf_heap_view_biggest, has}, {"biggest-shallow", hf_heap_view_biggest_shallow, has}
+
 /* ---- snapshot views (render.c; profile.c: heap.pprof, stacks.folded, flame.svg) ---- */
 
 uint64_t hf_heap_view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GString *out,

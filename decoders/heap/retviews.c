@@ -151,3 +151,68 @@ void hf_rv_describe(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
         g_string_append_printf(out, "size=%" G_GUINT64_FORMAT, (guint64)size);
     }
 }
+
+/* ---- the n greatest ---- */
+
+/* a ranks below b */
+static bool below(const hf_rv_ranked *a, const hf_rv_ranked *b)
+{
+    return a->key != b->key ? a->key < b->key : a->v > b->v;
+}
+
+void hf_rv_top_init(hf_rv_top *t, uint32_t cap)
+{
+    t->a = g_new(hf_rv_ranked, cap ? cap : 1);
+    t->len = 0;
+    t->cap = cap;
+}
+
+static void sift_down(hf_rv_ranked *a, uint32_t len, uint32_t i)
+{
+    for (;;) {
+        uint32_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < len && below(&a[l], &a[m]))
+            m = l;
+        if (r < len && below(&a[r], &a[m]))
+            m = r;
+        if (m == i)
+            return;
+        hf_rv_ranked x = a[i];
+        a[i] = a[m];
+        a[m] = x;
+        i = m;
+    }
+}
+
+void hf_rv_top_add(hf_rv_top *t, uint64_t key, uint32_t v)
+{
+    hf_rv_ranked x = {key, v};
+    if (t->len < t->cap) {
+        uint32_t i = t->len++;
+        while (i > 0 && below(&x, &t->a[(i - 1) / 2])) {
+            t->a[i] = t->a[(i - 1) / 2];
+            i = (i - 1) / 2;
+        }
+        t->a[i] = x;
+    } else if (t->cap && below(&t->a[0], &x)) {
+        t->a[0] = x;
+        sift_down(t->a, t->len, 0);
+    }
+}
+
+static gint cmp_ranked(gconstpointer a, gconstpointer b)
+{
+    return below(a, b) ? 1 : below(b, a) ? -1 : 0;
+}
+
+void hf_rv_top_sort(hf_rv_top *t)
+{
+    qsort(t->a, t->len, sizeof *t->a, cmp_ranked);
+}
+
+void hf_rv_top_free(hf_rv_top *t)
+{
+    g_free(t->a);
+    t->a = NULL;
+    t->len = t->cap = 0;
+}

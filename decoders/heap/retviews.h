@@ -37,4 +37,21 @@ uint32_t hf_rv_class_node(hf_heap *h, const hf_hsnap *sn, uint32_t c);
  * class object's name ("class NAME"); nothing for others.  TAB-safe. */
 void hf_rv_describe(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out);
 
+/* The n greatest of a stream of (key, node): key descending, then node
+ * ascending (fed in ascending node order, an equal key keeps the first).
+ * A min-heap of n entries: O(log n) an addition. */
+typedef struct {
+    uint64_t key;
+    uint32_t v;
+} hf_rv_ranked;
+typedef struct {
+    hf_rv_ranked *a;
+    uint32_t len, cap;
+} hf_rv_top;
+void hf_rv_top_init(hf_rv_top *t, uint32_t cap);
+void hf_rv_top_add(hf_rv_top *t, uint64_t key, uint32_t v);
+/* Sorts what is kept, greatest first (t->a[0 .. t->len)). */
+void hf_rv_top_sort(hf_rv_top *t);
+void hf_rv_top_free(hf_rv_top *t);
+
 #endif

@@ -142,6 +142,7 @@ static const hf_file snap_files[] = {
     {"stacks.folded", hf_heap_view_folded, NULL},
     {"flame.svg", hf_heap_view_flame, NULL},
     HF_HEAP_RETAINED_SNAP_FILES,
+    HF_HEAP_MAT_SNAP_FILES(NULL),
     {"duplicates", hf_heap_view_duplicates, NULL},
     HF_HEAP_TABLE_SNAP_FILES(NULL),
     {"tables/sites.tsv", hprof_sites_tsv_view, hprof_has_sites, hprof_sites_tsv_measure},

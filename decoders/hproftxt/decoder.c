@@ -100,6 +100,7 @@ static const hf_file snap_files[] = {
     {"histogram-retained", hf_heap_view_histogram_retained, hproftxt_has_heap},
     {"suspects", hf_heap_view_suspects, hproftxt_has_heap},
     {"unreachable", hf_heap_view_unreachable, hproftxt_has_heap},
+    HF_HEAP_MAT_SNAP_FILES(hproftxt_has_heap),
     HF_HEAP_TABLE_SNAP_FILES(hproftxt_has_heap),
     {"tables/sites.tsv", hproftxt_sites_tsv_view, hproftxt_has_sites, hproftxt_sites_tsv_measure},
     {"tables/samples.tsv", hproftxt_samples_tsv_view, hproftxt_has_samples, hproftxt_samples_tsv_measure},

@@ -41,6 +41,18 @@ MV=$(sed -n 's/^id: //p' "$C/MatViews/info")
 BIGID=$(awk '$1 == "BIG" { print $3 }' "$C/MatViews/statics")
 check_eq "BIG is a byte[45 MiB] of $BIG bytes" "$BIG" "$(field "$S/objects/$BIGID/info" size)"
 
+# ---- biggest-shallow, biggest --------------------------------------------------
+B=$S/biggest-shallow
+check_eq "biggest-shallow: header" "# id${TAB}shallow${TAB}class${TAB}what" "$(head -1 "$B")"
+check_eq "biggest-shallow: BIG first" "$BIGID${TAB}$BIG${TAB}byte[]${TAB}length=$((45 * 1048576))" "$(sed -n 2p "$B")"
+SECOND=$(awk '$1 == "SECOND" { print $3 }' "$C/MatViews/statics")
+check_eq "biggest-shallow: SECOND, an int[2000000], second" "$SECOND${TAB}$((16 + 4 * 2000000))${TAB}int[]${TAB}length=2000000" "$(sed -n 3p "$B")"
+check_eq "biggest-shallow: TEXT's byte[300000] third" "$((16 + 300000))${TAB}byte[]${TAB}length=300000" "$(sed -n 4p "$B" | cut -f2-)"
+check_eq "biggest-shallow: $((1000 + 1)) lines" 1001 "$(wc -l <"$B")"
+check_eq "biggest-shallow: the 1000 largest shallow sizes of tables/objects.tsv" \
+  "$(tail -n +2 "$S/tables/objects.tsv" | cut -f3 | sort -nr | head -1000 | md5sum)" "$(tail -n +2 "$B" | cut -f2 | md5sum)"
+check "biggest-shallow computes no retained sizes" bash -c "! grep -q 'retained sizes' '$MNT/.stats'"
+
 # ---- suspects, finished; classes/NAME/retained --------------------------------
 check "listing computes no retained sizes" bash -c "ls '$S' '$C/MatViews' >/dev/null; ! grep -q 'retained sizes' '$MNT/.stats'"
 statics=$(field "$C/MatViews/retained" statics)
@@ -61,3 +73,22 @@ check "suspects: the path starts at a GC root" bash -c "grep -A1 'path from a GC
 check "suspects: every step below the root names its field" \
   bash -c "sed -n '/path from a GC root/,/accumulation point:/p' '$TESTTMP/s1' | sed '1,2d;\$d' | grep -v -q ' via ' && exit 1 || exit 0"
 check "suspects: the accumulation point is BIG" grep -q "^  accumulation point: $BIGID byte\[\] retains $BIG bytes" "$TESTTMP/s1"
+
+G=$S/biggest
+check_eq "biggest: header" "# id${TAB}shallow${TAB}retained${TAB}percent${TAB}class${TAB}what" "$(head -1 "$G")"
+check "biggest: largest retained first" bash -c "tail -n +2 '$G' | cut -f3 | sort -c -n -r"
+check_eq "biggest: the class MatViews retains its statics" "$MV${TAB}$statics${TAB}java.lang.Class${TAB}class MatViews" \
+  "$(awk -F '\t' -v id="$MV" '$1 == id' "$G" | cut -f1,3,5,6)"
+check_eq "biggest: BIG retains itself" "$BIG${TAB}$BIG${TAB}byte[]${TAB}length=$((45 * 1048576))" \
+  "$(awk -F '\t' -v id="$BIGID" '$1 == id' "$G" | cut -f2,3,5,6)"
+LIST=$(awk '$1 == "LIST" { print $3 }' "$C/MatViews/statics")
+MAP=$(awk '$1 == "MAP" { print $3 }' "$C/MatViews/statics")
+TEXT=$(awk '$1 == "TEXT" { print $3 }' "$C/MatViews/statics")
+check_eq "biggest: LIST is an ArrayList of size 20000" "java.util.ArrayList${TAB}size=20000" \
+  "$(awk -F '\t' -v id="$LIST" '$1 == id' "$G" | cut -f5,6)"
+check_eq "biggest: MAP is a HashMap of size 15000" "java.util.HashMap${TAB}size=15000" \
+  "$(awk -F '\t' -v id="$MAP" '$1 == id' "$G" | cut -f5,6)"
+check_eq "biggest: TEXT shows its first 80 characters" "java.lang.String${TAB}$(printf 'q%.0s' $(seq 80))..." \
+  "$(awk -F '\t' -v id="$TEXT" '$1 == id' "$G" | cut -f5,6)"
+check_eq "biggest: the 1000 largest of tables/retained.tsv" \
+  "$(tail -n +2 "$S/tables/retained.tsv" | cut -f2 | sort -nr | head -1000 | md5sum)" "$(tail -n +2 "$G" | cut -f3 | md5sum)"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "decoders/core/registry.h"
+#include "decoders/heap/retviews.h"
 #include "tests/unit/helpers.h"
 #include "tests/unit/hprofbld.h"
 
@@ -108,10 +109,46 @@ static void test_suspects_no_class_group(void **state)
     close_dump(d, path);
 }
 
+/* hf_rv_top keeps the n greatest keys, ties by the node added first,
+ * whatever the order of the keys: against a sort of all of them. */
+static int cmp_desc(const void *a, const void *b)
+{
+    const hf_rv_ranked *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? 1 : -1;
+    return x->v < y->v ? -1 : x->v > y->v;
+}
+
+static void test_top(void **state)
+{
+    enum { N = 5000 };
+    hf_rv_ranked all[N];
+    GRand *r = g_rand_new_with_seed(24);
+    const uint32_t caps[] = {0, 1, 7, 1000, N, N + 3};
+    for (size_t c = 0; c < G_N_ELEMENTS(caps); c++) {
+        hf_rv_top t;
+        hf_rv_top_init(&t, caps[c]);
+        for (uint32_t v = 0; v < N; v++) {
+            all[v] = (hf_rv_ranked){g_rand_int_range(r, 0, 300), v}; /* many ties */
+            hf_rv_top_add(&t, all[v].key, v);
+        }
+        qsort(all, N, sizeof *all, cmp_desc);
+        hf_rv_top_sort(&t);
+        assert_int_equal(t.len, MIN(caps[c], N));
+        for (uint32_t i = 0; i < t.len; i++) {
+            assert_int_equal(t.a[i].key, all[i].key);
+            assert_int_equal(t.a[i].v, all[i].v);
+        }
+        hf_rv_top_free(&t);
+    }
+    g_rand_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_suspects_no_class_group),
+        cmocka_unit_test(test_top),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
