@@ -22,12 +22,16 @@
 
 #define H(d) ((hf_heap *)(d))
 
-/* The class column: the object's class ("java.lang.Class" for a class
- * object, whose `what` names the class it is). */
-static void append_class(const hf_hsnap *sn, uint32_t v, GString *out)
+/* The last two columns and the end of the row: the object's class
+ * ("java.lang.Class" for a class object, whose `what` names the class it
+ * is) and what it is. */
+static void append_class_what(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
 {
     const char *dir = hf_heap_class(sn, hf_heap_cls(sn, v))->dir;
     hf_tsv_text(out, dir, strlen(dir));
+    g_string_append_c(out, '\t');
+    hf_rv_describe(h, sn, v, out);
+    g_string_append_c(out, '\n');
 }
 
 uint64_t hf_heap_view_biggest(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
@@ -54,10 +58,7 @@ uint64_t hf_heap_view_biggest(hf_dump *d, const hf_view *v, uint64_t first, GStr
                                (guint64)g->retained[o]);
         hf_rv_pct(out, g->retained[o], g->retained[g->n]);
         g_string_append_c(out, '\t');
-        append_class(sn, o, out);
-        g_string_append_c(out, '\t');
-        hf_rv_describe(h, sn, o, out);
-        g_string_append_c(out, '\n');
+        append_class_what(h, sn, o, out);
     }
     hf_rv_top_free(&top);
     return HF_DONE;
@@ -83,10 +84,7 @@ uint64_t hf_heap_view_biggest_shallow(hf_dump *d, const hf_view *v, uint64_t fir
         uint32_t o = top.a[i].v;
         g_string_append_printf(out, HF_FMT_ID "\t%" G_GUINT64_FORMAT "\t",
                                (guint64)hf_heap_object_id(h, sn, o), (guint64)top.a[i].key);
-        append_class(sn, o, out);
-        g_string_append_c(out, '\t');
-        hf_rv_describe(h, sn, o, out);
-        g_string_append_c(out, '\n');
+        append_class_what(h, sn, o, out);
     }
     hf_rv_top_free(&top);
     return HF_DONE;
