@@ -64,25 +64,11 @@ uint64_t hf_heap_view_dominators(hf_dump *d, const hf_view *v, uint64_t first, G
     return HF_DONE;
 }
 
-/* Classes by a key, largest first, then by name. */
-typedef struct {
-    uint32_t cls;
-    uint64_t count, bytes, key;
-} class_row;
-
-static gint cmp_rows(gconstpointer a, gconstpointer b, gpointer ud)
-{
-    const class_row *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? 1 : -1;
-    return strcmp(hf_heap_class(ud, x->cls)->dir, hf_heap_class(ud, y->cls)->dir);
-}
-
 static void append_rows(const hf_hsnap *sn, GArray *rows, bool with_key, GString *out)
 {
-    g_array_sort_with_data(rows, cmp_rows, (gpointer)sn);
+    hf_rv_sort_class_rows(sn, rows);
     for (guint i = 0; i < rows->len; i++) {
-        const class_row *r = &g_array_index(rows, class_row, i);
+        const hf_rv_class_row *r = &g_array_index(rows, hf_rv_class_row, i);
         g_string_append_printf(out, "%10" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT " ",
                                (guint64)r->count, (guint64)r->bytes);
         if (with_key)
@@ -98,12 +84,12 @@ uint64_t hf_heap_view_histogram_retained(hf_dump *d, const hf_view *v, uint64_t 
     const hf_hgraph *g = hf_rv_graph_or_say(d, v->snap, out);
     if (!g)
         return HF_DONE;
-    GArray *rows = g_array_new(FALSE, FALSE, sizeof(class_row));
+    GArray *rows = g_array_new(FALSE, FALSE, sizeof(hf_rv_class_row));
     for (guint c = 0; c < sn->classes->len; c++) {
         const hf_hclass *k = hf_heap_class(sn, c);
         if (!k->count)
             continue;
-        class_row r = {c, k->count, k->bytes, g->class_retained[c]};
+        hf_rv_class_row r = {c, k->count, k->bytes, g->class_retained[c]};
         g_array_append_val(rows, r);
     }
     g_string_append(out, "# instances bytes retained class, by retained bytes (an instance "
@@ -121,17 +107,17 @@ uint64_t hf_heap_view_unreachable(hf_dump *d, const hf_view *v, uint64_t first, 
     if (!g)
         return HF_DONE;
     guint nc = sn->classes->len;
-    class_row *by = g_new0(class_row, nc ? nc : 1);
+    hf_rv_class_row *by = g_new0(hf_rv_class_row, nc ? nc : 1);
     for (uint32_t o = 0; o < g->n && !hf_cancel_due(o); o++) {
         if (g->idom[o] != HF_NONE)
             continue;
         hf_hobj ob;
-        class_row *r = &by[hf_heap_cls(sn, o)];
+        hf_rv_class_row *r = &by[hf_heap_cls(sn, o)];
         r->count++;
         if (hf_heap_decode(H(d), sn, o, &ob))
             r->bytes += hf_heap_shallow(H(d), sn, &ob);
     }
-    GArray *rows = g_array_new(FALSE, FALSE, sizeof(class_row));
+    GArray *rows = g_array_new(FALSE, FALSE, sizeof(hf_rv_class_row));
     for (guint c = 0; c < nc; c++)
         if (by[c].count) {
             by[c].cls = c;

@@ -141,9 +141,10 @@ int64_t hf_heap_dominated_find(hf_dump *d, uint32_t s, uint64_t o, const char *n
         {"suspects", hf_heap_view_suspects, NULL}, {"unreachable", hf_heap_view_unreachable, NULL}, \
         {"dominators.svg", hf_heap_view_dominators_svg, NULL}
 #define HF_HEAP_RETAINED_OBJECT_FILES                                                      \
-    {"retained", hf_heap_view_object_retained, NULL}, {"path", hf_heap_view_object_path, NULL}
+    {"retained", hf_heap_view_object_retained, NULL}, {"path", hf_heap_view_object_path, NULL}, \
+        {"dominated-by-class", hf_heap_view_dominated_by_class, NULL}
 
-/* ---- what Eclipse MAT answers in one click (biggest.c) ---- */
+/* ---- what Eclipse MAT answers in one click (biggest.c, domclass.c) ---- */
 
 /* Rows of biggest and biggest-shallow. */
 #define HF_BIGGEST 1000
@@ -151,11 +152,18 @@ uint64_t hf_heap_view_biggest(hf_dump *d, const hf_view *v, uint64_t first, GStr
                               size_t budget);
 uint64_t hf_heap_view_biggest_shallow(hf_dump *d, const hf_view *v, uint64_t first,
                                       GString *out, size_t budget);
+/* The dominator tree's top level, and an object's dominated objects,
+ * grouped by class (domclass.c). */
+uint64_t hf_heap_view_dominators_by_class(hf_dump *d, const hf_view *v, uint64_t first,
+                                          GString *out, size_t budget);
+uint64_t hf_heap_view_dominated_by_class(hf_dump *d, const hf_view *v, uint64_t first,
+                                         GString *out, size_t budget);
 
 /* Their rows in a snapshot table (has: where the snapshot has a heap;
  * NULL for every snapshot). */
 #define HF_HEAP_MAT_SNAP_FILES(has)                                                        \
-    {"biggest", hf_heap_view_biggest, has}, {"biggest-shallow", hf_heap_view_biggest_shallow, has}
+    {"biggest", hf_heap_view_biggest, has}, {"biggest-shallow", hf_heap_view_biggest_shallow, has}, \
+        {"dominators-by-class", hf_heap_view_dominators_by_class, has}
 
 /* ---- snapshot views (render.c; profile.c: heap.pprof, stacks.folded, flame.svg) ---- */
 

@@ -152,6 +152,19 @@ void hf_rv_describe(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
     }
 }
 
+static gint cmp_class_rows(gconstpointer a, gconstpointer b, gpointer ud)
+{
+    const hf_rv_class_row *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? 1 : -1;
+    return strcmp(hf_heap_class(ud, x->cls)->dir, hf_heap_class(ud, y->cls)->dir);
+}
+
+void hf_rv_sort_class_rows(const hf_hsnap *sn, GArray *rows)
+{
+    g_array_sort_with_data(rows, cmp_class_rows, (gpointer)sn);
+}
+
 /* ---- the n greatest ---- */
 
 /* a ranks below b */

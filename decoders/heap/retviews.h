@@ -37,6 +37,15 @@ uint32_t hf_rv_class_node(hf_heap *h, const hf_hsnap *sn, uint32_t c);
  * class object's name ("class NAME"); nothing for others.  TAB-safe. */
 void hf_rv_describe(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out);
 
+/* A class's row of a per-class view: objects, bytes and the key the rows
+ * are sorted by. */
+typedef struct {
+    uint32_t cls;
+    uint64_t count, bytes, key;
+} hf_rv_class_row;
+/* Sorts hf_rv_class_row rows by key, largest first, then by class name. */
+void hf_rv_sort_class_rows(const hf_hsnap *sn, GArray *rows);
+
 /* The n greatest of a stream of (key, node): key descending, then node
  * ascending (fed in ascending node order, an equal key keeps the first).
  * A min-heap of n entries: O(log n) an addition. */

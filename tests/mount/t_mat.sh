@@ -92,3 +92,18 @@ check_eq "biggest: TEXT shows its first 80 characters" "java.lang.String${TAB}$(
   "$(awk -F '\t' -v id="$TEXT" '$1 == id' "$G" | cut -f5,6)"
 check_eq "biggest: the 1000 largest of tables/retained.tsv" \
   "$(tail -n +2 "$S/tables/retained.tsv" | cut -f2 | sort -nr | head -1000 | md5sum)" "$(tail -n +2 "$G" | cut -f3 | md5sum)"
+
+# ---- dominators-by-class, objects/ID/dominated-by-class ---------------------------
+HOLDER=$(awk '$1 == "HOLDER" { print $3 }' "$C/MatViews/statics")
+check_eq "HOLDER's dominated-by-class: 100 Items, jcmd's bytes, each with its byte[1000]" \
+  "100${TAB}$(jbytes 'MatViews$Item')${TAB}$(( $(jbytes 'MatViews$Item') + 100 * (16 + 1000) ))${TAB}MatViews\$Item" \
+  "$(tail -n +2 "$S/objects/$HOLDER/dominated-by-class" | cut -f1-3,5)"
+check_eq "dominated-by-class: header" "# objects${TAB}shallow${TAB}retained${TAB}percent${TAB}class" \
+  "$(head -1 "$S/objects/$HOLDER/dominated-by-class")"
+awk 'NR > 1 { n[$5]++; s[$5] += $2; r[$5] += $3 } END { for (c in n) print n[c], s[c], r[c], c }' "$S/dominators" |
+  sort >"$TESTTMP/dom.grouped"
+tail -n +2 "$S/dominators-by-class" | awk -F '\t' '{ print $1, $2, $3, $5 }' | sort >"$TESTTMP/dbc"
+check "dominators-by-class: the dominators view grouped by class" diff "$TESTTMP/dom.grouped" "$TESTTMP/dbc"
+check "dominators-by-class: by retained bytes" bash -c "tail -n +2 '$S/dominators-by-class' | cut -f3 | sort -c -n -r"
+check "dominators-by-class: class MatViews is among the java.lang.Class objects" \
+  test "$(awk -F '\t' '$5 == "java.lang.Class" { print $3 }' "$S/dominators-by-class")" -ge "$statics"
