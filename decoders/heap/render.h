@@ -144,7 +144,8 @@ int64_t hf_heap_dominated_find(hf_dump *d, uint32_t s, uint64_t o, const char *n
     {"retained", hf_heap_view_object_retained, NULL}, {"path", hf_heap_view_object_path, NULL}, \
         {"dominated-by-class", hf_heap_view_dominated_by_class, NULL}
 
-/* ---- what Eclipse MAT answers in one click (biggest.c, domclass.c) ---- */
+/* ---- what Eclipse MAT answers in one click (biggest.c, domclass.c,
+ * consumers.c) ---- */
 
 /* Rows of biggest and biggest-shallow. */
 #define HF_BIGGEST 1000
@@ -158,12 +159,23 @@ uint64_t hf_heap_view_dominators_by_class(hf_dump *d, const hf_view *v, uint64_t
                                           GString *out, size_t budget);
 uint64_t hf_heap_view_dominated_by_class(hf_dump *d, const hf_view *v, uint64_t first,
                                          GString *out, size_t budget);
+/* MAT's top consumers: retained bytes by class, loader, package, each
+ * object counted once (consumers.c). */
+uint64_t hf_heap_view_consumers_class(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                      size_t budget);
+uint64_t hf_heap_view_consumers_loader(hf_dump *d, const hf_view *v, uint64_t first,
+                                       GString *out, size_t budget);
+uint64_t hf_heap_view_consumers_package(hf_dump *d, const hf_view *v, uint64_t first,
+                                        GString *out, size_t budget);
 
 /* Their rows in a snapshot table (has: where the snapshot has a heap;
  * NULL for every snapshot). */
 #define HF_HEAP_MAT_SNAP_FILES(has)                                                        \
     {"biggest", hf_heap_view_biggest, has}, {"biggest-shallow", hf_heap_view_biggest_shallow, has}, \
-        {"dominators-by-class", hf_heap_view_dominators_by_class, has}
+        {"dominators-by-class", hf_heap_view_dominators_by_class, has},                    \
+        {"consumers-by-class", hf_heap_view_consumers_class, has},                         \
+        {"consumers-by-loader", hf_heap_view_consumers_loader, has},                       \
+        {"consumers-by-package", hf_heap_view_consumers_package, has}
 
 /* ---- snapshot views (render.c; profile.c: heap.pprof, stacks.folded, flame.svg) ---- */
 

@@ -107,3 +107,29 @@ check "dominators-by-class: the dominators view grouped by class" diff "$TESTTMP
 check "dominators-by-class: by retained bytes" bash -c "tail -n +2 '$S/dominators-by-class' | cut -f3 | sort -c -n -r"
 check "dominators-by-class: class MatViews is among the java.lang.Class objects" \
   test "$(awk -F '\t' '$5 == "java.lang.Class" { print $3 }' "$S/dominators-by-class")" -ge "$statics"
+
+# ---- consumers-by-class, -loader, -package ------------------------------------------
+TOTAL=$(sed -n 's/.* the \([0-9]*\) reachable bytes$/\1/p' "$S/suspects")
+crow() { awk -F '\t' -v c="$2" '$6 == c' "$S/consumers-by-$1" | cut -f1,2; }
+check_eq "consumers-by-class: header" "# objects${TAB}retained${TAB}percent${TAB}top_objects${TAB}top_retained${TAB}class" \
+  "$(head -1 "$S/consumers-by-class")"
+check_eq "consumers-by-class: MatViews is its class object, retaining its statics" "1${TAB}$statics" "$(crow class MatViews)"
+sstat=$(field "$C/MatViews\$Session/retained" statics)
+check_eq "consumers-by-class: the 40000 Sessions with jcmd's bytes, and their class object" \
+  "40001${TAB}$(( $(jbytes 'MatViews$Session') + sstat ))" "$(crow class 'MatViews$Session')"
+istat=$(field "$C/MatViews\$Item/retained" statics)
+check_eq "consumers-by-class: the 100 Items with their byte[1000], and their class object" \
+  "101${TAB}$(( $(jbytes 'MatViews$Item') + 100 * (16 + 1000) + istat ))" "$(crow class 'MatViews$Item')"
+for by in class loader; do
+  check_eq "consumers-by-$by: top_retained adds up to the reachable bytes" "$TOTAL" \
+    "$(awk -F '\t' 'NR > 1 { s += $5 } END { print s }' "$S/consumers-by-$by")"
+done
+check_eq "consumers-by-package: top_retained of the outermost packages adds up to the reachable bytes" "$TOTAL" \
+  "$(awk -F '\t' 'NR > 1 && $6 !~ /\./ { s += $5 } END { print s }' "$S/consumers-by-package")"
+app=$(awk -F '\t' '$6 ~ /AppClassLoader$/ { print $2 }' "$S/consumers-by-loader")
+check "consumers-by-loader: the application's loader retains MatViews's statics" test "${app:-0}" -ge "$statics"
+check "consumers-by-package: <default> (MatViews's package) retains its statics" \
+  test "$(crow package '<default>' | cut -f2)" -ge "$statics"
+check "consumers-by-package: java retains at least java.util" \
+  test "$(crow package java | cut -f2)" -ge "$(crow package java.util | cut -f2)"
+check "consumers-by-class: by retained bytes" bash -c "tail -n +2 '$S/consumers-by-class' | cut -f2 | sort -c -n -r"
