@@ -168,6 +168,11 @@ uint64_t hf_heap_view_consumers_loader(hf_dump *d, const hf_view *v, uint64_t fi
 uint64_t hf_heap_view_consumers_package(hf_dump *d, const hf_view *v, uint64_t first,
                                         GString *out, size_t budget);
 
+/* classes/NAME/paths: the shortest paths to its instances merged
+ * (mergedpaths.c). */
+uint64_t hf_heap_view_class_paths(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                  size_t budget);
+
 /* Their rows in a snapshot table (has: where the snapshot has a heap;
  * NULL for every snapshot). */
 #define HF_HEAP_MAT_SNAP_FILES(has)                                                        \

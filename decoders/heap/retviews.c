@@ -41,8 +41,7 @@ const hf_hgraph *hf_rv_graph_or_say(hf_dump *d, uint32_t s, GString *out)
     return g;
 }
 
-/* The root kinds of node v, "," separated. */
-static void append_root_kinds(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
+void hf_rv_root_kinds(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
 {
     uint64_t id = hf_heap_object_id(h, sn, v);
     bool any = false;
@@ -75,7 +74,7 @@ void hf_rv_path(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint32_t v,
         hf_rv_node(h, sn, hops[i], out);
         if (i == 0) {
             g_string_append(out, " (root: ");
-            append_root_kinds(h, sn, hops[0], out);
+            hf_rv_root_kinds(h, sn, hops[0], out);
             g_string_append_c(out, ')');
         } else {
             char name[HF_NAME_MAX];

@@ -26,6 +26,8 @@ const hf_hgraph *hf_rv_graph_or_say(hf_dump *d, uint32_t s, GString *out);
  * line of node `mark` (HF_NONE: none) ends with " <- " and `mark_text`. */
 void hf_rv_path(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint32_t v,
                 const char *indent, uint32_t mark, const char *mark_text, GString *out);
+/* The GC root kinds of node v, "," separated ("root" when none). */
+void hf_rv_root_kinds(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out);
 /* The class whose share node v counts in: the class a class object
  * describes, else the object's class.  *is_class set for a class object. */
 uint32_t hf_rv_owner_class(hf_heap *h, const hf_hsnap *sn, uint32_t v, bool *is_class);

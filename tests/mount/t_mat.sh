@@ -3,7 +3,7 @@
 # whose shape fixes the answers (tests/programs/java/MatViews.java, dumped
 # with jcmd): a class holding a 45 MiB byte[] in a static field, 40000
 # Sessions reached by three paths (20000, 15000, 5000), a holder of 100
-# Items.  Sizes come from the JVM's own class histogram (jvm.sh), the
+# Items, 120000 Tiny objects.  Sizes come from the JVM's own class histogram (jvm.sh), the
 # shape's numbers from the program.  Skips only without java, javac, jcmd.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/jvm.sh"
@@ -47,7 +47,7 @@ check_eq "biggest-shallow: header" "# id${TAB}shallow${TAB}class${TAB}what" "$(h
 check_eq "biggest-shallow: BIG first" "$BIGID${TAB}$BIG${TAB}byte[]${TAB}length=$((45 * 1048576))" "$(sed -n 2p "$B")"
 SECOND=$(awk '$1 == "SECOND" { print $3 }' "$C/MatViews/statics")
 check_eq "biggest-shallow: SECOND, an int[2000000], second" "$SECOND${TAB}$((16 + 4 * 2000000))${TAB}int[]${TAB}length=2000000" "$(sed -n 3p "$B")"
-check_eq "biggest-shallow: TEXT's byte[300000] third" "$((16 + 300000))${TAB}byte[]${TAB}length=300000" "$(sed -n 4p "$B" | cut -f2-)"
+check_eq "biggest-shallow: TEXT's byte[600000] third" "$((16 + 600000))${TAB}byte[]${TAB}length=600000" "$(sed -n 4p "$B" | cut -f2-)"
 check_eq "biggest-shallow: $((1000 + 1)) lines" 1001 "$(wc -l <"$B")"
 check_eq "biggest-shallow: the 1000 largest shallow sizes of tables/objects.tsv" \
   "$(tail -n +2 "$S/tables/objects.tsv" | cut -f3 | sort -nr | head -1000 | md5sum)" "$(tail -n +2 "$B" | cut -f2 | md5sum)"
@@ -133,3 +133,19 @@ check "consumers-by-package: <default> (MatViews's package) retains its statics"
 check "consumers-by-package: java retains at least java.util" \
   test "$(crow package java | cut -f2)" -ge "$(crow package java.util | cut -f2)"
 check "consumers-by-class: by retained bytes" bash -c "tail -n +2 '$S/consumers-by-class' | cut -f2 | sort -c -n -r"
+
+# ---- classes/NAME/paths --------------------------------------------------------------
+P=$C/MatViews\$Session/paths
+prow() { awk -F '\t' -v p="$2" '{ t = $3; sub(/^ */, "", t) } t == p { print $1 "/" $2 }' "$1"; }
+check_eq "paths: header" "# instances${TAB}objects${TAB}path" "$(head -1 "$P")"
+check_eq "paths: the top rows hold all 40000 Sessions (jcmd's count)" "$(jcount 'MatViews$Session')" \
+  "$(awk -F '\t' 'NR > 1 && $3 !~ /^ / { s += $1 } END { print s }' "$P")"
+check_eq "paths: 20000 through LIST, 15000 through MAP, 5000 through CHAIN" "20000/1 15000/1 5000/5000" \
+  "$(prow "$P" 'java.util.ArrayList via LIST') $(prow "$P" 'java.util.HashMap via MAP') $(prow "$P" 'MatViews$Link via CHAIN (a chain of up to 5000)')"
+check_eq "paths: the Sessions themselves, by the field that holds them" "20000/20000 15000/15000 5000/5000" \
+  "$(prow "$P" 'MatViews$Session via []') $(prow "$P" 'MatViews$Session via value') $(prow "$P" 'MatViews$Session via session')"
+check "paths: the class MatViews on every path" grep -q "^40000${TAB}1${TAB} *class MatViews via " "$P"
+check "paths: a class without instances has none" test ! -e "$C/MatViews/paths"
+T=$C/MatViews\$Tiny/paths
+check_eq "paths: the work is bounded to 100000 of the 120000 Tiny objects, said in a row" \
+  "100000/100000 20000/0" "$(prow "$T" 'MatViews$Tiny via []') $(awk -F '\t' '$3 ~ /^\(not followed/ { print $1 "/" $2 }' "$T")"

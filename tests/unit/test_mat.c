@@ -109,6 +109,27 @@ static void test_suspects_no_class_group(void **state)
     close_dump(d, path);
 }
 
+/* classes/NAME/paths merges the four byte[]'s paths: three through a
+ * class's static field, one a root of its own. */
+static void test_paths(void **state)
+{
+    char *path;
+    hf_dump *d = open_bytes(statics_file(), &path);
+    char *p = th_class_file(d, 0, "byte[]", "paths");
+    assert_non_null(p);
+    assert_string_equal(p, "# instances\tobjects\tpath\n"
+                           "1\t1\tclass A (root: sticky-class)\n"
+                           "1\t1\t  byte[] via arr\n"
+                           "1\t1\tclass B (root: sticky-class)\n"
+                           "1\t1\t  byte[] via arr\n"
+                           "1\t1\tclass C (root: sticky-class)\n"
+                           "1\t1\t  byte[] via arr\n"
+                           "1\t1\tbyte[] (root: unknown)\n"); /* ties: by class name */
+    g_free(p);
+    assert_false(th_class_has(d, 0, "A", "paths")); /* no instances */
+    close_dump(d, path);
+}
+
 /* hf_rv_top keeps the n greatest keys, ties by the node added first,
  * whatever the order of the keys: against a sort of all of them. */
 static int cmp_desc(const void *a, const void *b)
@@ -149,6 +170,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_suspects_no_class_group),
         cmocka_unit_test(test_top),
+        cmocka_unit_test(test_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,14 +8,16 @@
  *                MatViews.BIG: the biggest object, and a class that retains
  *                45 MiB through its statics;
  *   SECOND       an int[2000000], the second biggest object;
- *   TEXT         a String of 300000 'q' (its byte[300000] the third);
+ *   TEXT         a String of 600000 'q' (its byte[600000] the third);
  *   40000 MatViews$Session, reached by three paths:
  *                20000 through the ArrayList in LIST,
  *                15000 as the values of the HashMap in MAP,
  *                 5000 through a chain of MatViews$Link from CHAIN
  *                (Link.session, the next Link by Link.next);
  *   HOLDER       an Object[100] of MatViews$Item, each holding its own
- *                byte[1000] (Item.data): what the array dominates, by class.
+ *                byte[1000] (Item.data): what the array dominates, by class;
+ *   MANY         an Object[120000] of MatViews$Tiny: more instances than
+ *                classes/NAME/paths follows.
  * Everything is built in build(), so no stack frame holds any of it; after
  * printing READY the program allocates nothing and sleeps (it exits by
  * itself after ten minutes).
@@ -39,6 +41,9 @@ public class MatViews {
         byte[] data;
     }
 
+    static final class Tiny {
+    }
+
     static byte[] BIG;
     static int[] SECOND;
     static String TEXT;
@@ -46,11 +51,12 @@ public class MatViews {
     static HashMap<Integer, Session> MAP;
     static Link CHAIN;
     static Object[] HOLDER;
+    static Object[] MANY;
 
     static void build() {
         BIG = new byte[45 << 20];
         SECOND = new int[2_000_000];
-        TEXT = "q".repeat(300_000);
+        TEXT = "q".repeat(600_000);
         int id = 0;
         LIST = new ArrayList<>();
         for (int i = 0; i < 20_000; i++) {
@@ -79,6 +85,9 @@ public class MatViews {
             it.data = new byte[1000];
             HOLDER[i] = it;
         }
+        MANY = new Object[120_000];
+        for (int i = 0; i < MANY.length; i++)
+            MANY[i] = new Tiny();
     }
 
     public static void main(String[] args) throws Exception {
