@@ -74,8 +74,13 @@ uint64_t hf_heap_view_biggest_shallow(hf_dump *d, const hf_view *v, uint64_t fir
     hf_rv_top top;
     hf_rv_top_init(&top, HF_BIGGEST);
     for (uint64_t o = 0; o < sn->n_objects && o < UINT32_MAX && !hf_cancel_due(o); o++) {
+        uint32_t c = hf_heap_cls(sn, o);
+        const hf_hclass *k = hf_heap_class(sn, c);
         hf_hobj ob;
-        if (hf_heap_decode(h, sn, o, &ob))
+        /* an instance (a class with fields is no array's): its class says */
+        if (!h->stated_size && !k->elem && k->n_fields && c != sn->class_class)
+            hf_rv_top_add(&top, k->shallow, (uint32_t)o);
+        else if (hf_heap_decode(h, sn, o, &ob))
             hf_rv_top_add(&top, hf_heap_shallow(h, sn, &ob), (uint32_t)o);
     }
     hf_rv_top_sort(&top);

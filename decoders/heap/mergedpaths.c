@@ -144,6 +144,8 @@ static void follow(merge *m, uint32_t x, GArray *path)
         if (v == HF_NONE)
             return; /* a damaged file's parents */
     }
+    if (v != g->n && !seen_of(m, v))
+        return; /* a cycle of parents (a damaged file) */
     m->hops += path->len;
     for (guint i = path->len; i-- > 0;) {
         uint32_t w = g_array_index(path, uint32_t, i);
