@@ -12,7 +12,8 @@
  *
  * A row is a step of the paths: what the object is (its class, or `class
  * NAME` for a class object), the field followed to reach it (`[]` for any
- * element of an array; the root's kinds at the top), indented two spaces
+ * element of an array; at the top, the kinds of the GC roots it stands
+ * for, all objects of that class that are roots), indented two spaces
  * a level.  instances: how many instances' paths take that step; objects:
  * how many distinct objects the step passes through.  Steps merge by
  * class and field, not by object, so 15,000 map entries are one row; and
@@ -45,7 +46,8 @@ typedef struct {
     uint32_t parent;   /* step above, HF_NONE at a root */
     uint32_t cls;      /* the class it is (described class for a class object) */
     bool is_class;
-    char *via;         /* the field followed, or the root's kinds */
+    char *via;         /* the field followed ("" at a root) */
+    uint32_t kinds;    /* at a root: the kinds of its root objects, 1 << hf_root_kind */
     uint64_t instances, objects;
     uint32_t longest;  /* longest chain of objects of the class in this step */
 } step;
@@ -59,23 +61,46 @@ typedef struct {
     const hf_hsnap *sn;
     const hf_hgraph *g;
     GArray *steps;      /* step */
-    GHashTable *by_key; /* "parent cls is_class via" -> step + 1 */
+    GHashTable *by_key; /* step_key -> step + 1 */
     GHashTable *objs;   /* node -> index + 1 into seen */
     GArray *seen;
     uint64_t hops;
+    hf_rv_root_index roots;
 } merge;
 
-/* The step below `parent` for class cls reached via `via` (taken). */
-static uint32_t step_of(merge *m, uint32_t parent, uint32_t cls, bool is_class, char *via)
+/* What makes a step: where it is, what it is and how it is reached (the
+ * reference's slot in the object above, whose class the step above
+ * fixes; VIA_ELEMENT for any element of an array, VIA_OTHER for its
+ * class, loader or a local), so steps merge without naming every
+ * reference: a step is named once, from its first object. */
+enum { VIA_ELEMENT = UINT32_MAX, VIA_OTHER = UINT32_MAX - 1 };
+typedef struct {
+    uint32_t parent, cls, via;
+    bool is_class;
+} step_key;
+
+static guint key_hash(gconstpointer p)
 {
-    char *key = g_strdup_printf("%u %u %d %s", parent, cls, is_class, via);
-    guint k = GPOINTER_TO_UINT(g_hash_table_lookup(m->by_key, key));
-    if (k) {
-        g_free(key);
-        g_free(via);
+    const step_key *k = p;
+    return k->parent * 2654435761u ^ k->cls * 40503u ^ k->via * 97u ^ k->is_class;
+}
+
+static gboolean key_equal(gconstpointer a, gconstpointer b)
+{
+    const step_key *x = a, *y = b;
+    return x->parent == y->parent && x->cls == y->cls && x->via == y->via &&
+           x->is_class == y->is_class;
+}
+
+/* The step a key makes, made (and named by `name` when not NULL) the
+ * first time. */
+static uint32_t step_of(merge *m, const step_key *look, const char *name)
+{
+    guint k = GPOINTER_TO_UINT(g_hash_table_lookup(m->by_key, look));
+    if (k)
         return k - 1;
-    }
-    step st = {parent, cls, is_class, via, 0, 0, 1};
+    step_key *key = g_memdup2(look, sizeof *look);
+    step st = {look->parent, look->cls, look->is_class, g_strdup(name ? name : ""), 0, 0, 0, 1};
     g_array_append_val(m->steps, st);
     g_hash_table_insert(m->by_key, key, GUINT_TO_POINTER(m->steps->len));
     return m->steps->len - 1;
@@ -97,16 +122,32 @@ static void see(merge *m, uint32_t v, uint32_t st, uint32_t chain)
     p->longest = MAX(p->longest, chain);
 }
 
-/* The field from u to w, "[]" for an array element. */
-static char *via_name(merge *m, uint32_t u, uint32_t w)
+typedef struct {
+    uint64_t want;
+    int64_t slot;
+} find_slot;
+
+static bool slot_cb(uint64_t target, uint32_t slot, void *ud)
 {
-    char name[HF_NAME_MAX];
+    find_slot *f = ud;
+    if (target != f->want)
+        return true;
+    f->slot = slot;
+    return false;
+}
+
+/* How object u references w: VIA_ELEMENT from an array, else the slot of
+ * the first reference to it, VIA_OTHER for none of its fields. */
+static uint32_t via_of(merge *m, uint32_t u, uint32_t w)
+{
     hf_hobj ob;
-    if (hf_heap_decode(m->h, m->sn, u, &ob) && ob.kind == HF_K_OBJARRAY)
-        return g_strdup("[]");
-    if (!hf_heap_ref_name(m->h, m->sn, u, w, 0, name))
-        return g_strdup("?");
-    return g_strdup(name);
+    if (!hf_heap_decode(m->h, m->sn, u, &ob))
+        return VIA_OTHER;
+    if (ob.kind == HF_K_OBJARRAY)
+        return VIA_ELEMENT;
+    find_slot f = {hf_heap_object_id(m->h, m->sn, w), -1};
+    hf_heap_for_each_ref_of(m->h, m->sn, &ob, slot_cb, &f);
+    return f.slot >= 0 && f.slot < VIA_OTHER ? (uint32_t)f.slot : VIA_OTHER;
 }
 
 /* Object w, reached from u (its BFS parent, HF_NONE: w is a root), whose
@@ -116,9 +157,11 @@ static void step_down(merge *m, uint32_t u, uint32_t w)
     bool is_class;
     uint32_t cls = hf_rv_owner_class(m->h, m->sn, w, &is_class);
     if (u == HF_NONE) {
-        GString *kinds = g_string_new(NULL);
-        hf_rv_root_kinds(m->h, m->sn, w, kinds);
-        see(m, w, step_of(m, HF_NONE, cls, is_class, g_string_free(kinds, FALSE)), 1);
+        step_key k = {HF_NONE, cls, VIA_OTHER, is_class};
+        uint32_t st = step_of(m, &k, NULL);
+        g_array_index(m->steps, step, st).kinds |=
+            hf_rv_root_mask(m->sn, &m->roots, hf_heap_object_id(m->h, m->sn, w));
+        see(m, w, st, 1);
         return;
     }
     const seen *su = seen_of(m, u);
@@ -128,7 +171,17 @@ static void step_down(merge *m, uint32_t u, uint32_t w)
         see(m, w, up, chain + 1); /* one more object of the chain */
         return;
     }
-    see(m, w, step_of(m, up, cls, is_class, via_name(m, u, w)), 1);
+    step_key k = {up, cls, via_of(m, u, w), is_class};
+    if (g_hash_table_lookup(m->by_key, &k)) {
+        see(m, w, step_of(m, &k, NULL), 1);
+        return;
+    }
+    char name[HF_NAME_MAX];
+    if (k.via == VIA_ELEMENT)
+        g_strlcpy(name, "[]", sizeof name);
+    else if (!hf_heap_ref_name(m->h, m->sn, u, w, 0, name))
+        g_strlcpy(name, "?", sizeof name);
+    see(m, w, step_of(m, &k, name), 1);
 }
 
 /* Follows instance x up its path to the first object met before (or the
@@ -167,7 +220,13 @@ static void append_step(merge *m, const step *st, unsigned depth, GString *out)
     if (st->is_class)
         g_string_append(t, "class ");
     g_string_append(t, hf_heap_class(m->sn, st->cls)->dir);
-    g_string_append_printf(t, st->parent == HF_NONE ? " (root: %s)" : " via %s", st->via);
+    if (st->parent != HF_NONE) {
+        g_string_append_printf(t, " via %s", st->via);
+    } else {
+        g_string_append(t, " (root: ");
+        hf_rv_root_names(st->kinds, t);
+        g_string_append_c(t, ')');
+    }
     if (st->longest > 1)
         g_string_append_printf(t, " (a chain of up to %u)", st->longest);
     hf_tsv_text(out, t->str, t->len);
@@ -246,10 +305,11 @@ uint64_t hf_heap_view_class_paths(hf_dump *d, const hf_view *v, uint64_t first, 
     if (!g || v->index >= sn->classes->len)
         return HF_DONE;
     merge m = {h, sn, g, g_array_new(FALSE, FALSE, sizeof(step)),
-               g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+               g_hash_table_new_full(key_hash, key_equal, g_free, NULL),
                g_hash_table_new(g_direct_hash, g_direct_equal),
                g_array_new(FALSE, FALSE, sizeof(seen)), 0};
     g_array_set_clear_func(m.steps, clear_step);
+    hf_rv_root_index_init(sn, &m.roots);
     GArray *path = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     uint64_t followed = 0, unreachable = 0, left = 0, deep = 0;
     for (uint32_t o = 0; o < g->n && !hf_cancel_due(o); o++) {

@@ -3,6 +3,7 @@
  */
 #include "decoders/heap/retviews.h"
 
+#include "decoders/core/search.h"
 #include "decoders/core/tsv.h"
 #include "decoders/heap/fields.h"
 
@@ -41,17 +42,61 @@ const hf_hgraph *hf_rv_graph_or_say(hf_dump *d, uint32_t s, GString *out)
     return g;
 }
 
-void hf_rv_root_kinds(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
+typedef struct {
+    const hf_hroot *roots;
+    uint8_t kind;
+    uint64_t id;
+} root_key;
+
+static bool kind_below(const void *ud, uint64_t i)
 {
-    uint64_t id = hf_heap_object_id(h, sn, v);
-    bool any = false;
-    for (guint i = 0; i < sn->roots->len; i++) {
-        const hf_hroot *r = &g_array_index(sn->roots, hf_hroot, i);
-        if (r->id != id)
-            continue;
-        g_string_append_printf(out, "%s%s", any ? "," : "", hf_root_names[r->kind]);
-        any = true;
+    const root_key *k = ud;
+    return k->roots[i].kind < k->kind;
+}
+
+static bool id_below(const void *ud, uint64_t i)
+{
+    const root_key *k = ud;
+    return k->roots[i].id < k->id;
+}
+
+void hf_rv_root_index_init(const hf_hsnap *sn, hf_rv_root_index *ix)
+{
+    root_key k = {(const hf_hroot *)sn->roots->data, 0, 0};
+    for (unsigned kind = 0; kind <= HF_ROOT_NKINDS; kind++) {
+        k.kind = (uint8_t)kind;
+        ix->start[kind] = (uint32_t)hf_lower_bound(0, sn->roots->len, kind_below, &k);
     }
+}
+
+uint32_t hf_rv_root_mask(const hf_hsnap *sn, const hf_rv_root_index *ix, uint64_t id)
+{
+    hf_rv_root_index own;
+    if (!ix) {
+        hf_rv_root_index_init(sn, &own);
+        ix = &own;
+    }
+    root_key k = {(const hf_hroot *)sn->roots->data, 0, id};
+    uint32_t mask = 0;
+    for (unsigned kind = 0; kind < HF_ROOT_NKINDS; kind++) {
+        uint32_t a = ix->start[kind], b = ix->start[kind + 1];
+        if (a >= b)
+            continue;
+        uint64_t i = hf_lower_bound(a, b, id_below, &k);
+        if (i < b && k.roots[i].id == id)
+            mask |= 1u << kind;
+    }
+    return mask;
+}
+
+void hf_rv_root_names(uint32_t mask, GString *out)
+{
+    bool any = false;
+    for (unsigned kind = 0; kind < HF_ROOT_NKINDS; kind++)
+        if (mask >> kind & 1) {
+            g_string_append_printf(out, "%s%s", any ? "," : "", hf_root_names[kind]);
+            any = true;
+        }
     if (!any)
         g_string_append(out, "root");
 }
@@ -74,7 +119,7 @@ void hf_rv_path(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint32_t v,
         hf_rv_node(h, sn, hops[i], out);
         if (i == 0) {
             g_string_append(out, " (root: ");
-            hf_rv_root_kinds(h, sn, hops[0], out);
+            hf_rv_root_names(hf_rv_root_mask(sn, NULL, hf_heap_object_id(h, sn, hops[0])), out);
             g_string_append_c(out, ')');
         } else {
             char name[HF_NAME_MAX];

@@ -26,8 +26,17 @@ const hf_hgraph *hf_rv_graph_or_say(hf_dump *d, uint32_t s, GString *out);
  * line of node `mark` (HF_NONE: none) ends with " <- " and `mark_text`. */
 void hf_rv_path(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint32_t v,
                 const char *indent, uint32_t mark, const char *mark_text, GString *out);
-/* The GC root kinds of node v, "," separated ("root" when none). */
-void hf_rv_root_kinds(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out);
+/* Where each root kind starts in a snapshot's roots (sorted by kind,
+ * then id): start[k] .. start[k + 1] are those of kind k. */
+typedef struct {
+    uint32_t start[HF_ROOT_NKINDS + 1];
+} hf_rv_root_index;
+void hf_rv_root_index_init(const hf_hsnap *sn, hf_rv_root_index *ix);
+/* The GC root kinds of object `id`, a bit each (1 << hf_root_kind): a
+ * binary search in each kind present (ix NULL: found first).  And their
+ * names, "," separated ("root" for none). */
+uint32_t hf_rv_root_mask(const hf_hsnap *sn, const hf_rv_root_index *ix, uint64_t id);
+void hf_rv_root_names(uint32_t mask, GString *out);
 /* The class whose share node v counts in: the class a class object
  * describes, else the object's class.  *is_class set for a class object. */
 uint32_t hf_rv_owner_class(hf_heap *h, const hf_hsnap *sn, uint32_t v, bool *is_class);
