@@ -9,7 +9,9 @@
  *
  * objects and retained: the group's objects that count and what they
  * retain; top_objects and top_retained: those of them at the top of the
- * dominator tree, the figures MAT's report gives.  A class object counts
+ * dominator tree, the figures MAT's report gives.  By class, a class
+ * with no instances whose class object keeps nothing but itself has no
+ * row (every loaded class would have one).  A class object counts
  * as the class it describes (what a class holds in its static fields is
  * that class's, and its loader's, and its package's), as MAT's package
  * grouping does.  Packages nest: java.util's objects count in java too;
@@ -138,6 +140,17 @@ static gint cmp_rows(gconstpointer a, gconstpointer b)
     return strcmp(x->name, y->name);
 }
 
+/* Whether class c's only share is its class object keeping nothing but
+ * itself (no instances, nothing in its statics of its own): a row of
+ * every loaded class would bury the others. */
+static bool bare_class(hf_heap *h, const hf_hsnap *sn, uint32_t c, const hf_group_sum *sum)
+{
+    uint32_t cn = hf_rv_class_node(h, sn, c);
+    hf_hobj ob;
+    return hf_heap_class(sn, c)->count == 0 && cn != HF_NONE && hf_heap_decode(h, sn, cn, &ob) &&
+           sum->retained <= hf_heap_shallow(h, sn, &ob);
+}
+
 static void append_consumers(hf_dump *d, uint32_t s, grouping by, const char *what, GString *out)
 {
     hf_heap *h = H(d);
@@ -155,7 +168,7 @@ static void append_consumers(hf_dump *d, uint32_t s, grouping by, const char *wh
     } else {
         GArray *rows = g_array_new(FALSE, FALSE, sizeof(row));
         for (uint32_t k = 0; k < n_groups; k++)
-            if (sum[k].objects) {
+            if (sum[k].objects && !(by == BY_CLASS && bare_class(h, sn, k, &sum[k]))) {
                 row r = {&sum[k], g_ptr_array_index(gs.names, k)};
                 g_array_append_val(rows, r);
             }

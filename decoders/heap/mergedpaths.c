@@ -14,7 +14,9 @@
  * NAME` for a class object), the field followed to reach it (`[]` for any
  * element of an array; at the top, the kinds of the GC roots it stands
  * for, all objects of that class that are roots), indented two spaces
- * a level.  instances: how many instances' paths take that step; objects:
+ * a level (the instances themselves by their class, so the paths of
+ * java.lang.Class end in java.lang.Class, not in each class's name).
+ * instances: how many instances' paths take that step; objects:
  * how many distinct objects the step passes through.  Steps merge by
  * class and field, not by object, so 15,000 map entries are one row; and
  * consecutive steps through objects of one class (a linked list, a
@@ -65,6 +67,7 @@ typedef struct {
     GHashTable *objs;   /* node -> index + 1 into seen */
     GArray *seen;
     uint64_t hops;
+    uint32_t target;    /* the class whose instances these are */
     hf_rv_root_index roots;
 } merge;
 
@@ -155,7 +158,11 @@ static uint32_t via_of(merge *m, uint32_t u, uint32_t w)
 static void step_down(merge *m, uint32_t u, uint32_t w)
 {
     bool is_class;
-    uint32_t cls = hf_rv_owner_class(m->h, m->sn, w, &is_class);
+    uint32_t cls = hf_heap_cls(m->sn, w);
+    if (cls == m->target) /* the instances themselves merge by their class */
+        is_class = false;
+    else
+        cls = hf_rv_owner_class(m->h, m->sn, w, &is_class);
     if (u == HF_NONE) {
         step_key k = {HF_NONE, cls, VIA_OTHER, is_class};
         uint32_t st = step_of(m, &k, NULL);
@@ -307,7 +314,7 @@ uint64_t hf_heap_view_class_paths(hf_dump *d, const hf_view *v, uint64_t first, 
     merge m = {h, sn, g, g_array_new(FALSE, FALSE, sizeof(step)),
                g_hash_table_new_full(key_hash, key_equal, g_free, NULL),
                g_hash_table_new(g_direct_hash, g_direct_equal),
-               g_array_new(FALSE, FALSE, sizeof(seen)), 0};
+               g_array_new(FALSE, FALSE, sizeof(seen)), 0, (uint32_t)v->index};
     g_array_set_clear_func(m.steps, clear_step);
     hf_rv_root_index_init(sn, &m.roots);
     GArray *path = g_array_new(FALSE, FALSE, sizeof(uint32_t));
