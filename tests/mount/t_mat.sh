@@ -120,10 +120,14 @@ check_eq "consumers-by-class: the 40000 Sessions with jcmd's bytes, and their cl
 istat=$(field "$C/MatViews\$Item/retained" statics)
 check_eq "consumers-by-class: the 100 Items with their byte[1000], and their class object" \
   "101${TAB}$(( $(jbytes 'MatViews$Item') + 100 * (16 + 1000) + istat ))" "$(crow class 'MatViews$Item')"
-for by in class loader; do
-  check_eq "consumers-by-$by: top_retained adds up to the reachable bytes" "$TOTAL" \
-    "$(awk -F '\t' 'NR > 1 { s += $5 } END { print s }' "$S/consumers-by-$by")"
-done
+check_eq "consumers-by-loader: top_retained adds up to the reachable bytes" "$TOTAL" \
+  "$(awk -F '\t' 'NR > 1 { s += $5 } END { print s }' "$S/consumers-by-loader")"
+check "consumers-by-class: top_retained adds up to at most the reachable bytes" \
+  test "$(awk -F '\t' 'NR > 1 { s += $5 } END { print s }' "$S/consumers-by-class")" -le "$TOTAL"
+# every class with reachable instances (retained bytes) has a row
+awk 'NR > 1 && $3 > 0 { c = $0; sub(/^ *[0-9]+ +[0-9]+ +[0-9]+  /, "", c); print c }' "$S/histogram-retained" | LC_ALL=C sort >"$TESTTMP/with"
+tail -n +2 "$S/consumers-by-class" | cut -f6 | LC_ALL=C sort >"$TESTTMP/rows"
+check_eq "consumers-by-class: a row for every class with reachable instances" "" "$(LC_ALL=C comm -23 "$TESTTMP/with" "$TESTTMP/rows" | head -3)"
 check_eq "consumers-by-package: top_retained of the outermost packages adds up to the reachable bytes" "$TOTAL" \
   "$(awk -F '\t' 'NR > 1 && $6 !~ /\./ { s += $5 } END { print s }' "$S/consumers-by-package")"
 app=$(awk -F '\t' '$6 ~ /AppClassLoader$/ { print $2 }' "$S/consumers-by-loader")
