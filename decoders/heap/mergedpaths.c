@@ -5,10 +5,11 @@
  * 40,000 Sessions" is one file:
  *
  *   # instances objects path
- *   40000   1      class MatViews (root: sticky-class)
- *   20000   1        java.util.ArrayList via LIST
- *   20000   1          java.lang.Object[] via elementData
- *   20000   20000        MatViews$Session via []
+ *   40000   1      class sun.launcher.LauncherHelper (root: sticky-class)
+ *   40000   1        class MatViews via appClass
+ *   20000   1          java.util.ArrayList via LIST
+ *   20000   1            java.lang.Object[] via elementData
+ *   20000   20000          MatViews$Session via []
  *
  * A row is a step of the paths: what the object is (its class, or `class
  * NAME` for a class object), the field followed to reach it (`[]` for any
