@@ -69,6 +69,9 @@ typedef struct {
     GArray *seen;
     uint64_t hops;
     uint32_t target;    /* the class whose instances these are */
+    uint32_t last;      /* the object decoded last (siblings share it), HF_NONE */
+    hf_hobj last_ob;
+    bool last_ok;
     hf_rv_root_index roots;
 } merge;
 
@@ -144,13 +147,16 @@ static bool slot_cb(uint64_t target, uint32_t slot, void *ud)
  * the first reference to it, VIA_OTHER for none of its fields. */
 static uint32_t via_of(merge *m, uint32_t u, uint32_t w)
 {
-    hf_hobj ob;
-    if (!hf_heap_decode(m->h, m->sn, u, &ob))
+    if (m->last != u) { /* a class object's decoding reads all its statics */
+        m->last = u;
+        m->last_ok = hf_heap_decode(m->h, m->sn, u, &m->last_ob);
+    }
+    if (!m->last_ok)
         return VIA_OTHER;
-    if (ob.kind == HF_K_OBJARRAY)
+    if (m->last_ob.kind == HF_K_OBJARRAY)
         return VIA_ELEMENT;
     find_slot f = {hf_heap_object_id(m->h, m->sn, w), -1};
-    hf_heap_for_each_ref_of(m->h, m->sn, &ob, slot_cb, &f);
+    hf_heap_for_each_ref_of(m->h, m->sn, &m->last_ob, slot_cb, &f);
     return f.slot >= 0 && f.slot < VIA_OTHER ? (uint32_t)f.slot : VIA_OTHER;
 }
 
@@ -315,7 +321,7 @@ uint64_t hf_heap_view_class_paths(hf_dump *d, const hf_view *v, uint64_t first, 
     merge m = {h, sn, g, g_array_new(FALSE, FALSE, sizeof(step)),
                g_hash_table_new_full(key_hash, key_equal, g_free, NULL),
                g_hash_table_new(g_direct_hash, g_direct_equal),
-               g_array_new(FALSE, FALSE, sizeof(seen)), 0, (uint32_t)v->index};
+               g_array_new(FALSE, FALSE, sizeof(seen)), 0, (uint32_t)v->index, HF_NONE};
     g_array_set_clear_func(m.steps, clear_step);
     hf_rv_root_index_init(sn, &m.roots);
     GArray *path = g_array_new(FALSE, FALSE, sizeof(uint32_t));
