@@ -11,7 +11,7 @@
 # Unit tests link the two libraries (the linker takes only the objects a test
 # uses) and never libfuse.
 CC      ?= cc
-LIB_PKGS  := glib-2.0 libdw libprotobuf-c zlib
+LIB_PKGS  := glib-2.0 libdw libprotobuf-c zlib libpng
 FUSE_PKGS := fuse3
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \

@@ -14,7 +14,11 @@
 #   snapshot, first and second `ls objects | wc -l` (the first rebuilds the
 #   live set from the nearest checkpoint, never from the start), `cat
 #   histogram`, one object's info, heap.pprof; every snapshot's info; RssAnon
-#   at the end and VmHWM.
+#   at the end and VmHWM; flame-diff.svg of the last snapshot, first read
+#   (wall time and the daemon's CPU time: it builds both snapshots' stacks
+#   and draws) and, after a remount, with both stacks built first (cat of
+#   each stacks.folded; the CPU time of drawing alone); growth.svg (120 of
+#   the snapshots tallied and drawn; wall and daemon CPU time).
 #
 # Figures on the development machine (2 shared vCPUs, other builds running;
 # times vary up to 2x between runs):
@@ -83,6 +87,19 @@ RSS0=$(rss_anon_kb "$DPID")
 
 mapfile -t SEQS < <(ls "$MNT/snapshots" | sort -n)
 N=${#SEQS[@]}
+# flame-diff.svg of the last snapshot: first thing read, then after a
+# remount with both snapshots' stacks built (the OEMP memo keeps them).
+cpu_s() { awk '{ printf "%.2f\n", ($14 + $15) / 100 }' "/proc/$DPID/stat"; }
+LAST=$MNT/snapshots/${SEQS[$((N - 1))]}
+c0=$(cpu_s); TD=$(secs catall "$LAST/flame-diff.svg"); CD=$(echo "$(cpu_s) - $c0" | bc -l)
+bench_umount
+bench_mount "$REC"
+sleep 1
+RSS0=$(rss_anon_kb "$DPID")
+LAST=$MNT/snapshots/${SEQS[$((N - 1))]}
+catall "$MNT/snapshots/${SEQS[$((N - 2))]}/stacks.folded" "$LAST/stacks.folded" >/dev/null
+c0=$(cpu_s); TD2=$(secs catall "$LAST/flame-diff.svg"); CD2=$(echo "$(cpu_s) - $c0" | bc -l)
+c0=$(cpu_s); TG=$(secs catall "$MNT/growth.svg"); CG=$(echo "$(cpu_s) - $c0" | bc -l)
 row() { printf '%-44s %24s   %s\n' "$1" "$2" "${3:-}"; }
 {
 echo "heapfs bench_oemp: $(basename "$REC"), $(f1 "$(echo "$SIZE / 1000000" | bc -l)") MB, $N snapshots, $EVENTS object events ($OBJS created, $CHGS resized, $DELS deleted); $(nproc) cpus; medians of $RUNS"
@@ -105,6 +122,9 @@ for k in 10 $((N / 2)) "$N"; do
   row "  cat histogram; one object's info" "$(f2 "$th") s; $(f2 "$to") s"
   row "  cat heap.pprof" "$(f2 "$tp") s"
 done
+row "flame-diff.svg #$N, first read" "$(f2 "$TD") s" "(daemon CPU $(f2 "$CD") s)"
+row "  with both stacks.folded read first" "$(f2 "$TD2") s" "(daemon CPU $(f2 "$CD2") s: the drawing)"
+row "growth.svg" "$(f2 "$TG") s" "(daemon CPU $(f2 "$CG") s)"
 row "cat snapshots/*/info ($N files)" "$(f2 "$(secs catall "$MNT"/snapshots/*/info)") s"
 RSS1=$(rss_anon_kb "$DPID")
 HWM=$(hwm_kb "$DPID")

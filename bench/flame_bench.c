@@ -1,6 +1,6 @@
 /*
- * flame_bench - times flame.svg (decoders/pprof/flame.c) on a generated
- * profile.
+ * flame_bench - times flame.svg and flame-diff.svg (decoders/pprof/flame.c)
+ * on a generated profile.
  *
  *   make build/rel/libheapfs.a
  *   gcc -std=c11 -D_GNU_SOURCE -O2 -g -I. $(pkg-config --cflags glib-2.0) \
@@ -12,13 +12,17 @@
  * program's are: each stack shares a prefix with an earlier one and then
  * goes its own way, frame names drawn from 3,000 Java-like method names
  * with a heavy tail of byte counts.  Prints the median time of the runs,
- * the SVG's size and frame count.
+ * the SVG's size and frame count; then the same for flame-diff.svg of the
+ * profile against an earlier one: the same stacks, a tenth of them left
+ * out and the others' bytes scaled by 0.5 to 1.5.
  */
 #include "decoders/pprof/flame.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static void time_render(const hf_pprof *p, const hf_pprof *before, int runs);
 
 int main(int argc, char **argv)
 {
@@ -44,12 +48,38 @@ int main(int argc, char **argv)
         hf_pprof_values v = {1, bytes, 1, bytes};
         hf_pprof_add(p, fr, (size_t)depth[s], &v);
     }
+    hf_pprof *before = hf_pprof_new("bench");
+    for (size_t s = 0; s < hf_pprof_n_stacks(p); s++) {
+        const uint32_t *fi;
+        size_t nf;
+        hf_pprof_values v;
+        hf_pprof_sample(p, s, &fi, &nf, &v);
+        if (g_rand_int_range(r, 0, 10) == 0)
+            continue;
+        const char *fr[MAXD];
+        for (size_t k = 0; k < nf; k++)
+            fr[k] = hf_pprof_frame(p, fi[k]);
+        v.inuse_bytes = (uint64_t)((double)v.inuse_bytes * g_rand_double_range(r, 0.5, 1.5));
+        hf_pprof_add(before, fr, nf, &v);
+    }
+    time_render(p, NULL, runs);
+    time_render(p, before, runs);
+    return 0;
+}
+
+/* Prints the median time of `runs` renders of flame.svg of p (with
+ * before: flame-diff.svg against it), its size and frames. */
+static void time_render(const hf_pprof *p, const hf_pprof *before, int runs)
+{
     double *t = g_new(double, runs);
     size_t size = 0, frames = 0;
     for (int i = 0; i < runs; i++) {
         GString *out = g_string_new(NULL);
         gint64 t0 = g_get_monotonic_time();
-        hf_flame_render(p, HF_PPROF_INUSE_BYTES, "bench", "bytes", 0, out, 1);
+        if (before)
+            hf_flame_render_diff(p, before, HF_PPROF_INUSE_BYTES, "bench", "bytes", out);
+        else
+            hf_flame_render(p, HF_PPROF_INUSE_BYTES, "bench", "bytes", 0, out, 1);
         t[i] = (g_get_monotonic_time() - t0) / 1e6;
         size = out->len;
         frames = 0;
@@ -63,8 +93,9 @@ int main(int argc, char **argv)
             t[j] = t[j - 1];
             t[j - 1] = x;
         }
-    printf("%zu stacks, %zu distinct frames: flame.svg %.3f s (median of %d), %zu bytes, %zu "
+    printf("%zu stacks, %zu distinct frames: %s %.3f s (median of %d), %zu bytes, %zu "
            "frames\n",
-           hf_pprof_n_stacks(p), hf_pprof_n_frames(p), t[runs / 2], runs, size, frames);
-    return 0;
+           hf_pprof_n_stacks(p), hf_pprof_n_frames(p), before ? "flame-diff.svg" : "flame.svg",
+           t[runs / 2], runs, size, frames);
+    g_free(t);
 }

@@ -24,6 +24,11 @@ bool tree_has_snaps(const tree_req *q)
     return q->n_snaps > 0;
 }
 
+bool tree_has_growth_chart(const tree_req *q)
+{
+    return hf_mount_has_growth_chart(q->m);
+}
+
 bool tree_has_traces(const tree_req *q)
 {
     hf_dump *d = q->r.d;

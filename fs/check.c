@@ -3,9 +3,11 @@
  */
 #include "fs/check.h"
 
+#include "decoders/core/keepdir.h"
 #include "decoders/core/keepfile.h"
 
 #include <glib.h>
+#include <inttypes.h>
 
 hf_mount *hf_check_open(char *const *paths, int n, const hf_open_opts *opts, FILE *err)
 {
@@ -40,6 +42,36 @@ bool hf_check_index_files(const hf_dump *d, const char *index_opt, GString *out)
     return true;
 }
 
+void hf_check_kept(const char *const *paths, int n, GString *out)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < n; i++) {
+        GArray *kept = hf_keepdir_find(paths[i]);
+        for (guint k = 0; k < kept->len; k++) {
+            const hf_kept *f = &g_array_index(kept, hf_kept, k);
+            g_string_append_printf(out, "kept: %" PRIu64 " %s\n", f->bytes, f->path);
+            total += f->bytes;
+        }
+        if (!kept->len)
+            g_string_append_printf(out, "kept: nothing for %s\n", paths[i]);
+        hf_keepdir_kept_free(kept);
+    }
+    char *dir = hf_keepdir_path();
+    unsigned files;
+    uint64_t bytes = hf_keepdir_bytes(dir, &files);
+    unsigned percent;
+    uint64_t max = hf_keepdir_max(dir, &percent);
+    g_string_append_printf(out, "cache directory: %s: %u file%s, %" PRIu64 " bytes; bound ",
+                           dir, files, files == 1 ? "" : "s", bytes);
+    if (max == UINT64_MAX)
+        g_string_append(out, "none (the size of its file system is unknown)\n");
+    else if (percent)
+        g_string_append_printf(out, "%" PRIu64 " bytes (%u%% of its file system)\n", max, percent);
+    else
+        g_string_append_printf(out, "%" PRIu64 " bytes (-o index_max)\n", max);
+    g_free(dir);
+}
+
 int hf_check_report(hf_mount *m, const char *index_opt, FILE *out)
 {
     GString *s = g_string_new(NULL);
@@ -56,6 +88,14 @@ int hf_check_report(hf_mount *m, const char *index_opt, FILE *out)
                                    where->str);
     }
     g_string_free(where, TRUE);
+    const char **paths = g_new(const char *, hf_mount_n_dumps(m));
+    int n = 0;
+    for (uint32_t k = 0; k < hf_mount_n_dumps(m); k++)
+        if (hf_mount_dump(m, k)->ops->after_mount) /* formats that keep files */
+            paths[n++] = hf_mount_dump(m, k)->path;
+    if (n)
+        hf_check_kept(paths, n, s);
+    g_free(paths);
     fputs(s->str, out);
     g_string_truncate(s, 0);
     for (uint64_t item = 0; item != HF_DONE;)

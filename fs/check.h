@@ -30,9 +30,16 @@ hf_mount *hf_check_open(char *const *paths, int n, const hf_open_opts *opts, FIL
  * appending nothing, for a format that keeps none. */
 bool hf_check_index_files(const hf_dump *d, const char *index_opt, GString *out);
 
+/* The kept files of the n dumps at paths (decoders/core/keepdir.h), one
+ * line each, "kept: BYTES PATH" ("kept: nothing for DUMP" when none), then
+ * the cache directory's line: "cache directory: DIR: N files, B bytes;
+ * bound M bytes (why)". */
+void hf_check_kept(const char *const *paths, int n, GString *out);
+
 /* Writes MOUNT/info, the indexing figures, where a mount would keep the
- * index files (-o index=index_opt), then "problems:" and one indented line
- * per problem when there are any.  Returns HF_CHECK_OK. */
+ * index files (-o index=index_opt) and what is kept now (hf_check_kept),
+ * then "problems:" and one indented line per problem when there are any.
+ * Returns HF_CHECK_OK. */
 int hf_check_report(hf_mount *m, const char *index_opt, FILE *out);
 
 /* --check: open (never reading or writing an index file, whatever

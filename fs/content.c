@@ -61,6 +61,10 @@ static void describe_format(hf_dump *d, bool several, GString *out)
                              "retained bytes)\n");
     if (o->text)
         g_string_append(out, "  strings-new      strings whose text the snapshot before lacks\n");
+    if (o->flame_diff)
+        g_string_append(out, "  flame-diff.svg   from the second snapshot on: flame.svg coloured by "
+                             "the change\n"
+                             "                   since the snapshot before (red grew, blue shrank)\n");
     g_string_append(out, "\n");
     if (o->describe)
         o->describe(d, out);
@@ -71,20 +75,23 @@ void hf_content_readme(hf_mount *m, GString *out)
     uint32_t n = hf_mount_n_dumps(m);
     hf_dump *d0 = hf_mount_dump(m, 0);
     if (n == 1) {
-        g_string_append_printf(out, "This is heapfs: %s mounted read-only as files (format: %s).\n",
-                               d0->path, d0->ops->format);
+        g_string_append_printf(out, "This is heapfs: %s mounted read-only as files (%s).\n",
+                               d0->path, hf_format_label(d0->ops->format));
     } else {
         g_string_append_printf(out, "This is heapfs: %u dumps mounted read-only as files, their "
                                     "snapshots one after another:\n", n);
         for (uint32_t k = 0; k < n; k++)
             g_string_append_printf(out, "  %s (%s)\n", hf_mount_dump(m, k)->path,
-                                   hf_mount_dump(m, k)->ops->format);
+                                   hf_format_label(hf_mount_dump(m, k)->ops->format));
     }
     g_string_append(out,
         "\n"
         "  info        what the file is: format, version, counts\n"
         "  errors      one line per problem found while decoding (empty when clean)\n"
         "  snapshots/  one directory per snapshot, in file order; latest -> the last one\n");
+    if (hf_mount_has_growth_chart(m))
+        g_string_append(out, "  growth.svg  bytes per snapshot charted (the total and what grew most), "
+                             "for a browser\n");
     /* Each format once, in the order the files came. */
     bool tables = false;
     for (uint32_t k = 0; k < n; k++) {
@@ -95,11 +102,20 @@ void hf_content_readme(hf_mount *m, GString *out)
         if (seen)
             continue;
         if (n > 1)
-            g_string_append_printf(out, "\n%s files:\n", hf_mount_dump(m, k)->ops->format);
+            g_string_append_printf(out, "\n%s files:\n",
+                                   hf_format_label(hf_mount_dump(m, k)->ops->format));
         describe_format(hf_mount_dump(m, k), n > 1, out);
     }
     if (tables)
         describe_tables(out);
+    g_string_append(out,
+        "\nTables (histogram, sites, roots, dominators, strings, ...): the first line is\n"
+        "'# ' and the column names; columns are separated by one TAB, and every row has as\n"
+        "many as the header; counts and sizes are plain integers (sort -n reads them), a\n"
+        "percent column has a dot and two decimals, ids are 0x and hex; the free-text\n"
+        "column (a class, a frame, a text) is last, with TAB, newline, backslash and\n"
+        "control bytes written \\t, \\n, \\\\ and \\xHH.  awk -F'\\t', cut -f and\n"
+        "sort -t$'\\t' read them; heapfs's docs/views.md lists every table's columns.\n");
     g_string_append(out,
         "\nNothing here changes while mounted.  Cache counters: cat .stats (not listed).\n"
         "Unmount with: fusermount3 -u MOUNTPOINT\n");

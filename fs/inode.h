@@ -54,7 +54,7 @@ typedef enum {
     HF_N_SNAP,        /* snap */
     HF_N_SNAP_FILE,   /* a = file */
     HF_N_SNAP_SUBDIR, /* a = the first file under that directory */
-    HF_N_COMPARE,     /* a = growth, growth-retained, strings-new (mount.h HF_CMP_*) */
+    HF_N_COMPARE,     /* a = growth, ..., flame-diff.svg (mount.h HF_CMP_*) */
     HF_N_CLASSES,
     HF_N_CLASS,      /* a = class */
     HF_N_CLASS_FILE, /* a = class, b = file */
@@ -66,6 +66,7 @@ typedef enum {
     HF_N_OBJ_DIR,    /* a = object, b = link directory */
     HF_N_OBJ_ENTRY,  /* a = object, b = slot; symlink in link directory 0 ... */
     HF_N_OBJ_ENTRY_LAST = HF_N_OBJ_ENTRY + 3, /* ... to 3 (HF_DIRS_MAX) */
+    HF_N_GROWTH_SVG, /* growth.svg at the root: every snapshot charted */
     HF_N_KINDS
 } hf_node_kind;
 

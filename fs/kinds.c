@@ -85,6 +85,8 @@ static const hf_kind_row kinds[HF_N_KINDS] = {
     [HF_N_OBJ_ENTRY + 1] = ENTRY(1),
     [HF_N_OBJ_ENTRY + 2] = ENTRY(2),
     [HF_N_OBJ_ENTRY + 3] = ENTRY(3),
+    [HF_N_GROWTH_SVG] = {"growth chart", "growth.svg", HF_T_FILE, .exists = tree_has_growth_chart,
+                         .render = tree_render_growth_chart},
 };
 _Static_assert(HF_N_OBJ_ENTRY_LAST == HF_N_OBJ_ENTRY + 3, "one ENTRY row per link directory");
 _Static_assert(HF_N_KINDS <= 32, "inode.h keeps the kind in 5 bits");

@@ -173,6 +173,7 @@ uint64_t tree_render_readme(void *va, uint64_t first, GString *out, size_t budge
 uint64_t tree_render_info(void *va, uint64_t first, GString *out, size_t budget);
 uint64_t tree_render_errors(void *va, uint64_t first, GString *out, size_t budget);
 uint64_t tree_render_compare(void *va, uint64_t first, GString *out, size_t budget);
+uint64_t tree_render_growth_chart(void *va, uint64_t first, GString *out, size_t budget);
 uint64_t tree_render_dump(void *va, uint64_t first, GString *out, size_t budget);
 /* Measures a dump's view (va->measure), for hf_views. */
 uint64_t tree_measure_dump(void *arg, uint64_t first, uint64_t *bytes, size_t budget);
@@ -205,5 +206,6 @@ bool tree_has_traces(const tree_req *q);
 bool tree_has_threads(const tree_req *q);
 bool tree_has_classes(const tree_req *q);
 bool tree_has_objects(const tree_req *q);
+bool tree_has_growth_chart(const tree_req *q);
 
 #endif

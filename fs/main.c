@@ -3,6 +3,7 @@
  *
  *   heapfs [options] DUMP [DUMP...] MOUNTPOINT
  *   heapfs --check DUMP [DUMP...]
+ *   heapfs --forget DUMP [DUMP...]
  *
  * The dump is indexed before anything is mounted, so a file that cannot be
  * decoded gives one line on stderr and a non-zero exit, and never leaves a
@@ -10,12 +11,14 @@
  * (fs/check.c, which has no FUSE in it).
  */
 #include "fs/check.h"
+#include "fs/forget.h"
 #include "fs/fuse_ops.h"
 #include "fs/guard.h"
 #include "fs/preflight.h"
 
 #include "cache/cache.h"
 #include "decoders/core/cancel.h"
+#include "decoders/core/keepdir.h"
 #include "decoders/core/mapwatch.h"
 #include "decoders/core/model.h"
 
@@ -26,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,7 +41,9 @@ typedef struct {
     char *names; /* -o names=FILE: candidate names for hashed ones (BMD) */
     char *retained; /* -o retained=LEVEL: what keeps objects alive (heaps) */
     char *index;    /* -o index=PATH|none: the index file */
+    char *index_max; /* -o index_max=SIZE|N%: the cache directory's bound */
     int check;
+    int forget;     /* --forget: remove the dumps' kept files */
     int help;
     int version;
     GPtrArray *positional; /* dump files, then the mount point */
@@ -67,7 +73,9 @@ static const struct fuse_opt option_spec[] = {
     {"names=%s", offsetof(options, names), 0},
     {"retained=%s", offsetof(options, retained), 0},
     {"index=%s", offsetof(options, index), 0},
+    {"index_max=%s", offsetof(options, index_max), 0},
     {"--check", offsetof(options, check), 1},
+    {"--forget", offsetof(options, forget), 1},
     FUSE_OPT_KEY("-h", KEY_HELP),
     FUSE_OPT_KEY("--help", KEY_HELP),
     FUSE_OPT_KEY("-V", KEY_VERSION),
@@ -103,16 +111,20 @@ static void usage(const char *prog)
 {
     printf("usage: %s [options] DUMP [DUMP...] MOUNTPOINT\n"
            "       %s --check DUMP [DUMP...]\n"
+           "       %s --forget DUMP [DUMP...]\n"
            "\n"
            "Mounts a heap dump or memory profile read-only as files: HPROF binary\n"
            "(JVM, Android), HPROF agent text, BMD, OpenEdge .oemp, gperftools heap\n"
-           "profiles and pprof profile.proto files such as Go heap profiles.  Several\n"
+           "profiles, pprof profile.proto files such as Go heap profiles, and V8 heap\n"
+           "snapshots (.heapsnapshot: Node.js, Chrome).  Several\n"
            "files become snapshots 1, 2, ... in the order given (heap dumps of any of\n"
            "the formats side by side; each snapshot from the second has a growth file).\n"
            "Unmount with: fusermount3 -u MOUNTPOINT\n"
            "\n"
            "heapfs options:\n"
            "    --check                decode without mounting; print info and problems\n"
+           "    --forget               remove the index and results files kept for the\n"
+           "                           dumps (beside them and in the cache directory)\n"
            "    -o cache_size=BYTES    bound of the view cache (K, M, G suffixes; default 256M)\n"
            "    -o names=FILE          BMD: candidate names, one per line (a jar listing, a\n"
            "                           heapfs histogram, field names), to resolve the names\n"
@@ -126,9 +138,12 @@ static void usage(const char *prog)
            "                           (default: DUMP.heapfs-index beside the dump, else under\n"
            "                           $XDG_CACHE_HOME/heapfs); -o index=none keeps none.\n"
            "                           --check never reads or writes one\n"
+           "    -o index_max=SIZE      bound of $XDG_CACHE_HOME/heapfs (K, M, G suffixes, or\n"
+           "                           N%% of its file system; default 10%%): the least\n"
+           "                           recently used files go when a mount writes one\n"
            "    -o ro                  read-only, as every heapfs mount is (-o rw is refused)\n"
            "\n",
-           prog, prog);
+           prog, prog, prog);
     /* The list, wrapped. */
     const char *head = "Accepted and ignored (from mount(8) and /etc/fstab):";
     printf("%s", head);
@@ -183,6 +198,26 @@ static const char *parse_size(const char *s, uint64_t *out)
         return "is too large (2^64 bytes or more)";
     *out = v << shift;
     return NULL;
+}
+
+/* -o index_max=: "N%" of the file system (0 to 100), or a size. */
+static const char *parse_index_max(const char *s)
+{
+    size_t n = strlen(s);
+    uint64_t v = 0;
+    if (n > 1 && s[n - 1] == '%') {
+        char *num = g_strndup(s, n - 1);
+        const char *bad = parse_size(num, &v);
+        g_free(num);
+        if (bad || v > 100 || !g_ascii_isdigit(s[n - 2]))
+            return "is not a share of the file system (0% to 100%)";
+        hf_keepdir_set_max(0, (unsigned)v); /* 0%: 0 bytes */
+        return NULL;
+    }
+    const char *bad = parse_size(s, &v);
+    if (!bad)
+        hf_keepdir_set_max(v, 0);
+    return bad;
 }
 
 /* *p made absolute (lexically, as hf_keep_candidates names the dump): left
@@ -394,6 +429,18 @@ out:
     return rc;
 }
 
+/* A mapped index or results file keeps its descriptor open, for its lock
+ * (keepdir.h): one per snapshot whose retained sizes were loaded, which a
+ * dump of many heap dumps could take past the usual soft limit of 1024. */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
 /* Index and retained results files can shrink while mapped, as dumps can. */
 static const hf_mapwatch guard_watch = {hf_guard_add, hf_guard_remove};
 
@@ -422,18 +469,33 @@ int main(int argc, char **argv)
         fprintf(stderr, "heapfs: cache_size: '%s' %s\n", o.cache_size, bad_size);
         goto out;
     }
-    if (o.check && args.argc > 1) {
-        /* What fuse_opt_parse left is for libfuse, which --check never runs. */
+    const char *bad_max = o.index_max ? parse_index_max(o.index_max) : NULL;
+    if (bad_max) {
+        fprintf(stderr, "heapfs: index_max: '%s' %s\n", o.index_max, bad_max);
+        goto out;
+    }
+    bool no_mount = o.check || o.forget;
+    if (no_mount && args.argc > 1) {
+        /* What fuse_opt_parse left is for libfuse, which these never run. */
         char *left = g_strjoinv(" ", args.argv + 1);
-        fprintf(stderr, "heapfs: %s: --check takes no mount option (see heapfs --help)\n", left);
+        fprintf(stderr, "heapfs: %s: %s takes no mount option (see heapfs --help)\n", left,
+                o.check ? "--check" : "--forget");
         g_free(left);
         goto out;
     }
     int npos = (int)o.positional->len;
-    int ndumps = o.check ? npos : npos - 1;
+    int ndumps = no_mount ? npos : npos - 1;
     if (ndumps < 1) {
         fprintf(stderr, "heapfs: %s (see heapfs --help)\n",
-                o.check ? "no dump file given" : "need a dump file and a mount point");
+                no_mount ? "no dump file given" : "need a dump file and a mount point");
+        goto out;
+    }
+    if (o.check && o.forget) {
+        fprintf(stderr, "heapfs: --check and --forget: one at a time\n");
+        goto out;
+    }
+    if (o.forget) {
+        rc = hf_forget_run((char **)o.positional->pdata, ndumps, stdout, stderr);
         goto out;
     }
     hf_open_opts opts = {.names_file = o.names, .index = o.index};
@@ -472,6 +534,7 @@ int main(int argc, char **argv)
         goto out;
     }
     hf_mapwatch_set(&guard_watch);
+    raise_fd_limit();
     hf_mount *m = hf_check_open(paths, ndumps, &opts, stderr);
     if (!m) {
         rc = 1;
@@ -490,5 +553,6 @@ out:
     g_free(o.names);
     g_free(o.retained);
     g_free(o.index);
+    g_free(o.index_max);
     return rc;
 }

@@ -105,7 +105,7 @@ hf_snapref hf_mount_tt(const hf_mount *m, uint32_t tsnap)
 }
 
 const char *const hf_mount_compare_names[HF_CMP_N] = {"growth", "growth-retained",
-                                                      "strings-new"};
+                                                      "strings-new", "flame-diff.svg"};
 
 bool hf_mount_has_compare(hf_mount *m, uint32_t s, uint64_t which)
 {
@@ -118,6 +118,8 @@ bool hf_mount_has_compare(hf_mount *m, uint32_t s, uint64_t which)
         return hf_compare_has_growth(a, b, which == HF_CMP_GROWTH_RETAINED);
     case HF_CMP_STRINGS_NEW:
         return hf_compare_has_strings(a, b);
+    case HF_CMP_FLAME_DIFF:
+        return hf_compare_has_flame_diff(a, b);
     default:
         return false;
     }
@@ -142,7 +144,42 @@ uint64_t hf_mount_compare(hf_mount *m, uint32_t s, uint64_t which, uint64_t firs
     hf_snapref a = hf_mount_at(m, s - 1), b = hf_mount_at(m, s);
     if (which == HF_CMP_STRINGS_NEW)
         return hf_compare_strings_new(texts(m, s - 1), b, first, out, budget);
+    if (which == HF_CMP_FLAME_DIFF)
+        return hf_compare_flame_diff(a, b, first, out, budget);
     return hf_compare_growth(a, b, which == HF_CMP_GROWTH_RETAINED, first, out, budget);
+}
+
+/* The mount's snapshots, and their numbers when `numbers` is given. */
+static hf_snapref *all_snaps(hf_mount *m, uint64_t **numbers)
+{
+    uint32_t n = hf_mount_n_snaps(m);
+    hf_snapref *r = g_new(hf_snapref, n + 1);
+    if (numbers)
+        *numbers = g_new(uint64_t, n + 1);
+    for (uint32_t s = 0; s < n; s++) {
+        r[s] = hf_mount_at(m, s);
+        if (numbers)
+            (*numbers)[s] = hf_mount_snap_number(m, s);
+    }
+    return r;
+}
+
+bool hf_mount_has_growth_chart(hf_mount *m)
+{
+    hf_snapref *r = all_snaps(m, NULL);
+    bool has = hf_growth_chart_has(r, hf_mount_n_snaps(m));
+    g_free(r);
+    return has;
+}
+
+uint64_t hf_mount_growth_chart(hf_mount *m, uint64_t first, GString *out, size_t budget)
+{
+    uint64_t *num;
+    hf_snapref *r = all_snaps(m, &num);
+    uint64_t next = hf_growth_chart(r, num, hf_mount_n_snaps(m), first, out, budget);
+    g_free(num);
+    g_free(r);
+    return next;
 }
 
 static void render_all(hf_dump *d, hf_render_fn fn, GString *out)
@@ -160,7 +197,8 @@ uint64_t hf_mount_info(hf_mount *m, uint64_t first, GString *out, size_t budget)
     }
     g_string_append_printf(out, "files: %u\n", m->n);
     for (uint32_t k = 0; k < m->n; k++) {
-        g_string_append_printf(out, "file %u: %s (%s", k + 1, m->d[k]->path, m->d[k]->ops->format);
+        g_string_append_printf(out, "file %u: %s (%s", k + 1, m->d[k]->path,
+                               hf_format_label(m->d[k]->ops->format));
         uint32_t a = m->first[k], b = m->first[k + 1];
         if (b == a + 1)
             g_string_append_printf(out, ", snapshot %" G_GUINT64_FORMAT,

@@ -51,11 +51,16 @@ uint64_t hf_mount_snap_number(const hf_mount *m, uint32_t s);
 hf_snapref hf_mount_tt(const hf_mount *m, uint32_t tsnap);
 
 /* The files comparing snapshot s with s - 1 (compare.h), by index. */
-enum { HF_CMP_GROWTH, HF_CMP_GROWTH_RETAINED, HF_CMP_STRINGS_NEW, HF_CMP_N };
+enum { HF_CMP_GROWTH, HF_CMP_GROWTH_RETAINED, HF_CMP_STRINGS_NEW, HF_CMP_FLAME_DIFF, HF_CMP_N };
 extern const char *const hf_mount_compare_names[HF_CMP_N];
 bool hf_mount_has_compare(hf_mount *m, uint32_t s, uint64_t which);
 uint64_t hf_mount_compare(hf_mount *m, uint32_t s, uint64_t which, uint64_t first, GString *out,
                           size_t budget);
+
+/* MOUNT/growth.svg (compare.h hf_growth_chart) of all snapshots, and
+ * whether the mount has it (two snapshots or more, each with a tally). */
+bool hf_mount_has_growth_chart(hf_mount *m);
+uint64_t hf_mount_growth_chart(hf_mount *m, uint64_t first, GString *out, size_t budget);
 
 /* MOUNT/info: the one dump's info; for several, the list of files, then
  * each file's info under a "== PATH ==" line.  Render protocol (model.h). */

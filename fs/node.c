@@ -159,6 +159,11 @@ uint64_t tree_render_compare(void *arg, uint64_t first, GString *out, size_t bud
     return hf_mount_compare(va->m, va->n.snap, va->n.a, first, out, budget);
 }
 
+uint64_t tree_render_growth_chart(void *arg, uint64_t first, GString *out, size_t budget)
+{
+    return hf_mount_growth_chart(((tree_view *)arg)->m, first, out, budget);
+}
+
 uint64_t tree_render_dump(void *arg, uint64_t first, GString *out, size_t budget)
 {
     tree_view *va = arg;

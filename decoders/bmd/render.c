@@ -9,6 +9,7 @@
  */
 #include "decoders/bmd/bmd.h"
 #include "decoders/heap/render.h"
+#include "decoders/core/names.h"
 #include "decoders/hprof/records.h"
 
 #include <string.h>
@@ -18,9 +19,11 @@ uint64_t bmd_render_info(hf_dump *base, const hf_view *v, uint64_t first, GStrin
 {
     bmd_dump *d = (bmd_dump *)base;
     hf_heap *h = &d->heap;
-    g_string_append(out, "format: bmd\n");
+    hf_info_format(out, base->ops->format);
     g_string_append_printf(out, "version: %u\n", d->version);
-    g_string_append_printf(out, "metadata: %s\n", d->metadata);
+    g_string_append(out, "metadata: ");
+    hf_escape_str(out, d->metadata);
+    g_string_append_c(out, '\n');
     g_string_append_printf(out, "file: %s\n", h->base.path);
     g_string_append_printf(out, "size: %zu\n", h->base.size);
     g_string_append_printf(out, "identifier size: %u (legacy HPROF records)\n", d->legacy_idsz);
@@ -67,25 +70,28 @@ uint64_t bmd_render_info(hf_dump *base, const hf_view *v, uint64_t first, GStrin
 }
 
 /* snapshots/1/strings: every string record, by id: "ID text TEXT",
- * "ID hashed hash.LEN.HASH" or "ID resolved NAME".  Item = string index. */
+ * "ID hashed hash.LEN.HASH" or "ID resolved NAME", TAB-separated under a
+ * header (docs/views.md).  Item 0 is the header, item i + 1 string i. */
 uint64_t bmd_view_strings(hf_dump *base, const hf_view *v, uint64_t first, GString *out,
                           size_t budget)
 {
     bmd_dump *d = (bmd_dump *)base;
     size_t start = out->len;
-    for (uint64_t i = first; i < d->n_strings; i++) {
+    if (first == 0)
+        g_string_append(out, "# id\tkind\ttext\n");
+    for (uint64_t i = first ? first - 1 : 0; i < d->n_strings; i++) {
         if (hf_budget_spent(out, start, budget))
-            return i;
+            return i + 1;
         const bmd_str *s = &d->strings[i];
-        g_string_append_printf(out, "%u ", s->id);
+        g_string_append_printf(out, "%u\t", s->id);
         if (!s->hashed) {
-            g_string_append(out, "text ");
+            g_string_append(out, "text\t");
             hf_heap_escape_line(out, (const char *)d->heap.base.data + s->off, s->len);
         } else if (s->resolved) {
-            g_string_append(out, "resolved ");
+            g_string_append(out, "resolved\t");
             hf_heap_escape_line(out, s->resolved, strlen(s->resolved));
         } else {
-            g_string_append(out, "hashed ");
+            g_string_append(out, "hashed\t");
             bmd_placeholder(out, s->len, s->hash);
         }
         g_string_append_c(out, '\n');
@@ -107,11 +113,14 @@ void bmd_describe(hf_dump *base, GString *out)
         out,
         "A BMD binary memory dump, the compact form the hprof-tools cruncher makes of an\n"
         "HPROF heap dump");
-    if (*d->metadata)
-        g_string_append_printf(out, " (%s)", d->metadata);
+    if (*d->metadata) {
+        g_string_append(out, " (");
+        hf_escape_str(out, d->metadata);
+        g_string_append_c(out, ')');
+    }
     g_string_append(
         out,
-        ". It is one snapshot (snapshots/1): histogram (instances, bytes,\n"
+        ". It is one snapshot (snapshots/1): histogram (objects, bytes,\n"
         "class, by bytes), classes/NAME/ (info, fields, statics, instances), objects/0xID/\n"
         "(info, fields, refs/, class), roots (GC roots: BMD keeps their ids, not their kind),\n"
         "strings (every string record: id, then \"text\" and the text, \"hashed\" and a\n"

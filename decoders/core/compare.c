@@ -112,6 +112,32 @@ uint64_t hf_compare_growth(hf_snapref a, hf_snapref b, bool retained, uint64_t f
     return HF_DONE;
 }
 
+/* ---- flame-diff.svg ---- */
+
+/* Whether snapshot r has a stacks.folded file (its has(): cheap). */
+static bool has_folded(hf_snapref r)
+{
+    if (!r.d->ops->stacks)
+        return false;
+    for (const hf_file *f = r.d->ops->snapshot.files; f && f->name; f++)
+        if (strcmp(f->name, "stacks.folded") == 0)
+            return !f->has || f->has(r.d, r.s, 0);
+    return false;
+}
+
+bool hf_compare_has_flame_diff(hf_snapref a, hf_snapref b)
+{
+    return b.d->ops->flame_diff && has_folded(a) && has_folded(b);
+}
+
+uint64_t hf_compare_flame_diff(hf_snapref a, hf_snapref b, uint64_t first, GString *out,
+                               size_t budget)
+{
+    if (!hf_compare_has_flame_diff(a, b))
+        return HF_DONE;
+    return b.d->ops->flame_diff(a, b, first, out, budget);
+}
+
 /* ---- strings-new ---- */
 
 struct hf_textset {

@@ -2,47 +2,27 @@
  * keepfile.c - see keepfile.h: the container, its key and its checksum.
  */
 #include "decoders/core/keepfile.h"
+#include "decoders/core/keepdir.h"
+#include "decoders/core/keepfmt.h"
 #include "decoders/core/mapwatch.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
-#define MAGIC "HFINDEX"
-#define VERSION 4u /* 2: ctime in the key; 3: the file's id, and key.source; 4: classes
-                      keep their own fields */
-#define ENDIAN 0x01020304u
 #define ALIGN 64
 #define BLOCK 4096
 #define SAMPLES 64
 #define MAX_SECTIONS 65536u
-#define STALE_SECONDS 600 /* a temporary file unchanged this long is a dead writer's */
-
-typedef struct {
-    char magic[8];
-    uint32_t version, endian;
-    uint32_t n_sections, reserved;
-    uint64_t file_size;
-    uint64_t id; /* this file's own (hf_keepw_id), never 0 */
-    hf_keepkey key;
-    uint8_t checksum[32];
-} header;
 
 /* How a section is checksummed. */
 enum { WHOLE, SAMPLED /* hf_keepw_add_big */, CRC /* hf_keepw_add_crc */ };
-
-typedef struct {
-    uint32_t id, kind;
-    uint64_t off, len;
-} entry;
-
-G_STATIC_ASSERT(sizeof(header) % 8 == 0);
-G_STATIC_ASSERT(sizeof(entry) == 24);
 
 /* ---- hashing ---- */
 
@@ -86,11 +66,7 @@ bool hf_keep_key(hf_keepkey *k, const char *path, const uint8_t *data, size_t si
     memset(k, 0, sizeof *k);
     if (stat(path, &st) != 0)
         return false;
-    k->size = (uint64_t)st.st_size;
-    k->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
-    k->ctime_ns = (uint64_t)st.st_ctim.tv_sec * 1000000000u + (uint64_t)st.st_ctim.tv_nsec;
-    k->ino = st.st_ino;
-    k->dev = st.st_dev;
+    hf_keepfmt_key_stat(k, &st);
     g_strlcpy(k->format, format, sizeof k->format);
     k->variant = variant;
     GChecksum *cs = g_checksum_new(G_CHECKSUM_SHA256);
@@ -120,10 +96,10 @@ static const char *key_mismatch(const hf_keepkey *have, const hf_keepkey *want)
 
 /* The checksum of a file whose header (checksum zeroed), table and
  * sections are given. */
-static void file_checksum(const header *hd, const entry *tab, const uint8_t *const *sec,
+static void file_checksum(const hf_keephdr *hd, const hf_keepent *tab, const uint8_t *const *sec,
                           uint8_t out[32])
 {
-    header h = *hd;
+    hf_keephdr h = *hd;
     memset(h.checksum, 0, sizeof h.checksum);
     GChecksum *cs = g_checksum_new(G_CHECKSUM_SHA256);
     g_checksum_update(cs, (const guchar *)&h, sizeof h);
@@ -146,14 +122,13 @@ GPtrArray *hf_keep_candidates(const char *dump_path, const char *opt, const char
         return a;
     }
     char *abs = g_canonicalize_filename(dump_path, NULL);
-    g_ptr_array_add(a, g_strconcat(abs, ".heapfs-index", suffix, NULL));
-    char *hash = g_compute_checksum_for_string(G_CHECKSUM_SHA256, abs, -1);
-    char *base = g_path_get_basename(abs);
-    char *name = g_strdup_printf("%s-%.16s.heapfs-index%s", base, hash, suffix);
-    g_ptr_array_add(a, g_build_filename(g_get_user_cache_dir(), "heapfs", name, NULL));
+    g_ptr_array_add(a, g_strconcat(abs, HF_KEEP_SUFFIX, suffix, NULL));
+    char *stem = hf_keepdir_stem(abs), *dir = hf_keepdir_path();
+    char *name = g_strconcat(stem, HF_KEEP_SUFFIX, suffix, NULL);
+    g_ptr_array_add(a, g_build_filename(dir, name, NULL));
     g_free(name);
-    g_free(base);
-    g_free(hash);
+    g_free(dir);
+    g_free(stem);
     g_free(abs);
     return a;
 }
@@ -173,11 +148,12 @@ const char *hf_keep_place(const GPtrArray *paths)
 /* ---- reading ---- */
 
 struct hf_keepr {
+    int fd; /* held open with a shared lock while mapped: hf_keepdir_remove leaves it */
     GMappedFile *map;
     const uint8_t *data;
     size_t size;
-    const header *hd;
-    const entry *tab;
+    const hf_keephdr *hd;
+    const hf_keepent *tab;
     char *path;
 };
 
@@ -189,65 +165,20 @@ void hf_keepr_free(hf_keepr *r)
         hf_mapwatch_remove(r->data);
         g_mapped_file_unref(r->map);
     }
+    if (r->fd >= 0)
+        close(r->fd); /* and with it the lock */
     g_free(r->path);
     g_free(r);
-}
-
-/* What a file that is not a regular one is, for messages. */
-static const char *kind_of(mode_t mode)
-{
-    return S_ISLNK(mode)    ? "a symbolic link (not followed)"
-           : S_ISFIFO(mode) ? "a FIFO, not a regular file"
-           : S_ISDIR(mode)  ? "a directory"
-           : S_ISSOCK(mode) ? "a socket, not a regular file"
-                            : "a device, not a regular file";
-}
-
-/* path opened for reading when it is a regular file, else -1 with *bad
- * (NULL when it does not exist).  Never blocks: the type is checked before
- * opening (a FIFO another user planted would block open() forever) and
- * again after (O_NONBLOCK, O_NOFOLLOW), in case the name changed between. */
-static int open_regular(const char *path, struct stat *st, const char **bad)
-{
-    *bad = NULL;
-    if (lstat(path, st) != 0) {
-        if (errno != ENOENT && errno != ENOTDIR)
-            *bad = g_strerror(errno);
-        return -1;
-    }
-    if (!S_ISREG(st->st_mode)) {
-        *bad = kind_of(st->st_mode);
-        return -1;
-    }
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-    if (fd < 0) {
-        *bad = errno == ELOOP ? kind_of(S_IFLNK) : g_strerror(errno);
-        return -1;
-    }
-    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
-        *bad = kind_of(st->st_mode);
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-/* Whether the file open at fd begins as an index file does. */
-static bool has_magic(int fd)
-{
-    char magic[sizeof MAGIC];
-    return pread(fd, magic, sizeof magic, 0) == (ssize_t)sizeof magic &&
-           memcmp(magic, MAGIC, sizeof MAGIC) == 0;
 }
 
 char *hf_keep_not_replaceable(const char *path, const hf_keepkey *key)
 {
     struct stat st;
     const char *bad = NULL;
-    int fd = open_regular(path, &st, &bad);
+    int fd = hf_keepfmt_open(path, &st, &bad);
     if (fd < 0)
         return bad ? g_strdup(bad) : NULL; /* NULL: there is none */
-    bool ours = st.st_size == 0 || has_magic(fd);
+    bool ours = st.st_size == 0 || hf_keepfmt_has_magic(fd);
     close(fd);
     if ((uint64_t)st.st_dev == key->dev && (uint64_t)st.st_ino == key->ino)
         return g_strdup("the dump itself");
@@ -261,7 +192,7 @@ static hf_keepr *try_open(const hf_keepkey *key, const char *path, char **why)
 {
     struct stat st;
     const char *bad = NULL;
-    int fd = open_regular(path, &st, &bad);
+    int fd = hf_keepfmt_open(path, &st, &bad);
     if (fd < 0) {
         if (bad && why && !*why)
             *why = g_strdup_printf("%s: %s", path, bad);
@@ -269,37 +200,40 @@ static hf_keepr *try_open(const hf_keepkey *key, const char *path, char **why)
     }
     if (st.st_uid != geteuid() || (st.st_mode & 022))
         bad = "owned by another user, or writable by others";
-    else if ((uint64_t)st.st_size < sizeof(header))
-        bad = has_magic(fd) ? "truncated" : "not a heapfs index file";
+    else if ((uint64_t)st.st_size < sizeof(hf_keephdr))
+        bad = hf_keepfmt_has_magic(fd) ? "truncated" : "not a heapfs index file";
+    else if (flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+        bad = "being removed by a cleanup"; /* hf_keepdir_remove holds it */
     GMappedFile *map = bad ? NULL : g_mapped_file_new_from_fd(fd, FALSE, NULL);
-    close(fd);
     if (!bad && !map)
         bad = "cannot be mapped";
     hf_keepr *r = g_new0(hf_keepr, 1);
+    r->fd = fd;
     r->map = map;
     if (!bad) {
         r->data = (const uint8_t *)g_mapped_file_get_contents(map);
         r->size = g_mapped_file_get_length(map);
-        r->hd = (const header *)(const void *)r->data;
+        r->hd = (const hf_keephdr *)(const void *)r->data;
         hf_mapwatch_add(r->data, r->size); /* it may shrink while we read it */
     }
-    const header *hd = r->hd;
+    const hf_keephdr *hd = r->hd;
     if (bad) {
         /* said why already */
-    } else if (memcmp(hd->magic, MAGIC, sizeof MAGIC) != 0 || hd->endian != ENDIAN) {
+    } else if (memcmp(hd->magic, HF_KEEP_MAGIC, sizeof HF_KEEP_MAGIC) != 0 ||
+               hd->endian != HF_KEEP_ENDIAN) {
         bad = "not a heapfs index file of this machine's byte order";
-    } else if (hd->version != VERSION) {
+    } else if (hd->version != HF_KEEP_VERSION) {
         bad = "another format version";
     } else if (hd->file_size != r->size || hd->n_sections > MAX_SECTIONS ||
-               sizeof(header) + (uint64_t)hd->n_sections * sizeof(entry) > r->size) {
+               sizeof(hf_keephdr) + (uint64_t)hd->n_sections * sizeof(hf_keepent) > r->size) {
         bad = "truncated or damaged";
     } else if (!key_equal(&hd->key, key)) {
         bad = key_mismatch(&hd->key, key);
     } else {
-        r->tab = (const entry *)(const void *)(r->data + sizeof(header));
+        r->tab = (const hf_keepent *)(const void *)(r->data + sizeof(hf_keephdr));
         const uint8_t **sec = g_new(const uint8_t *, hd->n_sections + 1);
         for (uint32_t i = 0; i < hd->n_sections && !bad; i++) {
-            const entry *e = &r->tab[i];
+            const hf_keepent *e = &r->tab[i];
             if (e->off % ALIGN || e->off > r->size || e->len > r->size - e->off || e->kind > CRC)
                 bad = "a section lies outside the file";
             sec[i] = r->data + (bad ? 0 : e->off);
@@ -319,44 +253,18 @@ static hf_keepr *try_open(const hf_keepkey *key, const char *path, char **why)
         return NULL;
     }
     r->path = g_strdup(path);
+    /* used now: the cache directory's bound removes the least recently used
+     * first (keepdir.h).  Set, not left to the kernel: relatime updates an
+     * atime once a day at most, noatime never; setting it works under both */
+    futimens(fd, (const struct timespec[2]){{0, UTIME_NOW}, {0, UTIME_OMIT}});
     return r;
 }
 
-/* Whether name is base + "." + the six letters or digits mkstemp puts. */
-static bool is_temp_of(const char *name, const char *base)
-{
-    size_t n = strlen(base);
-    if (strncmp(name, base, n) != 0 || name[n] != '.' || strlen(name + n + 1) != 6)
-        return false;
-    for (const char *p = name + n + 1; *p; p++)
-        if (!g_ascii_isalnum(*p))
-            return false;
-    return true;
-}
-
-/* Removes the temporaries a writer killed before its rename left beside
- * path (PATH.XXXXXX, hf_keepw_write): regular files of ours, unchanged for
- * STALE_SECONDS.  By age, not by the writer's pid: a live writer changes
- * its file all the time, and a writer on another machine sharing the
- * directory has a pid that means nothing here. */
+/* The temporaries beside path (hf_keepdir_remove_stale_temps). */
 static void remove_stale_temps(const char *path)
 {
     char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
-    GDir *d = g_dir_open(dir, 0, NULL);
-    const char *name;
-    time_t old = time(NULL) - STALE_SECONDS;
-    while (d && (name = g_dir_read_name(d))) {
-        if (!is_temp_of(name, base))
-            continue;
-        char *p = g_build_filename(dir, name, NULL);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-            st.st_mtime < old)
-            unlink(p);
-        g_free(p);
-    }
-    if (d)
-        g_dir_close(d);
+    hf_keepdir_remove_stale_temps(dir, base);
     g_free(dir);
     g_free(base);
 }
@@ -488,8 +396,8 @@ void hf_keepb_str(GByteArray *b, const char *s)
 }
 
 struct hf_keepw {
-    uint64_t id;     /* written in the header */
-    GArray *tab;     /* entry (off filled when written) */
+    uint64_t id;     /* written in the hf_keephdr */
+    GArray *tab;     /* hf_keepent (off filled when written) */
     GPtrArray *data; /* const uint8_t * per section */
     GPtrArray *owned; /* GByteArray */
 };
@@ -499,7 +407,7 @@ hf_keepw *hf_keepw_new(void)
     hf_keepw *w = g_new0(hf_keepw, 1);
     while (!w->id) /* random: a file written again is another file */
         w->id = (uint64_t)g_random_int() << 32 | g_random_int();
-    w->tab = g_array_new(FALSE, TRUE, sizeof(entry));
+    w->tab = g_array_new(FALSE, TRUE, sizeof(hf_keepent));
     w->data = g_ptr_array_new();
     w->owned = g_ptr_array_new_with_free_func((GDestroyNotify)g_byte_array_unref);
     return w;
@@ -522,7 +430,7 @@ uint64_t hf_keepw_id(const hf_keepw *w)
 
 void hf_keepw_add(hf_keepw *w, uint32_t id, const void *data, uint64_t len)
 {
-    entry e = {.id = id, .len = len};
+    hf_keepent e = {.id = id, .len = len};
     g_array_append_val(w->tab, e);
     g_ptr_array_add(w->data, (gpointer)(len ? data : ""));
 }
@@ -530,13 +438,13 @@ void hf_keepw_add(hf_keepw *w, uint32_t id, const void *data, uint64_t len)
 void hf_keepw_add_big(hf_keepw *w, uint32_t id, const void *data, uint64_t len)
 {
     hf_keepw_add(w, id, data, len);
-    g_array_index(w->tab, entry, w->tab->len - 1).kind = SAMPLED;
+    g_array_index(w->tab, hf_keepent, w->tab->len - 1).kind = SAMPLED;
 }
 
 void hf_keepw_add_crc(hf_keepw *w, uint32_t id, const void *data, uint64_t len)
 {
     hf_keepw_add(w, id, data, len);
-    g_array_index(w->tab, entry, w->tab->len - 1).kind = CRC;
+    g_array_index(w->tab, hf_keepent, w->tab->len - 1).kind = CRC;
 }
 
 void hf_keepw_add_bytes(hf_keepw *w, uint32_t id, GByteArray *b)
@@ -559,14 +467,15 @@ static bool write_all(int fd, const void *p, uint64_t n, uint64_t off)
     return true;
 }
 
-/* Writes the whole file to fd. */
-static bool write_file(hf_keepw *w, const hf_keepkey *key, int fd)
+/* Writes the whole file to fd; dump (NULL: not recorded) after the table. */
+static bool write_file(hf_keepw *w, const hf_keepkey *key, const char *dump, int fd)
 {
-    header hd = {.version = VERSION, .endian = ENDIAN, .key = *key};
-    memcpy(hd.magic, MAGIC, sizeof MAGIC);
+    hf_keephdr hd = {.version = HF_KEEP_VERSION, .endian = HF_KEEP_ENDIAN, .key = *key};
+    memcpy(hd.magic, HF_KEEP_MAGIC, sizeof HF_KEEP_MAGIC);
     hd.n_sections = w->tab->len;
-    entry *tab = (entry *)(void *)w->tab->data;
-    uint64_t off = sizeof hd + (uint64_t)w->tab->len * sizeof(entry);
+    hd.path_len = dump ? (uint32_t)strlen(dump) : 0;
+    hf_keepent *tab = (hf_keepent *)(void *)w->tab->data;
+    uint64_t at = sizeof hd + (uint64_t)w->tab->len * sizeof(hf_keepent), off = at + hd.path_len;
     for (guint i = 0; i < w->tab->len; i++) {
         off = (off + ALIGN - 1) / ALIGN * ALIGN;
         tab[i].off = off;
@@ -576,7 +485,8 @@ static bool write_file(hf_keepw *w, const hf_keepkey *key, int fd)
     hd.id = w->id;
     file_checksum(&hd, tab, (const uint8_t *const *)w->data->pdata, hd.checksum);
     if (ftruncate(fd, (off_t)off) != 0 || !write_all(fd, &hd, sizeof hd, 0) ||
-        !write_all(fd, tab, (uint64_t)w->tab->len * sizeof(entry), sizeof hd))
+        !write_all(fd, tab, (uint64_t)w->tab->len * sizeof(hf_keepent), sizeof hd) ||
+        !write_all(fd, dump, hd.path_len, at))
         return false;
     for (guint i = 0; i < w->tab->len; i++)
         if (!write_all(fd, w->data->pdata[i], tab[i].len, tab[i].off))
@@ -584,9 +494,24 @@ static bool write_file(hf_keepw *w, const hf_keepkey *key, int fd)
     return true;
 }
 
+/* After a file was written to path: a cache directory kept in bounds. */
+static void written(const char *path)
+{
+    char *dir = g_path_get_dirname(path), *cache = hf_keepdir_path();
+    if (strcmp(dir, cache) == 0)
+        hf_keepdir_trim(dir, path, NULL);
+    g_free(cache);
+    g_free(dir);
+}
+
 char *hf_keepw_write(hf_keepw *w, const hf_keepkey *key, GPtrArray *paths, unsigned mode, char **why)
 {
-    for (guint i = 0; i < paths->len; i++) {
+    /* hf_keep_candidates' default places: the first names the dump */
+    const char *beside = paths->len > 1 ? g_ptr_array_index(paths, 0) : NULL;
+    const char *cut = beside ? hf_keepdir_suffix(beside) : NULL;
+    char *dump = cut ? g_strndup(beside, (gsize)(cut - beside)) : NULL;
+    char *to = NULL;
+    for (guint i = 0; i < paths->len && !to; i++) {
         const char *path = g_ptr_array_index(paths, i);
         char *no = hf_keep_not_replaceable(path, key);
         if (no) {
@@ -613,12 +538,14 @@ char *hf_keepw_write(hf_keepw *w, const hf_keepkey *key, GPtrArray *paths, unsig
             continue;
         }
         fchmod(fd, mode & 0644); /* mkstemp's mode is cut by the umask */
-        bool ok = write_file(w, key, fd);
+        flock(fd, LOCK_EX | LOCK_NB); /* being written: no cleanup removes it */
+        bool ok = write_file(w, key, dump, fd);
         int err = errno;
         ok = close(fd) == 0 && ok;
         if (ok && rename(tmp, path) == 0) {
             g_free(tmp);
-            return g_strdup(path);
+            to = g_strdup(path);
+            break;
         }
         err = errno ? errno : err;
         unlink(tmp);
@@ -628,5 +555,8 @@ char *hf_keepw_write(hf_keepw *w, const hf_keepkey *key, GPtrArray *paths, unsig
             *why = g_strdup_printf("%s: %s", path, g_strerror(err));
         }
     }
-    return NULL;
+    g_free(dump);
+    if (to)
+        written(to);
+    return to;
 }

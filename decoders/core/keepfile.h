@@ -39,7 +39,10 @@
  * two writers at once each rename a complete file (the last one stays).
  * Only an index file or an empty file is ever replaced
  * (hf_keep_not_replaceable), and hf_keepr_open removes what killed writers
- * left.
+ * left.  The header also records the dump's path (outside the checksum),
+ * so that the cache directory's cleanup finds files whose dump is gone.
+ * Where files are named, locked while in use, and removed: keepdir.h;
+ * the header's layout: keepfmt.h.
  *
  * Ownership: an hf_keepr owns its mapping; pointers from hf_keepr_section stay
  * valid until hf_keepr_free.  An hf_keepw borrows the data given to
@@ -96,7 +99,9 @@ typedef struct hf_keepr hf_keepr;
  * *why, for the first file that exists, when why is non-NULL) otherwise.
  * First removes what writers killed before their rename left beside each
  * path: PATH.XXXXXX exactly (six letters or digits), a regular file owned
- * by this user and unchanged for 10 minutes. */
+ * by this user, unchanged for 10 minutes and unlocked.  The file opened is
+ * held with a shared lock until hf_keepr_free, and its atime set to now
+ * (the cache directory's bound removes the least recently used first). */
 hf_keepr *hf_keepr_open(const hf_keepkey *key, GPtrArray *paths, char **why);
 void hf_keepr_free(hf_keepr *r);
 const char *hf_keepr_path(const hf_keepr *r);
@@ -145,8 +150,11 @@ void hf_keepw_add_bytes(hf_keepw *w, uint32_t id, GByteArray *b);
 /* Writes the file to the first of paths whose directory takes it (the
  * cache directory is made, mode 0700) and that may be replaced
  * (hf_keep_not_replaceable), with permissions `mode`, under a temporary
- * name then renamed.  Returns the path written (the caller's),
- * or NULL with *why. */
+ * name (locked while written) then renamed.  When paths are
+ * hf_keep_candidates' default ones, the dump's path (the first's name
+ * without its .heapfs-index ending) is recorded in the header.  A file
+ * written into the cache directory is followed by hf_keepdir_trim there.
+ * Returns the path written (the caller's), or NULL with *why. */
 char *hf_keepw_write(hf_keepw *w, const hf_keepkey *key, GPtrArray *paths, unsigned mode, char **why);
 void hf_keepw_free(hf_keepw *w);
 

@@ -41,6 +41,7 @@ static inline bool hf_budget_spent(const GString *out, size_t start, size_t budg
 #define HF_NAME_MAX 256
 
 typedef struct hf_dump hf_dump;
+struct hf_pprof; /* decoders/pprof/pprof.h */
 
 /* Snapshot s of dump d: how a snapshot is addressed across dumps (a mount
  * of several dumps, comparing snapshots: compare.h). */
@@ -207,6 +208,19 @@ typedef struct hf_dump_ops {
      * a string.  NULL: the format cannot. */
     bool (*tally)(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud);
     bool (*text)(hf_dump *d, uint32_t s, uint64_t o, GString *out);
+    /* The samples snapshot s's stacks.folded draws (the pprof.h builder
+     * it renders, in-use bytes), for drawing a snapshot against another
+     * (flame-diff.svg); NULL where the snapshot has none (may build them).
+     * The builder stays valid until stacks_done(d, it) is called (a NULL
+     * stacks_done: until destroy).  NULL: the format has no stacks. */
+    const struct hf_pprof *(*stacks)(hf_dump *d, uint32_t s);
+    void (*stacks_done)(hf_dump *d, const struct hf_pprof *p);
+    /* flame-diff.svg of `now` (a snapshot of this dump) against `before`
+     * (of any dump with stacks): decoders/pprof/flamediff.h's
+     * hf_flame_diff_render, set by the formats with stacks, so that fs/
+     * reaches it through the model (compare.h). */
+    uint64_t (*flame_diff)(hf_snapref before, hf_snapref now, uint64_t first, GString *out,
+                           size_t budget);
 
     hf_parts snapshot, thread, class_, object;
 } hf_dump_ops;
@@ -224,10 +238,6 @@ struct hf_dump {
     /* Heap formats: how strong a reference must be to keep an object alive
      * (-o retained=..., an hf_reach; 0 = strong). */
     unsigned reach;
-    /* The index file mapped in place of indexing (core/keepfile.h), for
-     * fs/'s SIGBUS guard; NULL when the index was built. */
-    const void *index_data;
-    size_t index_size;
     /* How the index was built, for MOUNT/.stats and --check (never info:
      * it differs between runs).  0 when the decoder does not say. */
     double index_seconds;
@@ -291,6 +301,10 @@ enum { HF_ERROR_OPEN, HF_ERROR_FORMAT, HF_ERROR_CORRUPT };
  * options (NULL: none, and no index file).  NULL with *err set (one line,
  * suitable for stderr) when nothing could be decoded. */
 hf_dump *hf_open(const char *path, const hf_open_opts *opts, GError **err);
+/* The format of the file at path ("hprof", ...: hf_decoder.format) when
+ * heapfs would open it, found from its first bytes without indexing;
+ * NULL with *err (hf_open's message) otherwise. */
+const char *hf_detect(const char *path, GError **err);
 /* The files of one mount, appended to out as dumps (hf_dump *) in order:
  * one file, or one series (several files of a format that opens series,
  * such as gperftools prefix.0001.heap ...), gives one dump; files of the
@@ -300,6 +314,13 @@ hf_dump *hf_open(const char *path, const hf_open_opts *opts, GError **err);
  * appended then. */
 bool hf_open_files(const char *const *paths, int n, const hf_open_opts *opts, GPtrArray *out,
                    GError **err);
+/* What users call a format ("HPROF heap dump", "Go pprof"), by its
+ * decoder's short name (hf_dump_ops.format: "hprof", "gopprof"); the short
+ * name itself for one the registry does not know. */
+const char *hf_format_label(const char *format);
+/* MOUNT/info's first two lines: "format: SHORT", the key tools and tests
+ * read, and "format name: LABEL" (hf_format_label) for people. */
+void hf_info_format(GString *out, const char *format);
 void hf_dump_close(hf_dump *d);
 
 /* A hostile file can hold millions of problems: the list keeps the first

@@ -62,6 +62,53 @@ bad:
     return NULL;
 }
 
+void hf_escape_text(GString *out, const char *s, size_t n)
+{
+    static const char named[] = {['\t'] = 't', ['\n'] = 'n', ['\r'] = 'r', ['\0'] = '0'};
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\\') {
+            g_string_append(out, "\\\\");
+        } else if (c < 0x20 && c < sizeof named && named[c]) {
+            g_string_append_c(out, '\\');
+            g_string_append_c(out, named[c]);
+        } else if (c < 0x20 || c == 0x7f) {
+            g_string_append_printf(out, "\\x%02x", c);
+        } else if (c >= 0x80) {
+            gunichar u = g_utf8_get_char_validated(s + i, (gssize)(n - i));
+            if (u == (gunichar)-1 || u == (gunichar)-2) {
+                g_string_append_printf(out, "\\x%02x", c);
+            } else {
+                size_t len = (size_t)(g_utf8_next_char(s + i) - (s + i));
+                if (u >= 0x80 && u < 0xa0)
+                    g_string_append_printf(out, "\\u%04x", (unsigned)u);
+                else
+                    g_string_append_len(out, s + i, (gssize)len);
+                i += len;
+                continue;
+            }
+        } else {
+            g_string_append_c(out, (char)c);
+        }
+        i++;
+    }
+}
+
+void hf_escape_str(GString *out, const char *s)
+{
+    if (s)
+        hf_escape_text(out, s, strlen(s));
+}
+
+void hf_escape_key(GString *out, const char *key, const char *text)
+{
+    if (!text)
+        return;
+    g_string_append_printf(out, "%s: ", key);
+    hf_escape_text(out, text, strlen(text));
+    g_string_append_c(out, '\n');
+}
+
 bool hf_parse_decimal(const char *s, uint64_t *out)
 {
     size_t n = strlen(s);

@@ -25,6 +25,18 @@ char *hf_name_unescape(const char *escaped);
 /* Append the escaped form of name[0..len) to out. */
 void hf_name_escape_append(GString *out, const char *name, size_t len);
 
+/* Text for a column of a table or a line of a view (docs/views.md): TAB,
+ * newline, CR, NUL and backslash as \t \n \r \0 \\, other bytes below
+ * 0x20 and DEL as \xHH, C1 control characters (U+0080..U+009F) as \u00HH,
+ * bytes that are not UTF-8 as \xHH; everything else as it is.  So a text
+ * stays one field of one line and sends no control sequence to a terminal.
+ * Appends s[0..n) escaped to out. */
+void hf_escape_text(GString *out, const char *s, size_t n);
+/* The same for a NUL-terminated string (NULL: nothing). */
+void hf_escape_str(GString *out, const char *s);
+/* An info line "KEY: TEXT\n", TEXT escaped as above; nothing when text is NULL. */
+void hf_escape_key(GString *out, const char *key, const char *text);
+
 /* Strict decimal, as heapfs writes numbers in names: digits only, no sign,
  * no leading zero, at most 19 digits, so each number has exactly one name.
  * False (and *out untouched) for anything else. */

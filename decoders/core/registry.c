@@ -20,6 +20,7 @@ extern const hf_decoder hf_decoder_hproftxt;
 extern const hf_decoder hf_decoder_hprof;
 extern const hf_decoder hf_decoder_oemp;
 extern const hf_decoder hf_decoder_gopprof;
+extern const hf_decoder hf_decoder_v8;
 extern const hf_decoder hf_decoder_bmd;
 
 /* One line per decoder.  Order matters only where two could claim a file. */
@@ -28,6 +29,7 @@ static const hf_decoder *const decoders[] = {
     &hf_decoder_hproftxt,
     &hf_decoder_hprof,
     &hf_decoder_oemp,
+    &hf_decoder_v8, /* before gopprof: both read gzip */
     &hf_decoder_gopprof,
     &hf_decoder_bmd,
     NULL,
@@ -39,26 +41,34 @@ const hf_decoder *const *hf_decoders(void)
 }
 
 /* What users call each format, in the order messages list them (the
- * decoders' own names, "hprof", "gopprof", are for info and tools). */
+ * decoders' own names, "hprof", "gopprof", are info's format: key, for
+ * tools). */
 static const struct {
     const hf_decoder *dec;
     const char *name;
 } format_names[] = {
     {&hf_decoder_hprof, "HPROF heap dump"},
-    {&hf_decoder_hproftxt, "HPROF agent text"},
+    {&hf_decoder_hproftxt, "HPROF text (java.hprof.txt)"},
     {&hf_decoder_bmd, "BMD"},
     {&hf_decoder_oemp, "OpenEdge memory profile (.oemp)"},
     {&hf_decoder_gperf, "gperftools heap profile"},
-    {&hf_decoder_gopprof, "pprof profile"},
+    {&hf_decoder_gopprof, "Go pprof (profile.proto)"},
+    {&hf_decoder_v8, "V8 heap snapshot (.heapsnapshot)"},
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(format_names) == G_N_ELEMENTS(decoders) - 1);
 
-static const char *format_name(const hf_decoder *dec)
+
+const char *hf_format_label(const char *format)
 {
     for (size_t i = 0; i < G_N_ELEMENTS(format_names); i++)
-        if (format_names[i].dec == dec)
+        if (strcmp(format_names[i].dec->format, format) == 0)
             return format_names[i].name;
-    return dec->format;
+    return format;
+}
+
+void hf_info_format(GString *out, const char *format)
+{
+    g_string_append_printf(out, "format: %s\nformat name: %s\n", format, hf_format_label(format));
 }
 
 #define HEAD_LEN 4096
@@ -142,18 +152,28 @@ hf_dump *hf_open(const char *path, const hf_open_opts *opts, GError **err)
     return d;
 }
 
+/* The decoder of the file at path, NULL with *err. */
+static const hf_decoder *detect_file(const char *path, GError **err)
+{
+    GMappedFile *map = map_file(path, err);
+    const hf_decoder *dec = map ? detect_mapped(path, map, err) : NULL;
+    if (map)
+        g_mapped_file_unref(map);
+    return dec;
+}
+
+const char *hf_detect(const char *path, GError **err)
+{
+    const hf_decoder *dec = detect_file(path, err);
+    return dec ? dec->format : NULL;
+}
+
 /* The decoder of every file, in order (false with *err naming the file). */
 static bool detect_all(const char *const *paths, int n, const hf_decoder **decs, GError **err)
 {
-    for (int i = 0; i < n; i++) {
-        GMappedFile *map = map_file(paths[i], err);
-        if (!map)
+    for (int i = 0; i < n; i++)
+        if (!(decs[i] = detect_file(paths[i], err)))
             return false;
-        decs[i] = detect_mapped(paths[i], map, err);
-        g_mapped_file_unref(map);
-        if (!decs[i])
-            return false;
-    }
     return true;
 }
 
@@ -179,7 +199,7 @@ bool hf_open_files(const char *const *paths, int n, const hf_open_opts *opts, GP
             g_set_error(err, HF_ERROR, HF_ERROR_FORMAT,
                         "%s: cannot be mounted with %s (%s and %s: profiles mount only with "
                         "profiles of their format)",
-                        paths[i], paths[0], format_name(decs[i]), format_name(decs[0]));
+                        paths[i], paths[0], hf_format_label(decs[i]->format), hf_format_label(decs[0]->format));
             ok = false;
         }
     g_free(decs);

@@ -3,6 +3,7 @@
  * open of one file or a series, destroy, the ops table (gopprof.h).
  */
 #include "decoders/gopprof/gopprof.h"
+#include "decoders/pprof/flamediff.h"
 
 #include <string.h>
 
@@ -50,6 +51,8 @@ static const hf_dump_ops gopprof_ops = {
     .n_traces = gopprof_n_traces,
     .trace_number = hf_trace_ordinal,
     .tally = gopprof_tally,
+    .stacks = gopprof_stacks,
+    .flame_diff = hf_flame_diff_render,
     .snapshot = {.files = gopprof_snap_files},
 };
 

@@ -95,6 +95,8 @@ uint64_t gopprof_render_info(hf_dump *d, const hf_view *v, uint64_t first, GStri
                          size_t budget);
 /* hf_dump_ops.tally: in-use objects and bytes by stack (growth). */
 bool gopprof_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud);
+/* hf_dump_ops.stacks: the builder stacks.folded renders. */
+const struct hf_pprof *gopprof_stacks(hf_dump *d, uint32_t s);
 uint64_t gopprof_render_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                               size_t budget);
 void gopprof_describe(hf_dump *d, GString *out);

@@ -2,12 +2,14 @@
  * render.c - the views of a profile.proto mount (gopprof.h).
  */
 #include "decoders/gopprof/gopprof.h"
+#include "decoders/core/names.h"
 
 #include "decoders/core/tsv.h"
 #include "decoders/pprof/flame.h"
 #include "decoders/pprof/proto.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 #define D(d) ((gopprof_dump *)(d))
 
@@ -26,10 +28,13 @@ static const uint32_t *trace_frames(gopprof_dump *d, uint32_t t, uint32_t *n)
 static void snap_head(const gopprof_snap *sn, GString *out)
 {
     g_string_append(out, "sample types:");
-    for (guint i = 0; i < sn->types->len; i++)
-        g_string_append_printf(out, " %s", (const char *)g_ptr_array_index(sn->types, i));
-    g_string_append_printf(out, "\nperiod type: %s\nperiod: %" PRId64 "\n", sn->period_type,
-                           sn->period);
+    for (guint i = 0; i < sn->types->len; i++) {
+        g_string_append_c(out, ' ');
+        hf_escape_str(out, g_ptr_array_index(sn->types, i));
+    }
+    g_string_append(out, "\nperiod type: ");
+    hf_escape_str(out, sn->period_type);
+    g_string_append_printf(out, "\nperiod: %" PRId64 "\n", sn->period);
     g_string_append_printf(out, "duration: %" PRId64 " ns\n", sn->duration_nanos);
     if (sn->time_nanos) {
         GDateTime *t = g_date_time_new_from_unix_utc(sn->time_nanos / 1000000000);
@@ -48,7 +53,7 @@ uint64_t gopprof_render_info(hf_dump *d, const hf_view *v, uint64_t first, GStri
                              size_t budget)
 {
     gopprof_dump *g = D(d);
-    g_string_append(out, "format: pprof profile.proto (Go runtime/pprof and others)\n");
+    hf_info_format(out, d->ops->format);
     g_string_append_printf(out, "snapshots: %u\n", g->snaps->len);
     for (guint i = 0; i < g->snaps->len; i++) {
         gopprof_snap *sn = g_ptr_array_index(g->snaps, i);
@@ -68,36 +73,80 @@ static uint64_t view_snap_info(hf_dump *d, const hf_view *v, uint64_t first, GSt
     g_string_append_printf(out, "file: %s\n", sn->path);
     snap_head(sn, out);
     g_string_append_printf(out, "samples: %" PRIu64 "\nstacks: %u\n", sn->n_raw, sn->samples->len);
-    for (guint i = 0; i < sn->types->len; i++)
-        g_string_append_printf(out, "total %s: %" PRId64 "\n",
-                               (const char *)g_ptr_array_index(sn->types, i), sn->totals[i]);
+    for (guint i = 0; i < sn->types->len; i++) {
+        g_string_append(out, "total ");
+        hf_escape_str(out, g_ptr_array_index(sn->types, i));
+        g_string_append_printf(out, ": %" PRId64 "\n", sn->totals[i]);
+    }
     return HF_DONE;
 }
 
-/* sites: a header, then one line per stack: every value, trace=N, leaf. */
+/* The order of the value columns of sites: Go's four heap types first, in
+ * the order of the other formats' sites (docs/views.md), then the rest in
+ * the file's order.  Fills col[] with value indices; returns how many. */
+static guint site_columns(const gopprof_snap *sn, guint *col)
+{
+    static const char *const heap[4] = {"inuse_objects/", "inuse_space/", "alloc_objects/",
+                                        "alloc_space/"};
+    guint n = 0, nt = sn->types->len;
+    bool *used = g_new0(bool, nt ? nt : 1);
+    for (int k = 0; k < 4; k++)
+        for (guint i = 0; i < nt; i++)
+            if (!used[i] && g_str_has_prefix(g_ptr_array_index(sn->types, i), heap[k])) {
+                used[i] = true;
+                col[n++] = i;
+                break;
+            }
+    for (guint i = 0; i < nt; i++)
+        if (!used[i])
+            col[n++] = i;
+    g_free(used);
+    return n;
+}
+
+/* What names stack t to a user in sites and growth: its leaf frame as
+ * traces/N writes it, "function (file:line)" ("<empty>": no frames). */
+static const char *leaf_frame(gopprof_dump *g, uint32_t t)
+{
+    uint32_t n;
+    const uint32_t *fr = trace_frames(g, t, &n);
+    return n ? g_ptr_array_index(g->frames, fr[0]) : "<empty>";
+}
+
+/* sites: a header, then one row per stack: the trace, every value (a
+ * column per sample type, named without its unit), the leaf frame. */
 static uint64_t view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                            size_t budget)
 {
     gopprof_snap *sn = snap(d, v->snap);
     size_t start = out->len;
+    guint *col = g_new(guint, sn->types->len + 1), nc = site_columns(sn, col);
     if (first == 0) {
-        g_string_append_c(out, '#');
-        for (guint i = 0; i < sn->types->len; i++)
-            g_string_append_printf(out, " %s", (const char *)g_ptr_array_index(sn->types, i));
-        g_string_append(out, " trace leaf\n");
+        g_string_append(out, "# trace");
+        for (guint k = 0; k < nc; k++) {
+            const char *t = g_ptr_array_index(sn->types, col[k]);
+            const char *slash = strchr(t, '/');
+            g_string_append_c(out, '\t');
+            hf_escape_text(out, t, slash ? (size_t)(slash - t) : strlen(t));
+        }
+        g_string_append(out, "\tframe\n");
         first = 1;
     }
     for (uint64_t i = first - 1; i < sn->samples->len; i++) {
-        if (hf_budget_spent(out, start, budget))
+        if (hf_budget_spent(out, start, budget)) {
+            g_free(col);
             return i + 1;
+        }
         const gopprof_sample *s = &g_array_index(sn->samples, gopprof_sample, i);
-        for (guint k = 0; k < sn->types->len; k++)
-            g_string_append_printf(out, "%" PRId64 " ", g_array_index(sn->vals, int64_t, s->vals + k));
-        uint32_t n;
-        const uint32_t *fr = trace_frames(D(d), s->trace, &n);
-        g_string_append_printf(out, "trace=%u %s\n", s->trace + 1,
-                               n ? (const char *)g_ptr_array_index(D(d)->funcs, fr[0]) : "");
+        g_string_append_printf(out, "%u", s->trace + 1);
+        for (guint k = 0; k < nc; k++)
+            g_string_append_printf(out, "\t%" PRId64,
+                                   g_array_index(sn->vals, int64_t, s->vals + col[k]));
+        g_string_append_c(out, '\t');
+        hf_escape_str(out, leaf_frame(D(d), s->trace));
+        g_string_append_c(out, '\n');
     }
+    g_free(col);
     return HF_DONE;
 }
 
@@ -145,9 +194,10 @@ static uint64_t u(int64_t v)
     return v > 0 ? (uint64_t)v : 0;
 }
 
-/* growth by stack: a stack keeps one trace number across the files, so
- * "trace=N LEAF" names it in every snapshot; in-use objects and bytes (or
- * what stands for them: scan.c's idx). */
+/* growth by leaf frame (escaped), as sites names stacks: stacks that
+ * allocate in one function at one line add up (go tool pprof -top -lines
+ * groups them so); in-use objects and bytes (or what stands for them:
+ * scan.c's idx). */
 bool gopprof_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud)
 {
     if (retained)
@@ -159,10 +209,8 @@ bool gopprof_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *
     for (guint i = 0; i < sn->samples->len; i++) {
         const gopprof_sample *smp = &g_array_index(sn->samples, gopprof_sample, i);
         const int64_t *x = &g_array_index(sn->vals, int64_t, smp->vals);
-        uint32_t n;
-        const uint32_t *fr = trace_frames(D(d), smp->trace, &n);
-        g_string_printf(name, "trace=%u %s", smp->trace + 1,
-                        n ? (const char *)g_ptr_array_index(D(d)->funcs, fr[0]) : "");
+        g_string_truncate(name, 0);
+        hf_escape_str(name, leaf_frame(D(d), smp->trace));
         fn(ud, name->str, x[sn->idx[0]], x[sn->idx[1]]);
     }
     g_string_free(name, TRUE);
@@ -224,6 +272,13 @@ static uint64_t view_flame(hf_dump *d, const hf_view *v, uint64_t first, GString
                            "Flame graph: stacks.folded", "bytes", first, out, budget);
 }
 
+const hf_pprof *gopprof_stacks(hf_dump *d, uint32_t s)
+{
+    gopprof_snap *sn = snap(d, s);
+    need_pprof(D(d), sn);
+    return sn->pp_brief;
+}
+
 /* heap.pb.gz: the file as given when it is gzipped, else gzipped here. */
 static uint64_t view_pb(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                         size_t budget)
@@ -248,8 +303,10 @@ uint64_t gopprof_render_trace(hf_dump *d, const hf_view *v, uint64_t first, GStr
         return HF_DONE;
     uint32_t n;
     const uint32_t *fr = trace_frames(g, (uint32_t)v->index, &n);
-    for (uint32_t k = 0; k < n; k++)
-        g_string_append_printf(out, "%s\n", (const char *)g_ptr_array_index(g->frames, fr[k]));
+    for (uint32_t k = 0; k < n; k++) {
+        hf_escape_str(out, g_ptr_array_index(g->frames, fr[k]));
+        g_string_append_c(out, '\n');
+    }
     return HF_DONE;
 }
 
@@ -259,8 +316,8 @@ void gopprof_describe(hf_dump *d, GString *out)
         out,
         "A pprof profile (profile.proto, gzipped or not: Go's runtime/pprof heap profiles\n"
         "and others).  Each file is a snapshot: info (sample types, period, duration,\n"
-        "time, totals), sites (one line per stack: every sample type's value, the trace\n"
-        "number and the leaf function), heap.pprof (google-pprof --text), stacks.folded\n"
+        "time, totals), sites (one row per stack: the trace number, every sample type's\n"
+        "value, the leaf frame), heap.pprof (google-pprof --text), stacks.folded\n"
         "(in-use bytes, or the profile's bytes value), flame.svg (stacks.folded drawn, for\n"
         "a browser) and heap.pb.gz (the file itself, gzipped).  traces/N: the frames of stack N, leaf first, as \"function\n"
         "(file:line)\"; trace numbers are shared by every file of the series.\n");

@@ -7,6 +7,7 @@
  * first use (see gperf.h).
  */
 #include "decoders/gperf/gperf.h"
+#include "decoders/pprof/flamediff.h"
 
 #include <string.h>
 
@@ -147,5 +148,7 @@ static const hf_dump_ops gperf_ops = {
     .render_info = gperf_view_info,
     .render_trace = gperf_view_trace,
     .tally = gperf_tally,
+    .stacks = gperf_stacks,
+    .flame_diff = hf_flame_diff_render,
     .snapshot = {.files = snap_files},
 };

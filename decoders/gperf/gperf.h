@@ -137,6 +137,7 @@ uint64_t gperf_view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GString 
                           size_t budget);
 uint64_t gperf_view_pb(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                        size_t budget);
+const hf_pprof *gperf_stacks(hf_dump *d, uint32_t s); /* hf_dump_ops.stacks */
 uint64_t gperf_view_flame(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                           size_t budget);
 uint64_t gperf_view_folded(hf_dump *d, const hf_view *v, uint64_t first, GString *out,

@@ -6,9 +6,9 @@
  *   traces/N               each distinct stack: "TRACE N:" then one line
  *                          per frame, leaf first: name, PC, library+offset
  *   snapshots/S/info       file, header kind, sampling rule, totals
- *   snapshots/S/sites      one line per stack: trace, in-use objects and
- *                          bytes, allocated objects and bytes (scaled), and
- *                          the first frame that is not an allocator
+ *   snapshots/S/sites      one row per stack (docs/views.md): trace, in-use
+ *                          objects and bytes, allocated objects and bytes
+ *                          (scaled), the first frame that is not an allocator
  *   snapshots/S/heap.pprof for google-pprof (see build_pprof() below)
  *   snapshots/S/heap.pb.gz the same samples as gzipped profile.proto
  *   snapshots/S/stacks.folded  in-use bytes per stack, for flamegraph.pl
@@ -20,6 +20,7 @@
 #include "decoders/gperf/gperf.h"
 #include "decoders/core/tsv.h"
 #include "decoders/pprof/flame.h"
+#include "decoders/core/names.h"
 #include "decoders/pprof/proto.h"
 
 #include <inttypes.h>
@@ -137,7 +138,7 @@ static void render_info(gperf_dump *g, GString *out)
     uint64_t size = 0;
     for (guint i = 0; i < g->snaps->len; i++)
         size += snap(g, i)->size;
-    g_string_append(out, "format: gperftools heap profile (text)\n");
+    hf_info_format(out, g->base.ops->format);
     if (g->snaps->len == 1) {
         g_string_append_printf(out, "file: %s\n", snap(g, 0)->path);
     } else {
@@ -193,7 +194,8 @@ static void render_snap_info(gperf_snap *sn, GString *out)
                                g_hash_table_size(sn->symbols));
 }
 
-/* The frame sites names: the first that is not an allocator function. */
+/* The frame sites names: the first that is not an allocator function
+ * (unescaped: growth escapes its own names). */
 static void site_frame(gperf_dump *g, uint32_t t, GString *out)
 {
     const gperf_trace *tr = &g_array_index(g->traces, gperf_trace, t);
@@ -213,15 +215,18 @@ static uint64_t render_sites(gperf_dump *g, gperf_snap *sn, uint64_t first, GStr
 {
     size_t start = out->len;
     uint64_t n = (uint64_t)sn->sites->len + 1;
+    g_autoptr(GString) tmp = g_string_new(NULL);
     for (uint64_t item = first; item < n; item++) {
         if (item == 0) {
-            g_string_append(out, "#  trace  inuse_objs   inuse_bytes  alloc_objs   alloc_bytes "
-                                 " frame\n");
+            g_string_append(out, "# trace\tinuse_objects\tinuse_space\talloc_objects\t"
+                                 "alloc_space\tframe\n");
         } else {
             const gperf_site *s = &g_array_index(sn->sites, gperf_site, item - 1);
-            g_string_append_printf(out, "%8u %11" PRIu64 " %13" PRIu64 " %11" PRIu64 " %13" PRIu64 "  ",
+            g_string_append_printf(out, "%u\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t",
                                    s->trace + 1, s->v[0], s->v[1], s->v[2], s->v[3]);
-            site_frame(g, s->trace, out);
+            g_string_truncate(tmp, 0);
+            site_frame(g, s->trace, tmp);
+            hf_escape_text(out, tmp->str, tmp->len);
             g_string_append_c(out, '\n');
         }
         if (out->len - start >= budget && item + 1 < n)
@@ -265,21 +270,27 @@ static uint64_t sites_rows(hf_dump *d, const hf_view *v, uint64_t first, hf_tsv 
 
 HF_TSV_VIEW(gperf_sites_tsv, sites_rows)
 
+/* maps: "start end perms offset inode path" (docs/views.md); a map in
+ * the "start-end: path" form has "-", 0x0 and 0 for what it lacks.  Item 0
+ * is the header, item i + 1 mapping i. */
 static uint64_t render_maps(gperf_snap *sn, uint64_t first, GString *out, size_t budget)
 {
     size_t start = out->len;
-    for (uint64_t i = first; i < sn->n_maps; i++) {
+    if (first == 0)
+        g_string_append(out, "# start\tend\tperms\toffset\tinode\tpath\n");
+    for (uint64_t i = first ? first - 1 : 0; i < sn->n_maps; i++) {
         const hf_mapping *m = &sn->maps[i];
-        if (m->has_offset)
-            g_string_append_printf(out, "%012" PRIx64 "-%012" PRIx64 " %s %08" PRIx64 " %" PRIu64
-                                        " %s\n",
-                                   m->start, m->end, m->perms, m->offset, m->inode,
-                                   m->path ? m->path : "");
-        else
-            g_string_append_printf(out, "%012" PRIx64 "-%012" PRIx64 ": %s\n", m->start, m->end,
-                                   m->path ? m->path : "");
+        g_string_append_printf(out, "0x%" PRIx64 "\t0x%" PRIx64 "\t", m->start, m->end);
+        if (m->has_offset) {
+            hf_escape_str(out, m->perms[0] ? m->perms : "-");
+            g_string_append_printf(out, "\t0x%" PRIx64 "\t%" PRIu64 "\t", m->offset, m->inode);
+        } else {
+            g_string_append(out, "-\t0x0\t0\t");
+        }
+        hf_escape_str(out, m->path);
+        g_string_append_c(out, '\n');
         if (out->len - start >= budget && i + 1 < sn->n_maps)
-            return i + 1;
+            return i + 2;
     }
     return HF_DONE;
 }
@@ -291,22 +302,28 @@ static void render_trace(gperf_dump *g, uint32_t t, GString *out)
     if (tr->n == 0)
         g_string_append(out, "\t<empty>\n");
     const hf_frame_info *names = tr->n ? gperf_trace_names(g, t) : NULL;
+    g_autoptr(GString) tmp = g_string_new(NULL);
     for (uint32_t i = 0; i < tr->n; i++) {
         uint64_t pc = trace_pc(g, t, i);
         g_string_append_c(out, '\t');
+        g_string_truncate(tmp, 0);
         if (names[i].func)
-            hf_frame_full_name(out, &names[i], pc);
+            hf_frame_full_name(tmp, &names[i], pc);
         else
-            g_string_append(out, "??");
+            g_string_append(tmp, "??");
+        hf_escape_text(out, tmp->str, tmp->len); /* names may come from the file */
         g_string_append_printf(out, " 0x%" PRIx64, pc);
-        if (names[i].lib)
-            g_string_append_printf(out, " %s+0x%" PRIx64, names[i].lib, names[i].off);
+        if (names[i].lib) {
+            g_string_append_c(out, ' ');
+            hf_escape_str(out, names[i].lib);
+            g_string_append_printf(out, "+0x%" PRIx64, names[i].off);
+        }
         g_string_append_c(out, '\n');
     }
 }
 
-/* growth by site: a stack keeps one trace number across a series, so the
- * trace number and the site's frame name it in every snapshot. */
+/* growth by site frame (escaped), as sites names a stack: stacks that
+ * allocate from one frame add up in one row. */
 bool gperf_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud)
 {
     if (retained)
@@ -314,13 +331,16 @@ bool gperf_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *ud
     if (!fn)
         return true;
     gperf_snap *sn = snap(G(d), s);
-    GString *name = g_string_new(NULL);
+    GString *frame = g_string_new(NULL), *name = g_string_new(NULL);
     for (guint i = 0; i < sn->sites->len; i++) {
         const gperf_site *site = &g_array_index(sn->sites, gperf_site, i);
-        g_string_printf(name, "trace=%u ", site->trace + 1);
-        site_frame(G(d), site->trace, name);
+        g_string_truncate(frame, 0);
+        site_frame(G(d), site->trace, frame);
+        g_string_truncate(name, 0);
+        hf_escape_text(name, frame->str, frame->len);
         fn(ud, name->str, (int64_t)site->v[0], (int64_t)site->v[1]);
     }
+    g_string_free(frame, TRUE);
     g_string_free(name, TRUE);
     return true;
 }
@@ -387,6 +407,13 @@ uint64_t gperf_view_flame(hf_dump *d, const hf_view *v, uint64_t first, GString 
     return hf_flame_render(sn->pp_folded, HF_PPROF_INUSE_BYTES,
                            "Flame graph: in-use bytes (stacks.folded)", "bytes", first, out,
                            budget);
+}
+
+const hf_pprof *gperf_stacks(hf_dump *d, uint32_t s)
+{
+    gperf_snap *sn = snap(G(d), s);
+    need_pprof(G(d), sn);
+    return sn->pp_folded;
 }
 
 uint64_t gperf_view_maps(hf_dump *d, const hf_view *v, uint64_t first, GString *out,

@@ -407,6 +407,7 @@ static void finish_objects(hf_heap *h, hf_hsnap *sn)
 {
     hf_hkeyset ks;
     uint64_t n = hf_heap_index_objects(h, sn, &ks);
+    hf_heap_size_by_gaps(h, sn, ks.key, ks.n); /* before any size is counted */
 
     /* Keys resolve to their class at their first object, in id order, as
      * the objects read back do: classes made up come in the same order. */

@@ -65,6 +65,9 @@ typedef struct {
     uint8_t kind, elem;       /* hf_okind; primitive arrays: element type */
     uint64_t count, sum_len;  /* objects; arrays: their summed lengths */
     uint64_t *by_len;         /* arrays: count by length mod 256 */
+    uint64_t gap, gap_n, gap_all; /* instances: the least distance from one to the
+                                     object after it in the file, how many had it,
+                                     and how many had an object after them */
 } hf_hkey;
 
 typedef struct {
@@ -86,6 +89,22 @@ void hf_hkeys_free(hf_hkeys *k);
  * elem and len for arrays), counted; HF_HKEY_NONE when the table is full. */
 uint32_t hf_hkeys_note(hf_hkeys *k, unsigned kind, uint64_t class_id, unsigned elem,
                        uint64_t len);
+
+/* Note that the instance keyed `key` at address id is followed, in the
+ * file, by an object at address next (evidence of its class's size for
+ * hf_heap_size_by_gaps). */
+static inline void hf_hkeys_gap(hf_hkeys *t, uint32_t key, uint64_t id, uint64_t next)
+{
+    if (key == HF_HKEY_NONE || next <= id)
+        return; /* a new space or region: no evidence */
+    hf_hkey *k = &g_array_index(t->keys, hf_hkey, key);
+    uint64_t gap = next - id;
+    k->gap_all++;
+    if (!k->gap_n || gap < k->gap)
+        k->gap = gap, k->gap_n = 1;
+    else if (gap == k->gap)
+        k->gap_n++;
+}
 
 /* A run's word i is chunk[i >> HF_RUN_BITS][i & HF_RUN_MASK]; the first
  * chunk grows up to full size, the others are allocated full (8 MiB). */
@@ -235,6 +254,12 @@ void hf_heap_thread_dir(GString *out, uint32_t serial, const char *name);
  * once c's fields are laid out (sup: its laid-out super class, or NULL). */
 void hf_heap_decide_rule(hf_heap *h);
 void hf_heap_size_class(hf_heap *h, hf_hsnap *sn, hf_hclass *c, const hf_hclass *sup);
+/* Where object addresses prove an instance size (64-bit ids that are
+ * addresses): a class some instance of which lies closer than its size to
+ * the next object (objects do not overlap), or whose instances mostly lie
+ * at one distance from the next, takes that distance as its size (keys:
+ * the snapshot's keys, hf_hkeys_gap).  Before the histogram is counted. */
+void hf_heap_size_by_gaps(hf_heap *h, hf_hsnap *sn, hf_hkey *const *keys, uint32_t n);
 /* Bytes of an array of `len` elements of type elem, and of the class
  * object with id class_id (java.lang.Class's size + its statics). */
 uint64_t hf_heap_array_size(const hf_heap *h, unsigned elem, uint64_t len);

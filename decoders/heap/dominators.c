@@ -16,6 +16,7 @@
  * object end early when the mount goes away (core/cancel.h).
  */
 #include "decoders/core/cancel.h"
+#include "decoders/core/names.h"
 #include "decoders/core/search.h"
 #include "decoders/heap/retviews.h"
 
@@ -43,22 +44,20 @@ uint64_t hf_heap_view_dominators(hf_dump *d, const hf_view *v, uint64_t first, G
     uint32_t n = g->n, a, b;
     hf_hgraph_kids(g, n, &a, &b);
     size_t start = out->len;
-    if (first == 0)
-        g_string_append(out, "# id shallow retained percent class: the objects only the GC "
-                             "roots keep alive, largest first\n");
+    if (first == 0) /* the top of the dominator tree, largest first */
+        g_string_append(out, "# id\tshallow\tretained\tpercent\twhat\n");
     for (uint64_t i = first ? first - 1 : 0; a + i < b; i++) {
         if (hf_budget_spent(out, start, budget))
             return i + 1;
         uint32_t w = g->kids[a + i];
         hf_hobj ob;
         uint64_t shallow = hf_heap_decode(H(d), sn, w, &ob) ? hf_heap_shallow(H(d), sn, &ob) : 0;
-        g_string_append_printf(out, HF_FMT_ID " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " ",
+        g_string_append_printf(out, HF_FMT_ID "\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t",
                                (guint64)hf_heap_object_id(H(d), sn, w), (guint64)shallow,
                                (guint64)g->retained[w]);
         hf_rv_pct(out, g->retained[w], g->retained[n]);
-        g_string_append_c(out, ' ');
-        const hf_hclass *self = hf_heap_described(sn, &ob);
-        g_string_append(out, self ? "java.lang.Class" : hf_heap_class(sn, hf_heap_cls(sn, w))->dir);
+        g_string_append_c(out, '\t');
+        hf_rv_what(H(d), sn, w, out);
         g_string_append_c(out, '\n');
     }
     return HF_DONE;
@@ -69,11 +68,12 @@ static void append_rows(const hf_hsnap *sn, GArray *rows, bool with_key, GString
     hf_rv_sort_class_rows(sn, rows);
     for (guint i = 0; i < rows->len; i++) {
         const hf_rv_class_row *r = &g_array_index(rows, hf_rv_class_row, i);
-        g_string_append_printf(out, "%10" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT " ",
+        g_string_append_printf(out, "%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t",
                                (guint64)r->count, (guint64)r->bytes);
         if (with_key)
-            g_string_append_printf(out, "%14" G_GUINT64_FORMAT " ", (guint64)r->key);
-        g_string_append_printf(out, " %s\n", hf_heap_class(sn, r->cls)->dir);
+            g_string_append_printf(out, "%" G_GUINT64_FORMAT "\t", (guint64)r->key);
+        hf_escape_str(out, hf_heap_class(sn, r->cls)->dir);
+        g_string_append_c(out, '\n');
     }
 }
 
@@ -92,8 +92,8 @@ uint64_t hf_heap_view_histogram_retained(hf_dump *d, const hf_view *v, uint64_t 
         hf_rv_class_row r = {c, k->count, k->bytes, g->class_retained[c]};
         g_array_append_val(rows, r);
     }
-    g_string_append(out, "# instances bytes retained class, by retained bytes (an instance "
-                         "under another of its class counted once)\n");
+    /* by retained bytes; an instance under another of its class counted once */
+    g_string_append(out, "# objects\tbytes\tretained\tclass\n");
     append_rows(sn, rows, true, out);
     g_array_free(rows, TRUE);
     return HF_DONE;
@@ -124,9 +124,7 @@ uint64_t hf_heap_view_unreachable(hf_dump *d, const hf_view *v, uint64_t first, 
             by[c].key = by[c].bytes;
             g_array_append_val(rows, by[c]);
         }
-    g_string_append_printf(out, "# instances bytes class: objects no GC root reaches (%"
-                           G_GUINT64_FORMAT " objects, %" G_GUINT64_FORMAT " bytes)\n",
-                           (guint64)g->unreachable, (guint64)g->unreachable_bytes);
+    g_string_append(out, "# objects\tbytes\tclass\n");
     append_rows(sn, rows, false, out);
     g_array_free(rows, TRUE);
     g_free(by);
@@ -352,6 +350,12 @@ static gint cmp_keys(gconstpointer a, gconstpointer b)
     return x->o < y->o ? -1 : x->o > y->o;
 }
 
+static gint cmp_u32(gconstpointer a, gconstpointer b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
 static gint cmp_groups(gconstpointer a, gconstpointer b)
 {
     const dup_group *x = a, *y = b;
@@ -360,14 +364,29 @@ static gint cmp_groups(gconstpointer a, gconstpointer b)
     return x->o < y->o ? -1 : x->o > y->o;
 }
 
-/* Bytes a String costs: itself and its value array. */
-static uint64_t string_bytes(hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob)
+/* The index of String ob's value array, -1 when it has none. */
+static int64_t string_array(hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob)
 {
-    uint64_t n = hf_heap_shallow(h, sn, ob), arr;
+    uint64_t arr;
+    if (sn->str_value < 0 || !hf_heap_field(h, sn, ob, (uint32_t)sn->str_value, &arr) || !arr)
+        return -1;
+    return hf_heap_find_id(h, sn, arr);
+}
+
+/* Bytes a String alone keeps alive: itself, and its value array unless
+ * another String shares it (JDK 6 and Android: offset/count windows into
+ * one char[]), which dropping this copy would not free.  shared: the
+ * value arrays of every String, sorted. */
+static uint64_t string_bytes(hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob,
+                             const GArray *shared)
+{
+    uint64_t n = hf_heap_shallow(h, sn, ob);
+    int64_t ai = string_array(h, sn, ob);
+    const uint32_t *v = (const uint32_t *)(const void *)shared->data;
     hf_hobj a;
-    int64_t ai;
-    if (sn->str_value >= 0 && hf_heap_field(h, sn, ob, (uint32_t)sn->str_value, &arr) && arr &&
-        (ai = hf_heap_find_id(h, sn, arr)) >= 0 && hf_heap_decode(h, sn, (uint64_t)ai, &a))
+    if (ai >= 0 && hf_upper_bound_u32(v, shared->len, (uint32_t)ai) -
+                       hf_lower_bound_u32(v, shared->len, (uint32_t)ai) == 1 &&
+        hf_heap_decode(h, sn, (uint64_t)ai, &a))
         n += hf_heap_shallow(h, sn, &a);
     return n;
 }
@@ -382,6 +401,7 @@ uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, G
     if (!sn || sn->string_class == UINT32_MAX)
         return HF_DONE;
     GArray *keys = g_array_new(FALSE, FALSE, sizeof(str_key));
+    GArray *arrays = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     GString *t = g_string_new(NULL), *u = g_string_new(NULL);
     for (uint64_t o = 0; o < sn->n_objects && !hf_cancel_due(o); o++) {
         hf_hobj ob;
@@ -392,8 +412,14 @@ uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, G
             continue;
         str_key k = {hf_hash_bytes(t->str, t->len), (uint32_t)o};
         g_array_append_val(keys, k);
+        int64_t ai = string_array(h, sn, &ob);
+        if (ai >= 0) {
+            uint32_t a = (uint32_t)ai;
+            g_array_append_val(arrays, a);
+        }
     }
     g_array_sort(keys, cmp_keys);
+    g_array_sort(arrays, cmp_u32);
     GArray *groups = g_array_new(FALSE, FALSE, sizeof(dup_group));
     bool *done = g_new0(bool, keys->len + 1);
     for (guint i = 0; i < keys->len; i++) {
@@ -417,7 +443,7 @@ uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, G
                 if (g_string_equal(t, u)) {
                     done[b] = true;
                     gr.count++;
-                    gr.wasted += string_bytes(h, sn, &ob);
+                    gr.wasted += string_bytes(h, sn, &ob, arrays);
                 }
             }
             if (gr.count > 1)
@@ -426,21 +452,21 @@ uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, G
         i = j - 1;
     }
     g_array_sort(groups, cmp_groups);
-    g_string_append(out, "# count wasted-bytes text: Strings with equal text, by the bytes the "
-                         "copies beyond the first take\n");
+    g_string_append(out, "# count\twasted\ttext\n");
     for (guint i = 0; i < groups->len; i++) {
         const dup_group *gr = &g_array_index(groups, dup_group, i);
         hf_hobj ob;
         hf_heap_decode(h, sn, gr->o, &ob);
         g_string_truncate(t, 0);
         hf_heap_text(h, sn, &ob, t);
-        g_string_append_printf(out, "%u %" G_GUINT64_FORMAT " ", gr->count, (guint64)gr->wasted);
+        g_string_append_printf(out, "%u\t%" G_GUINT64_FORMAT "\t", gr->count, (guint64)gr->wasted);
         hf_heap_escape_line(out, t->str, t->len);
         g_string_append_c(out, '\n');
     }
     g_free(done);
     g_array_free(groups, TRUE);
     g_array_free(keys, TRUE);
+    g_array_free(arrays, TRUE);
     g_string_free(t, TRUE);
     g_string_free(u, TRUE);
     return HF_DONE;

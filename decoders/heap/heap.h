@@ -184,6 +184,14 @@ typedef struct {
                   uint64_t *v);
     /* Element i of array ob (random access). */
     bool (*element)(const hf_heap *h, const hf_hobj *ob, uint64_t i, uint64_t *v);
+    /* Formats whose objects carry their own named edges instead of class
+     * layouts (V8), NULL for the others: refs calls fn for every reference
+     * of ob that keeps its target alive (hf_heap_for_each_ref_of then
+     * calls nothing else), ref_name names the one at a slot refs gave. */
+    void (*refs)(const hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob,
+                 bool (*fn)(uint64_t target, uint32_t slot, void *ud), void *ud);
+    void (*ref_name)(const hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob, uint32_t slot,
+                     char name[HF_NAME_MAX]);
 } hf_heap_codec;
 
 /* Objects met while building, before the object index (build.h). */

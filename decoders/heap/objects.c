@@ -10,6 +10,7 @@
  *
  * Read-only over the finished graph: thread-safe.
  */
+#include "decoders/core/names.h"
 #include "decoders/heap/fields.h"
 #include "decoders/heap/render.h"
 
@@ -57,8 +58,8 @@ uint64_t hf_heap_view_class_info(hf_dump *d, const hf_view *v, uint64_t first, G
         g_string_append(out, "id: none (not in the dump)\n");
     else
         g_string_append_printf(out, "id: " HF_FMT_ID "\n", (guint64)c->id);
-    g_string_append_printf(out, "name: %s\n", c->name);
-    g_string_append_printf(out, "super: %s\n", class_dir(sn, c->super));
+    hf_escape_key(out, "name", c->name);
+    hf_escape_key(out, "super", class_dir(sn, c->super));
     if (c->loader_id)
         g_string_append_printf(out, "loader: " HF_FMT_ID "\n", (guint64)c->loader_id);
     else
@@ -66,6 +67,12 @@ uint64_t hf_heap_view_class_info(hf_dump *d, const hf_view *v, uint64_t first, G
     if (c->elem)
         g_string_append_printf(out, "array of: %s\n",
                                c->elem == HF_T_OBJECT ? "object" : hf_btype_name(c->elem));
+    else if (c->own_refs && v->index != sn->class_class &&
+             hf_heap_rule_size(H(d), sn, c) != c->shallow)
+        g_string_append_printf(out, "instance size: %" G_GUINT64_FORMAT " (from the object "
+                               "addresses, the rule says %" G_GUINT64_FORMAT "; the dump says "
+                               "%u bytes of fields)\n", (guint64)c->shallow,
+                               (guint64)hf_heap_rule_size(H(d), sn, c), c->inst_size);
     else
         g_string_append_printf(out, "instance size: %" G_GUINT64_FORMAT
                                " (size rule; the dump says %u bytes of fields)\n",
@@ -88,27 +95,32 @@ uint64_t hf_heap_view_class_fields(hf_dump *d, const hf_view *v, uint64_t first,
     hf_hfields it;
     hf_hfields_begin(&it, sn, c);
     hf_hfields_seek(&it, (uint32_t)MIN(first, UINT32_MAX));
-    size_t start = out->len;
+    if (first == 0)
+        g_string_append(out, "# name\ttype\tclass\n");
+    size_t start = out->len; /* after the header: the first field is always written */
     uint64_t next = HF_DONE;
     while (next == HF_DONE && hf_hfields_next(&it)) {
         if (hf_budget_spent(out, start, budget)) {
             next = it.index;
             break;
         }
-        g_string_append_printf(out, "%s %s", it.f->name, hf_btype_name(it.f->type));
-        if (it.f->decl != v->index)
-            g_string_append_printf(out, " from %s", hf_heap_class(sn, it.f->decl)->dir);
+        hf_escape_str(out, it.f->name);
+        g_string_append_printf(out, "\t%s\t", hf_btype_name(it.f->type));
+        hf_escape_str(out, hf_heap_class(sn, it.f->decl)->dir);
         g_string_append_c(out, '\n');
     }
     hf_hfields_end(&it);
     return next;
 }
 
+/* "name type value" rows, the header first. */
 static void append_statics(const hf_hclass *c, GString *out)
 {
+    g_string_append(out, "# name\ttype\tvalue\n");
     for (uint32_t i = 0; c && i < c->n_statics; i++) {
         const hf_hstatic *st = &c->statics[i];
-        g_string_append_printf(out, "%s %s ", st->name,
+        hf_escape_str(out, st->name);
+        g_string_append_printf(out, "\t%s\t",
                                hf_btype_name(st->type) ? hf_btype_name(st->type) : "?");
         hf_heap_format_value(out, st->type, st->value);
         g_string_append_c(out, '\n');
@@ -156,10 +168,13 @@ bool hf_heap_has_class_instances(hf_dump *d, uint32_t s, uint64_t c)
 
 /* ---- objects ---- */
 
-/* Elements [first, ...) of array ob as "[i] value" lines or bare values. */
+/* Elements [first, ...) of array ob as "i<TAB>value" rows under a header
+ * (fields) or bare values (value). */
 static uint64_t render_elements(hf_heap *h, const hf_hobj *ob, bool indexed, uint64_t first,
                                 GString *out, size_t budget)
 {
+    if (indexed && first == 0)
+        g_string_append(out, "# index\tvalue\n");
     size_t start = out->len;
     for (uint64_t i = first; i < ob->length; i++) {
         if (hf_budget_spent(out, start, budget))
@@ -167,7 +182,7 @@ static uint64_t render_elements(hf_heap *h, const hf_hobj *ob, bool indexed, uin
         uint64_t v = 0;
         h->codec->element(h, ob, i, &v);
         if (indexed)
-            g_string_append_printf(out, "[%" G_GUINT64_FORMAT "] ", (guint64)i);
+            g_string_append_printf(out, "%" G_GUINT64_FORMAT "\t", (guint64)i);
         hf_heap_format_value(out, ob->elem, v);
         g_string_append_c(out, '\n');
     }
@@ -224,7 +239,7 @@ uint64_t hf_heap_view_object_info(hf_dump *d, const hf_view *v, uint64_t first, 
         return HF_DONE;
     const hf_hclass *c = hf_heap_class(sn, ob.cls), *self = hf_heap_described(sn, &ob);
     g_string_append_printf(out, "id: " HF_FMT_ID "\n", (guint64)ob.id);
-    g_string_append_printf(out, "class: %s\n", c->dir);
+    hf_escape_key(out, "class", c->dir);
     g_string_append_printf(out, "kind: %s\n", hf_okind_names[ob.kind]);
     g_string_append_printf(out, "size: %" G_GUINT64_FORMAT "\n",
                            (guint64)hf_heap_shallow(H(d), sn, &ob));
@@ -232,10 +247,10 @@ uint64_t hf_heap_view_object_info(hf_dump *d, const hf_view *v, uint64_t first, 
         g_string_append_printf(out, "length: %" G_GUINT64_FORMAT "%s\n", (guint64)ob.length,
                                ob.nodata ? " (elements not in the dump)" : "");
     if (self)
-        g_string_append_printf(out, "describes: %s\n", self->dir);
+        hf_escape_key(out, "describes", self->dir);
     const char *heap = hf_heap_heap_name(sn, ob.loc);
     if (heap)
-        g_string_append_printf(out, "heap: %s\n", heap);
+        hf_escape_key(out, "heap", heap);
     if (ob.trace)
         g_string_append_printf(out, "allocation trace: %u\n", ob.trace);
     else
@@ -260,6 +275,8 @@ uint64_t hf_heap_view_object_fields(hf_dump *d, const hf_view *v, uint64_t first
         if (h->codec->fixed_be)
             hf_hfields_seek(&it, (uint32_t)MIN(first, UINT32_MAX));
         const uint8_t *p = ob.data;
+        if (first == 0)
+            g_string_append(out, "# name\ttype\tvalue\n");
         size_t start = out->len;
         uint64_t next = HF_DONE;
         while (hf_hfields_next(&it)) {
@@ -274,8 +291,8 @@ uint64_t hf_heap_view_object_fields(hf_dump *d, const hf_view *v, uint64_t first
                 next = it.index;
                 break;
             }
-            g_string_append_printf(out, "%s %s ", hf_hfields_refname(&it),
-                                   hf_btype_name(it.f->type));
+            hf_escape_str(out, hf_hfields_refname(&it));
+            g_string_append_printf(out, "\t%s\t", hf_btype_name(it.f->type));
             if (got)
                 hf_heap_format_value(out, it.f->type, val);
             else

@@ -4,6 +4,7 @@
  * A decoder points its ops at these, or declares its own table where its
  * format differs (BMD keeps no values, HPROF text has its own fields).
  */
+#include "decoders/heap/inspect.h"
 #include "decoders/heap/render.h"
 #include "decoders/heap/tables.h"
 
@@ -27,7 +28,9 @@ const hf_file hf_heap_object_files[] = {
     {"info", hf_heap_view_object_info, NULL},
     {"fields", hf_heap_view_object_fields, hf_heap_has_object_fields},
     {"value", hf_heap_view_object_value, hf_heap_has_object_value},
+    {"bitmap.png", hf_heap_view_bitmap, hf_heap_has_bitmap},
     HF_HEAP_RETAINED_OBJECT_FILES,
+    HF_HEAP_INSPECT_OBJECT_FILES,
     {NULL},
 };
 
@@ -47,5 +50,6 @@ const hf_linkdir hf_heap_object_dirs[] = {
 const hf_file hf_heap_thread_files[] = {
     {"info", hf_heap_view_thread_info, NULL},
     {"stack", hf_heap_view_thread_stack, NULL},
+    HF_HEAP_INSPECT_THREAD_FILES,
     {NULL},
 };

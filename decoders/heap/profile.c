@@ -173,6 +173,12 @@ uint64_t hf_heap_view_folded(hf_dump *d, const hf_view *v, uint64_t first, GStri
     return p ? hf_heap_pprof_render(p, v->snap, true, first, out, budget) : HF_DONE;
 }
 
+const hf_pprof *hf_heap_stacks(hf_dump *d, uint32_t s)
+{
+    hf_heap_pprof *p = ((hf_heap *)d)->pprof;
+    return p && s < p->n ? snap_ready(p, s)->brief : NULL;
+}
+
 uint64_t hf_heap_view_flame(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                             size_t budget)
 {

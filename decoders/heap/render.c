@@ -11,13 +11,14 @@
  *
  * Read-only over the finished graph: thread-safe.
  */
+#include "decoders/core/names.h"
 #include "decoders/heap/render.h"
 
 #include <string.h>
 
 
-/* Name of what object `id` is: the class it describes for a class object,
- * else its class; "?" when the snapshot lacks it. */
+/* Name of what object `id` is: "class NAME" for a class object, else its
+ * class; "?" when the snapshot lacks it.  Escaped (docs/views.md). */
 static void append_what(const hf_heap *h, const hf_hsnap *sn, uint64_t id, GString *out)
 {
     int64_t o = hf_heap_find_id(h, sn, id);
@@ -33,7 +34,7 @@ static void append_what(const hf_heap *h, const hf_hsnap *sn, uint64_t id, GStri
             c = hf_heap_class(sn, (uint64_t)self);
         }
     }
-    g_string_append(out, c->dir);
+    hf_escape_str(out, c->dir);
 }
 
 /* ---- snapshot files ---- */
@@ -47,19 +48,23 @@ uint64_t hf_heap_view_histogram(hf_dump *d, const hf_view *v, uint64_t first, GS
     size_t start = out->len;
     uint64_t i = first;
     if (i == 0) {
-        g_string_append(out, "#  instances        bytes  class\n");
+        g_string_append(out, "# objects\tbytes\tclass\n");
         i = 1;
     }
     for (; i <= sn->n_hist; i++) {
         if (hf_budget_spent(out, start, budget))
             return i;
         const hf_hclass *c = hf_heap_class(sn, sn->hist[i - 1]);
-        g_string_append_printf(out, "%12" G_GUINT64_FORMAT "%13" G_GUINT64_FORMAT "  %s\n",
-                               (guint64)c->count, (guint64)c->bytes, c->dir);
+        g_string_append_printf(out, "%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t",
+                               (guint64)c->count, (guint64)c->bytes);
+        hf_escape_str(out, c->dir);
+        g_string_append_c(out, '\n');
     }
     return HF_DONE;
 }
 
+/* roots: every column on every row (docs/views.md); 0, -1 and 0x0 where a
+ * kind has no thread, frame, trace or reference. */
 uint64_t hf_heap_view_roots(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                               size_t budget)
 {
@@ -67,31 +72,20 @@ uint64_t hf_heap_view_roots(hf_dump *d, const hf_view *v, uint64_t first, GStrin
     uint32_t s = v->snap;
     const hf_hsnap *sn = hf_heap_snap(h, s);
     size_t start = out->len;
-    for (uint64_t i = first; i < sn->roots->len; i++) {
+    uint64_t i = first;
+    if (i == 0) {
+        g_string_append(out, "# kind\tid\tthread\tframe\ttrace\tref\twhat\n");
+        i = 1;
+    }
+    for (; i <= sn->roots->len; i++) {
         if (hf_budget_spent(out, start, budget))
             return i;
-        const hf_hroot *r = &g_array_index(sn->roots, hf_hroot, i);
-        g_string_append_printf(out, "%s " HF_FMT_ID, hf_root_names[r->kind], (guint64)r->id);
-        switch (r->kind) {
-        case HF_ROOT_JNI_LOCAL:
-        case HF_ROOT_JAVA_FRAME:
-        case HF_ROOT_JNI_MONITOR:
-            g_string_append_printf(out, " thread=%u", r->thread);
-            if (r->frame != UINT32_MAX)
-                g_string_append_printf(out, " frame=%d", (int32_t)r->frame);
-            break;
-        case HF_ROOT_NATIVE_STACK:
-        case HF_ROOT_THREAD_BLOCK:
-            g_string_append_printf(out, " thread=%u", r->thread);
-            break;
-        case HF_ROOT_THREAD_OBJECT:
-            g_string_append_printf(out, " thread=%u trace=%u", r->thread, (uint32_t)r->extra);
-            break;
-        case HF_ROOT_JNI_GLOBAL:
-            g_string_append_printf(out, " ref=" HF_FMT_ID, (guint64)r->extra);
-            break;
-        }
-        g_string_append_c(out, ' ');
+        const hf_hroot *r = &g_array_index(sn->roots, hf_hroot, i - 1);
+        bool thread_obj = r->kind == HF_ROOT_THREAD_OBJECT;
+        g_string_append_printf(out, "%s\t" HF_FMT_ID "\t%u\t%d\t%u\t" HF_FMT_ID "\t",
+                               hf_root_names[r->kind], (guint64)r->id, r->thread,
+                               (int32_t)r->frame, thread_obj ? (uint32_t)r->extra : 0,
+                               (guint64)(r->kind == HF_ROOT_JNI_GLOBAL ? r->extra : 0));
         append_what(h, sn, r->id, out);
         g_string_append_c(out, '\n');
     }
@@ -100,18 +94,7 @@ uint64_t hf_heap_view_roots(hf_dump *d, const hf_view *v, uint64_t first, GStrin
 
 void hf_heap_escape_line(GString *out, const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\n')
-            g_string_append(out, "\\n");
-        else if (s[i] == '\r')
-            g_string_append(out, "\\r");
-        else if (s[i] == '\\')
-            g_string_append(out, "\\\\");
-        else if (s[i] == '\0') /* a NUL byte makes grep call the file binary */
-            g_string_append(out, "\\0");
-        else
-            g_string_append_c(out, s[i]);
-    }
+    hf_escape_text(out, s, n);
 }
 
 uint64_t hf_heap_view_strings(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
@@ -123,20 +106,22 @@ uint64_t hf_heap_view_strings(hf_dump *d, const hf_view *v, uint64_t first, GStr
     if (sn->string_class == UINT32_MAX)
         return HF_DONE;
     size_t start = out->len;
+    if (first == 0) /* item 0 is the header; item o + 1 is object o */
+        g_string_append(out, "# id\ttext\n");
     GString *t = g_string_new(NULL);
-    for (uint64_t o = first; o < sn->n_objects; o++) {
+    for (uint64_t o = first ? first - 1 : 0; o < sn->n_objects; o++) {
         if (hf_heap_cls(sn, o) != sn->string_class)
             continue;
         if (hf_budget_spent(out, start, budget)) {
             g_string_free(t, TRUE);
-            return o;
+            return o + 1;
         }
         hf_hobj ob;
         if (!hf_heap_decode(h, sn, o, &ob))
             continue;
         g_string_truncate(t, 0);
         hf_heap_text(h, sn, &ob, t);
-        g_string_append_printf(out, HF_FMT_ID " ", (guint64)ob.id);
+        g_string_append_printf(out, HF_FMT_ID "\t", (guint64)ob.id);
         hf_heap_escape_line(out, t->str, t->len);
         g_string_append_c(out, '\n');
     }
@@ -172,6 +157,20 @@ void hf_heap_render_snap_info(hf_heap *h, uint32_t s, GString *out)
     for (int k = 0; k < 4; k++)
         g_string_append_printf(out, "%s: %" G_GUINT64_FORMAT "\n", kinds[k],
                                (guint64)sn->n_kind[k]);
+    /* what classes/java.lang.Class counts, and why a JVM's histogram says
+     * more: HotSpot's dumper writes a mirror only as the CLASS DUMP of a
+     * loaded class (primitive types' mirrors as instances) and leaves out
+     * the CDS archive's dormant mirrors, which GC.class_histogram counts */
+    if (sn->class_class < sn->classes->len) {
+        uint64_t all = hf_heap_class(sn, sn->class_class)->count, cls = sn->n_kind[3];
+        g_string_append_printf(out, "java.lang.Class objects: %" G_GUINT64_FORMAT " = %"
+                               G_GUINT64_FORMAT " class objects (one per class the dump defines)"
+                               " + %" G_GUINT64_FORMAT " other instances (the primitive types'"
+                               " mirrors, int.class ...); a JVM's class histogram also counts"
+                               " the mirrors its CDS archive keeps for classes not loaded, which"
+                               " no heap dump holds\n", (guint64)all, (guint64)cls,
+                               (guint64)(all > cls ? all - cls : 0));
+    }
     g_string_append_printf(out, "bytes: %" G_GUINT64_FORMAT "\n", (guint64)sn->total_bytes);
     g_string_append_printf(out, "roots: %u\n", sn->roots->len);
     uint64_t strings = sn->string_class != UINT32_MAX
@@ -179,8 +178,10 @@ void hf_heap_render_snap_info(hf_heap *h, uint32_t s, GString *out)
     g_string_append_printf(out, "strings: %" G_GUINT64_FORMAT "\n", (guint64)strings);
     if (sn->heap_names->len) {
         g_string_append(out, "heaps:");
-        for (guint i = 0; i < sn->heap_names->len; i++)
-            g_string_append_printf(out, " %s", (const char *)g_ptr_array_index(sn->heap_names, i));
+        for (guint i = 0; i < sn->heap_names->len; i++) {
+            g_string_append_c(out, ' ');
+            hf_escape_str(out, g_ptr_array_index(sn->heap_names, i));
+        }
         g_string_append_c(out, '\n');
     }
 }
@@ -194,8 +195,9 @@ void hf_heap_frame_text(const hf_heap *h, uint32_t fi, bool full, GString *out)
         return;
     }
     const hf_hframe *f = &g_array_index(h->frames, hf_hframe, fi);
-    g_string_append_printf(out, "%s.%s", f->cls ? f->cls : "<unknown class>",
-                           f->method ? f->method : "<unknown method>");
+    hf_escape_str(out, f->cls ? f->cls : "<unknown class>");
+    g_string_append_c(out, '.');
+    hf_escape_str(out, f->method ? f->method : "<unknown method>");
     if (!full)
         return;
     bool src = f->source && *f->source;
@@ -205,10 +207,13 @@ void hf_heap_frame_text(const hf_heap *h, uint32_t fi, bool full, GString *out)
         g_string_append(out, "(Compiled method)");
     else if (!src || f->line == -1)
         g_string_append(out, "(Unknown Source)");
-    else if (f->line > 0)
-        g_string_append_printf(out, "(%s:%d)", f->source, f->line);
-    else
-        g_string_append_printf(out, "(%s)", f->source);
+    else {
+        g_string_append_c(out, '(');
+        hf_escape_str(out, f->source);
+        if (f->line > 0)
+            g_string_append_printf(out, ":%d", f->line);
+        g_string_append_c(out, ')');
+    }
 }
 
 /* A frame line of traces/N and a thread's stack. */
@@ -260,12 +265,9 @@ uint64_t hf_heap_view_thread_info(hf_dump *d, const hf_view *v, uint64_t first, 
     if (t) {
         g_string_append_printf(out, "serial: %u\n", t->serial);
         g_string_append_printf(out, "object: " HF_FMT_ID "\n", (guint64)t->obj);
-        if (t->name)
-            g_string_append_printf(out, "name: %s\n", t->name);
-        if (t->group)
-            g_string_append_printf(out, "group: %s\n", t->group);
-        if (t->parent)
-            g_string_append_printf(out, "parent group: %s\n", t->parent);
+        hf_escape_key(out, "name", t->name);
+        hf_escape_key(out, "group", t->group);
+        hf_escape_key(out, "parent group", t->parent);
         g_string_append_printf(out, "trace: %u\n", t->trace);
     }
     return HF_DONE;

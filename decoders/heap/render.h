@@ -14,6 +14,7 @@
 #define HF_HEAP_RENDER_H
 
 #include "decoders/heap/heap.h"
+#include "decoders/pprof/flamediff.h"
 
 /* ---- model ops (hf_dump_ops members; d is the hf_heap) ---- */
 
@@ -40,7 +41,8 @@ int64_t hf_heap_object_find(hf_dump *d, uint32_t s, const char *name);
  * that adds its own lines to it (HPROF: the index file). */
 #define HF_HEAP_MODEL_OPS                                                                  \
     .class_name = hf_heap_class_name, .object_name = hf_heap_object_name,                  \
-    .tally = hf_heap_tally, .class_ = {hf_heap_class_files, hf_heap_class_links, NULL}
+    .tally = hf_heap_tally, .stacks = hf_heap_stacks, .flame_diff = hf_flame_diff_render,   \
+    .class_ = {hf_heap_class_files, hf_heap_class_links, NULL}
 
 /* The further members a format takes whose snapshots, traces, threads,
  * classes and objects are all the layer's (HPROF, BMD; not HPROF text,
@@ -115,6 +117,9 @@ uint64_t hf_heap_view_histogram_retained(hf_dump *d, const hf_view *v, uint64_t 
                                          GString *out, size_t budget);
 uint64_t hf_heap_view_suspects(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                                size_t budget);
+/* The same suspects in words: paths, accumulation points (suspects.c). */
+uint64_t hf_heap_view_suspects_report(hf_dump *d, const hf_view *v, uint64_t first,
+                                      GString *out, size_t budget);
 uint64_t hf_heap_view_unreachable(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                                   size_t budget);
 uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
@@ -138,7 +143,9 @@ int64_t hf_heap_dominated_find(hf_dump *d, uint32_t s, uint64_t o, const char *n
 #define HF_HEAP_RETAINED_SNAP_FILES                                                        \
     {"dominators", hf_heap_view_dominators, NULL},                                          \
         {"histogram-retained", hf_heap_view_histogram_retained, NULL},                      \
-        {"suspects", hf_heap_view_suspects, NULL}, {"unreachable", hf_heap_view_unreachable, NULL}, \
+        {"suspects", hf_heap_view_suspects, NULL},                                          \
+        {"suspects-report", hf_heap_view_suspects_report, NULL},                            \
+        {"unreachable", hf_heap_view_unreachable, NULL},                                    \
         {"dominators.svg", hf_heap_view_dominators_svg, NULL}
 #define HF_HEAP_RETAINED_OBJECT_FILES                                                      \
     {"retained", hf_heap_view_object_retained, NULL}, {"path", hf_heap_view_object_path, NULL}, \
@@ -182,6 +189,11 @@ uint64_t hf_heap_view_class_paths(hf_dump *d, const hf_view *v, uint64_t first, 
         {"consumers-by-loader", hf_heap_view_consumers_loader, has},                       \
         {"consumers-by-package", hf_heap_view_consumers_package, has}
 
+/* objects/0xID/bitmap.png: an Android Bitmap's pixels (bitmap.c). */
+uint64_t hf_heap_view_bitmap(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                             size_t budget);
+bool hf_heap_has_bitmap(hf_dump *d, uint32_t s, uint64_t o);
+
 /* ---- snapshot views (render.c; profile.c: heap.pprof, stacks.folded, flame.svg) ---- */
 
 uint64_t hf_heap_view_pprof(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
@@ -191,6 +203,8 @@ uint64_t hf_heap_view_folded(hf_dump *d, const hf_view *v, uint64_t first, GStri
 /* dominators.svg: the dominator tree as a treemap (treemap.c). */
 uint64_t hf_heap_view_dominators_svg(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                                      size_t budget);
+/* hf_dump_ops.stacks: the builder stacks.folded renders (NULL: none). */
+const struct hf_pprof *hf_heap_stacks(hf_dump *d, uint32_t s);
 /* flame.svg: stacks.folded drawn (pprof/flame.h). */
 uint64_t hf_heap_view_flame(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                             size_t budget);
@@ -222,5 +236,10 @@ void hf_heap_render_counts(const hf_heap *h, GString *out);
 uint64_t hf_heap_index_bytes(const hf_heap *h);
 /* One line stating the size rule in force. */
 void hf_heap_size_rule(const hf_heap *h, GString *out);
+/* How many classes of all snapshots hf_heap_size_by_gaps sized (the rule
+ * would give them another size), and the size the rule gives class c
+ * (sizes.c). */
+uint64_t hf_heap_n_sized_by_gaps(const hf_heap *h);
+uint64_t hf_heap_rule_size(const hf_heap *h, const hf_hsnap *sn, const hf_hclass *c);
 
 #endif

@@ -708,8 +708,13 @@ static bool find_ref_cb(uint64_t target, uint32_t slot, void *ud)
 }
 
 /* The name refs/ gives reference slot `slot` of object ob. */
-static void slot_name(const hf_hsnap *sn, const hf_hobj *ob, uint32_t slot, char name[HF_NAME_MAX])
+static void slot_name(const hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob, uint32_t slot,
+                      char name[HF_NAME_MAX])
 {
+    if (h->codec->ref_name) {
+        h->codec->ref_name(h, sn, ob, slot, name);
+        return;
+    }
     const hf_hclass *cl = hf_heap_class(sn, ob->cls), *self = hf_heap_described(sn, ob);
     if (ob->kind == HF_K_OBJARRAY) {
         g_snprintf(name, HF_NAME_MAX, "%u", slot);
@@ -749,7 +754,7 @@ bool hf_heap_ref_name(hf_heap *h, const hf_hsnap *sn, uint64_t from, uint64_t to
     find_ref f = {to_id, slot, -1};
     hf_heap_for_each_ref(h, sn, from, find_ref_cb, &f);
     if (f.slot >= 0) {
-        slot_name(sn, &ob, (uint32_t)f.slot, name);
+        slot_name(h, sn, &ob, (uint32_t)f.slot, name);
         return true;
     }
     const hf_hclass *self = hf_heap_described(sn, &ob);

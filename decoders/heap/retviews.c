@@ -3,8 +3,8 @@
  */
 #include "decoders/heap/retviews.h"
 
+#include "decoders/core/names.h"
 #include "decoders/core/search.h"
-#include "decoders/core/tsv.h"
 #include "decoders/heap/fields.h"
 
 #include <string.h>
@@ -17,19 +17,23 @@ void hf_rv_pct(GString *out, uint64_t part, uint64_t whole)
     g_string_append_printf(out, "%.2f", whole ? 100.0 * (double)part / (double)whole : 0.0);
 }
 
-void hf_rv_node(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
+void hf_rv_what(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
 {
     hf_hobj ob;
-    g_string_append_printf(out, HF_FMT_ID " ", (guint64)hf_heap_object_id(h, sn, v));
     if (!hf_heap_decode(h, sn, v, &ob)) {
         g_string_append_c(out, '?');
         return;
     }
     const hf_hclass *self = hf_heap_described(sn, &ob);
     if (self)
-        g_string_append_printf(out, "class %s", self->dir);
-    else
-        g_string_append(out, hf_heap_class(sn, ob.cls)->dir);
+        g_string_append(out, "class ");
+    hf_escape_str(out, (self ? self : hf_heap_class(sn, ob.cls))->dir);
+}
+
+void hf_rv_node(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
+{
+    g_string_append_printf(out, HF_FMT_ID " ", (guint64)hf_heap_object_id(h, sn, v));
+    hf_rv_what(h, sn, v, out);
 }
 
 const hf_hgraph *hf_rv_graph_or_say(hf_dump *d, uint32_t s, GString *out)
@@ -125,7 +129,8 @@ void hf_rv_path(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint32_t v,
             char name[HF_NAME_MAX];
             if (!hf_heap_ref_name(h, sn, hops[i - 1], hops[i], 0, name))
                 g_strlcpy(name, "?", sizeof name);
-            g_string_append_printf(out, " via %s", name);
+            g_string_append(out, " via ");
+            hf_escape_str(out, name);
         }
         if (hops[i] == mark)
             g_string_append_printf(out, " <- %s", mark_text);
@@ -176,7 +181,7 @@ void hf_rv_describe(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
     uint64_t size;
     if (self) {
         g_string_append(out, "class ");
-        hf_tsv_text(out, self->dir, strlen(self->dir));
+        hf_escape_str(out, self->dir);
     } else if (ob.kind == HF_K_OBJARRAY || ob.kind == HF_K_PRIMARRAY) {
         g_string_append_printf(out, "length=%" G_GUINT64_FORMAT, (guint64)ob.length);
     } else if (ob.cls == sn->string_class) {
@@ -186,7 +191,7 @@ void hf_rv_describe(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
             size_t n = cut ? DESCRIBE_TEXT_MAX : t->len;
             while (cut && n > 0 && ((unsigned char)t->str[n] & 0xc0) == 0x80)
                 n--; /* not inside a UTF-8 sequence */
-            hf_tsv_text(out, t->str, n);
+            hf_escape_text(out, t->str, n);
             if (cut)
                 g_string_append(out, "...");
         }

@@ -1,6 +1,6 @@
 /*
  * retviews.h - what the views of retained sizes share (dominators.c,
- * suspects.c, biggest.c, consumers.c, mergedpaths.c): writing an object,
+ * suspects.c, biggest.c, consumers.c, mergedpaths.c, loaders.c): writing an object,
  * a share of the heap, a path from the GC roots, and getting the graph or
  * saying why there is none.
  *
@@ -15,14 +15,17 @@
 
 /* Share of `whole` as "12.34". */
 void hf_rv_pct(GString *out, uint64_t part, uint64_t whole);
-/* "0xID CLASS" of node v ("0xID class NAME" for a class object). */
+/* What node v is: its class, or "class NAME" for a class object (every
+ * view names a class object so, docs/views.md), escaped (core/names.h). */
+void hf_rv_what(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out);
+/* "0xID WHAT" of node v. */
 void hf_rv_node(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out);
 /* The graph of snapshot s, or NULL after writing "# no retained sizes:
  * why" to out. */
 const hf_hgraph *hf_rv_graph_or_say(hf_dump *d, uint32_t s, GString *out);
 /* A shortest path from a GC root to node v, one hop a line: the root with
  * its kinds ("(root: sticky class)"), then each object, its class and
- * "via FIELD", the reference followed.  Lines start with `indent`; the
+ * "via FIELD", the reference followed (names escaped).  Lines start with `indent`; the
  * line of node `mark` (HF_NONE: none) ends with " <- " and `mark_text`. */
 void hf_rv_path(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint32_t v,
                 const char *indent, uint32_t mark, const char *mark_text, GString *out);

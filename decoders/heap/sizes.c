@@ -336,21 +336,102 @@ static uint64_t omitted_chain(const hf_hsnap *sn, const hf_hclass *c)
     return n;
 }
 
-void hf_heap_size_class(hf_heap *h, hf_hsnap *sn, hf_hclass *c, const hf_hclass *sup)
+/* The rule's instance size of c (fields laid out; sup its super), and in
+ * *extra the bytes the VM adds. */
+static uint64_t rule_size(const hf_heap *h, const hf_hsnap *sn, const hf_hclass *c,
+                          const hf_hclass *sup, uint32_t *extra)
 {
     /* the chain's fields, references ref_size wide (data_size has them
      * id_size wide) */
     uint64_t mem = omitted_chain(sn, c) + c->data_size +
                    (uint64_t)c->n_refs * h->ref_size - (uint64_t)c->n_refs * h->id_size;
-    c->vm_extra = vm_extra(h, c) + (sup ? sup->vm_extra : 0);
-    c->shallow = align_obj(h, h->obj_header + mem + c->vm_extra);
+    *extra = vm_extra(h, c) + (sup ? sup->vm_extra : 0);
     if (sup && sup->vm_extra >= 256) {
         /* fields of a subclass go after the padded @Contended block */
         uint64_t own = c->omitted;
         for (uint32_t i = 0; i < c->n_decl; i++)
             own += hf_btype_size(c->decl[i].type, h->ref_size);
-        c->shallow = align_obj(h, sup->shallow + own + (c->vm_extra - sup->vm_extra));
+        return align_obj(h, sup->shallow + own + (*extra - sup->vm_extra));
     }
+    return align_obj(h, h->obj_header + mem + *extra);
+}
+
+void hf_heap_size_class(hf_heap *h, hf_hsnap *sn, hf_hclass *c, const hf_hclass *sup)
+{
+    c->shallow = rule_size(h, sn, c, sup, &c->vm_extra);
+}
+
+/* ---- sizes the addresses prove ---- */
+
+/* Instances that must lie at one distance from the next object before
+ * that distance is taken for a size larger than the rule's. */
+#define GAP_PROOF 3
+
+static bool addresses_size(const hf_heap *h)
+{
+    return h->id_size == 8 && h->rule_basis == HF_RULE_ADDRESSES;
+}
+
+/* Whether class c of sn has an instance size of its own: not
+ * java.lang.Class (class objects are sized apart), not an array class. */
+static bool instance_class(const hf_hsnap *sn, guint c)
+{
+    const hf_hclass *k = &g_array_index(sn->classes, hf_hclass, c);
+    return c != sn->class_class && !k->elem && k->own_refs;
+}
+
+void hf_heap_size_by_gaps(hf_heap *h, hf_hsnap *sn, hf_hkey *const *keys, uint32_t n)
+{
+    if (!addresses_size(h))
+        return;
+    /* one class can have a key in each scanning thread's table: merge */
+    guint nc = sn->classes->len;
+    hf_hkey *by = g_new0(hf_hkey, nc ? nc : 1);
+    for (uint32_t i = 0; i < n; i++) {
+        const hf_hkey *k = keys[i];
+        int64_t c = k->kind == HF_K_INSTANCE && k->gap_n ? hf_heap_class_by_id(sn, k->class_id) : -1;
+        if (c < 0)
+            continue;
+        hf_hkey *m = &by[c];
+        m->gap_all += k->gap_all;
+        if (!m->gap_n || k->gap < m->gap)
+            m->gap = k->gap, m->gap_n = k->gap_n;
+        else if (k->gap == m->gap)
+            m->gap_n += k->gap_n;
+    }
+    for (guint c = 0; c < nc; c++) {
+        hf_hclass *k = &g_array_index(sn->classes, hf_hclass, c);
+        uint64_t gap = by[c].gap;
+        if (!by[c].gap_n || !instance_class(sn, c) || gap % h->align || gap < h->obj_header ||
+            gap == k->shallow)
+            continue;
+        /* smaller: proven, objects do not overlap; larger: when most
+         * instances lie at that one distance */
+        if (gap < k->shallow ||
+            (by[c].gap_n >= GAP_PROOF && 2 * by[c].gap_n >= by[c].gap_all))
+            k->shallow = gap;
+    }
+    g_free(by);
+}
+
+uint64_t hf_heap_rule_size(const hf_heap *h, const hf_hsnap *sn, const hf_hclass *c)
+{
+    const hf_hclass *sup = c->super >= 0 ? &g_array_index(sn->classes, hf_hclass, c->super) : NULL;
+    uint32_t extra;
+    return rule_size(h, sn, c, sup, &extra);
+}
+
+uint64_t hf_heap_n_sized_by_gaps(const hf_heap *h)
+{
+    uint64_t n = 0;
+    for (guint s = 0; addresses_size(h) && s < h->snaps->len; s++) {
+        const hf_hsnap *sn = &g_array_index(h->snaps, hf_hsnap, s);
+        for (guint c = 0; c < sn->classes->len; c++) {
+            const hf_hclass *k = &g_array_index(sn->classes, hf_hclass, c);
+            n += instance_class(sn, c) && hf_heap_rule_size(h, sn, k) != k->shallow;
+        }
+    }
+    return n;
 }
 
 static uint64_t statics_size(const hf_heap *h, const hf_hclass *c)

@@ -1,6 +1,8 @@
 /*
- * suspects.c - snapshots/S/suspects: leak suspects by Eclipse MAT's rule
- * (retained.h computes the graph).
+ * suspects.c - snapshots/S/suspects and suspects-report: leak suspects by
+ * Eclipse MAT's rule (retained.h computes the graph).  `suspects` is a
+ * table of docs/views.md, one row per suspect; `suspects-report` the same
+ * suspects in words.
  *
  * A suspect is an object of the top of the dominator tree retaining at
  * least 10% of the reachable bytes, or the top-level instances of one
@@ -16,6 +18,7 @@
  * Reads the finished graph only: thread-safe.
  */
 #include "decoders/core/cancel.h"
+#include "decoders/core/names.h"
 #include "decoders/heap/retviews.h"
 
 #define H(d) ((hf_heap *)(d))
@@ -83,24 +86,61 @@ static void append_details(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, u
     }
 }
 
-/* A single object at the top of the tree: reported as the class whose
- * statics hold the memory when one is on the way down. */
-static void append_object_suspect(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint32_t w,
-                                  uint64_t limit, unsigned k, GString *out)
+/* One suspect: a single object (cls HF_NONE) or the top-level instances
+ * of class cls together.  v is the object (for a class, its largest
+ * instance); a class object found on the way down that retains the limit
+ * itself replaces the object, then `keeper` is the object above it. */
+typedef struct {
+    uint64_t retained, count;
+    uint32_t v, keeper, acc, cls;
+    bool statics; /* v is a class object holding the memory in its statics */
+} suspect;
+
+/* The suspects of a snapshot, in the order both views list them. */
+static GArray *find_suspects(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g)
 {
-    uint32_t cls, acc = accumulation_point(h, sn, g, w, limit, &cls);
-    g_string_append_printf(out, "suspect %u: ", k);
-    if (cls != HF_NONE && cls != w) {
-        append_retains(h, sn, g, cls, out);
-        g_string_append(out, " through its static fields; kept alive by ");
-        hf_rv_node(h, sn, w, out);
-        g_string_append_c(out, '\n');
-        append_details(h, sn, g, cls, acc, out);
-        return;
+    GArray *all = g_array_new(FALSE, FALSE, sizeof(suspect));
+    uint64_t limit = g->retained[g->n] / 10;
+    if (!limit)
+        return all;
+    /* single objects: the top of the tree is sorted, largest first */
+    uint32_t top_a, top_b;
+    hf_hgraph_kids(g, g->n, &top_a, &top_b);
+    for (uint32_t i = top_a; i < top_b && g->retained[g->kids[i]] >= limit; i++) {
+        suspect x = {.count = 1, .v = g->kids[i], .keeper = HF_NONE, .cls = HF_NONE};
+        uint32_t cn;
+        x.acc = accumulation_point(h, sn, g, x.v, limit, &cn);
+        x.statics = cn != HF_NONE;
+        if (x.statics && cn != x.v) {
+            x.keeper = x.v;
+            x.v = cn;
+        }
+        x.retained = g->retained[x.v];
+        g_array_append_val(all, x);
     }
-    append_retains(h, sn, g, w, out);
-    g_string_append(out, cls == w ? " through its static fields\n" : "\n");
-    append_details(h, sn, g, w, acc, out);
+    /* classes whose top-level instances together pass the limit, when no
+     * single one of them did; class objects are single objects, each its
+     * own class, never "instances of java.lang.Class" */
+    for (guint c = 0; c < sn->classes->len && !hf_cancelled(); c++) {
+        if (c == sn->class_class)
+            continue;
+        suspect x = {.v = HF_NONE, .keeper = HF_NONE, .cls = c};
+        for (uint32_t i = top_a; i < top_b; i++) {
+            uint32_t w = g->kids[i];
+            if (hf_heap_cls(sn, w) != c)
+                continue;
+            x.retained += g->retained[w];
+            x.count++;
+            if (x.v == HF_NONE)
+                x.v = w;
+        }
+        if (x.count < 2 || x.retained < limit || g->retained[x.v] >= limit)
+            continue;
+        uint32_t cn;
+        x.acc = accumulation_point(h, sn, g, x.v, limit, &cn);
+        g_array_append_val(all, x);
+    }
+    return all;
 }
 
 uint64_t hf_heap_view_suspects(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
@@ -111,48 +151,62 @@ uint64_t hf_heap_view_suspects(hf_dump *d, const hf_view *v, uint64_t first, GSt
     const hf_hgraph *g = hf_rv_graph_or_say(d, v->snap, out);
     if (!g)
         return HF_DONE;
-    uint64_t total = g->retained[g->n], limit = total / 10;
-    unsigned k = 0;
+    g_string_append(out, "# retained\tpercent\tobjects\tid\taccumulation\twhat\n");
+    GArray *all = find_suspects(h, sn, g);
+    for (guint i = 0; i < all->len; i++) {
+        const suspect *x = &g_array_index(all, suspect, i);
+        g_string_append_printf(out, "%" G_GUINT64_FORMAT "\t", (guint64)x->retained);
+        hf_rv_pct(out, x->retained, g->retained[g->n]);
+        g_string_append_printf(out, "\t%" G_GUINT64_FORMAT "\t" HF_FMT_ID "\t" HF_FMT_ID "\t",
+                               (guint64)x->count, (guint64)hf_heap_object_id(h, sn, x->v),
+                               (guint64)hf_heap_object_id(h, sn, x->acc));
+        if (x->cls != HF_NONE)
+            hf_escape_str(out, hf_heap_class(sn, x->cls)->dir);
+        else
+            hf_rv_what(h, sn, x->v, out);
+        g_string_append_c(out, '\n');
+    }
+    g_array_free(all, TRUE);
+    return HF_DONE;
+}
+
+uint64_t hf_heap_view_suspects_report(hf_dump *d, const hf_view *v, uint64_t first,
+                                      GString *out, size_t budget)
+{
+    hf_heap *h = H(d);
+    const hf_hsnap *sn = hf_heap_snap(h, v->snap);
+    const hf_hgraph *g = hf_rv_graph_or_say(d, v->snap, out);
+    if (!g)
+        return HF_DONE;
+    uint64_t total = g->retained[g->n];
     g_string_append_printf(out, "# leak suspects (MAT's rule): a single object, or all "
                            "instances of a class, retaining at least 10%% of the %"
                            G_GUINT64_FORMAT " reachable bytes\n", (guint64)total);
-    /* single objects: the top of the tree is sorted, largest first */
-    uint32_t top_a, top_b;
-    hf_hgraph_kids(g, g->n, &top_a, &top_b);
-    for (uint32_t i = top_a; i < top_b && limit; i++) {
-        uint32_t w = g->kids[i];
-        if (g->retained[w] < limit)
-            break;
-        append_object_suspect(h, sn, g, w, limit, ++k, out);
-    }
-    /* classes whose top-level instances together pass the limit, when no
-     * single one of them did; class objects are single objects, each its
-     * own class, never "instances of java.lang.Class" */
-    for (guint c = 0; c < sn->classes->len && limit && !hf_cancelled(); c++) {
-        if (c == sn->class_class)
-            continue;
-        uint64_t sum = 0, count = 0;
-        uint32_t biggest = HF_NONE;
-        for (uint32_t i = top_a; i < top_b; i++) {
-            uint32_t w = g->kids[i];
-            if (hf_heap_cls(sn, w) != c)
-                continue;
-            sum += g->retained[w];
-            count++;
-            if (biggest == HF_NONE)
-                biggest = w;
+    GArray *all = find_suspects(h, sn, g);
+    for (guint i = 0; i < all->len; i++) {
+        const suspect *x = &g_array_index(all, suspect, i);
+        g_string_append_printf(out, "suspect %u: ", i + 1);
+        if (x->cls != HF_NONE) {
+            g_string_append_printf(out, "%" G_GUINT64_FORMAT " instances of ", (guint64)x->count);
+            hf_escape_str(out, hf_heap_class(sn, x->cls)->dir);
+            g_string_append_printf(out, " retain %" G_GUINT64_FORMAT " bytes (",
+                                   (guint64)x->retained);
+            hf_rv_pct(out, x->retained, total);
+            g_string_append(out, "%); the largest:\n");
+        } else {
+            append_retains(h, sn, g, x->v, out);
+            if (x->statics)
+                g_string_append(out, " through its static fields");
+            if (x->keeper != HF_NONE) {
+                g_string_append(out, "; kept alive by ");
+                hf_rv_node(h, sn, x->keeper, out);
+            }
+            g_string_append_c(out, '\n');
         }
-        if (count < 2 || sum < limit || g->retained[biggest] >= limit)
-            continue;
-        g_string_append_printf(out, "suspect %u: %" G_GUINT64_FORMAT " instances of %s retain %"
-                               G_GUINT64_FORMAT " bytes (", ++k, (guint64)count,
-                               hf_heap_class(sn, c)->dir, (guint64)sum);
-        hf_rv_pct(out, sum, total);
-        g_string_append(out, "%); the largest:\n");
-        uint32_t cls, acc = accumulation_point(h, sn, g, biggest, limit, &cls);
-        append_details(h, sn, g, biggest, acc, out);
+        append_details(h, sn, g, x->v, x->acc, out);
     }
-    if (!k)
+    if (!all->len)
         g_string_append(out, "# none: no object or class retains 10% of the heap\n");
+    g_array_free(all, TRUE);
     return HF_DONE;
 }

@@ -187,6 +187,10 @@ void hf_heap_for_each_ref_of(const hf_heap *h, const hf_hsnap *sn, const hf_hobj
                              hf_heap_ref_fn fn, void *ud)
 {
     hf_hobj ob = *obp;
+    if (h->codec->refs) {
+        h->codec->refs(h, sn, &ob, fn, ud);
+        return;
+    }
     if (ob.kind == HF_K_INSTANCE) {
         const hf_hclass *c = hf_heap_class(sn, ob.cls);
         if (!c || !ob.data)

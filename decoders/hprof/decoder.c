@@ -10,6 +10,7 @@
  */
 #include "decoders/hprof/hprof.h"
 #include "decoders/heap/build.h"
+#include "decoders/heap/inspect.h"
 #include "decoders/heap/persist.h"
 #include "decoders/heap/render.h"
 #include "decoders/heap/retained.h"
@@ -137,6 +138,7 @@ static const hf_file snap_files[] = {
     {"roots", hf_heap_view_roots, NULL},
     {"strings", hf_heap_view_strings, NULL},
     {"sites", hprof_view_sites, hprof_has_sites},
+    {"sites.agent", hprof_view_sites_agent, hprof_has_sites},
     {"heap.pprof", hf_heap_view_pprof, NULL},
     {"heap.pb.gz", hf_heap_view_pb, NULL},
     {"stacks.folded", hf_heap_view_folded, NULL},
@@ -144,6 +146,7 @@ static const hf_file snap_files[] = {
     HF_HEAP_RETAINED_SNAP_FILES,
     HF_HEAP_MAT_SNAP_FILES(NULL),
     {"duplicates", hf_heap_view_duplicates, NULL},
+    HF_HEAP_INSPECT_SNAP_FILES,
     HF_HEAP_TABLE_SNAP_FILES(NULL),
     {"tables/sites.tsv", hprof_sites_tsv_view, hprof_has_sites, hprof_sites_tsv_measure},
     {NULL},

@@ -121,6 +121,14 @@ static inline void first_noted(job *j, uint64_t id)
     }
 }
 
+/* An object at id follows, in the file, the instance inst (HF_HKEY_NONE:
+ * none) at inst_id: evidence of that instance's size. */
+static inline void next_object(hf_hkeys *keys, uint32_t *inst, uint64_t inst_id, uint64_t id)
+{
+    hf_hkeys_gap(keys, *inst, inst_id, id);
+    *inst = HF_HKEY_NONE;
+}
+
 static hf_hkeys *worker_keys(worker *w, uint32_t snap)
 {
     if (w->keys->len <= snap)
@@ -140,6 +148,8 @@ static void scan_body(worker *w, job *j)
     hf_hrun *run = j->run = g_new0(hf_hrun, 1);
     run->keys = keys;
     hf_hlayout *lay = &j->layout;
+    uint32_t inst = HF_HKEY_NONE; /* the instance just before, for its class's size */
+    uint64_t inst_id = 0;
     const uint8_t *p = base + j->b, *end = base + j->e;
     while (p < end) {
         uint8_t tag = p[0];
@@ -167,24 +177,29 @@ static void scan_body(worker *w, job *j)
         uint32_t key;
         switch (tag) {
         case HPROF_GC_INSTANCE_DUMP:
+            next_object(keys, &inst, inst_id, id);
             key = hf_hkeys_note(keys, HF_K_INSTANCE, hprof_id(q, idsz), 0, 0);
             hf_hrun_add(run, id, off, key);
             first_noted(j, id);
             hf_heap_note_object(lay, id);
+            inst = key, inst_id = id;
             break;
         case HPROF_GC_PRIM_ARRAY_NODATA: /* Android: no elements to measure */
+            next_object(keys, &inst, inst_id, id);
             key = hf_hkeys_note(keys, HF_K_PRIMARRAY, 0, q[4], hprof_u4(q));
             hf_hrun_add(run, id, off, key);
             first_noted(j, id);
             hf_heap_note_object(lay, id);
             break;
         case HPROF_GC_OBJ_ARRAY_DUMP:
+            next_object(keys, &inst, inst_id, id);
             key = hf_hkeys_note(keys, HF_K_OBJARRAY, hprof_id(q + 4, idsz), 0, hprof_u4(q));
             hf_hrun_add(run, id, off, key);
             first_noted(j, id);
             hf_heap_note_array(lay, id, true, hprof_u4(q));
             break;
         case HPROF_GC_PRIM_ARRAY_DUMP:
+            next_object(keys, &inst, inst_id, id);
             key = hf_hkeys_note(keys, HF_K_PRIMARRAY, 0, q[4], hprof_u4(q));
             hf_hrun_add(run, id, off, key);
             first_noted(j, id);

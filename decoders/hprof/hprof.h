@@ -182,6 +182,8 @@ uint64_t hprof_view_snap_info(hf_dump *d, const hf_view *v, uint64_t first, GStr
                               size_t budget);
 uint64_t hprof_view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                           size_t budget);
+uint64_t hprof_view_sites_agent(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                size_t budget);
 bool hprof_has_sites(hf_dump *d, uint32_t s, uint64_t index);
 void hprof_describe(hf_dump *d, GString *out);
 

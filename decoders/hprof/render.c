@@ -8,9 +8,9 @@
  * Read-only over the finished dump: thread-safe.
  */
 #include "decoders/hprof/hprof.h"
-#include "decoders/heap/render.h"
-
+#include "decoders/core/names.h"
 #include "decoders/core/tsv.h"
+#include "decoders/heap/render.h"
 
 #include <time.h>
 
@@ -29,7 +29,7 @@ uint64_t hprof_render_info(hf_dump *base, const hf_view *v, uint64_t first, GStr
 {
     hprof_dump *d = (hprof_dump *)base;
     hf_heap *h = &d->heap;
-    g_string_append(out, "format: hprof\n");
+    hf_info_format(out, base->ops->format);
     g_string_append_printf(out, "version: %s\n", d->version);
     g_string_append_printf(out, "file: %s\n", h->base.path);
     g_string_append_printf(out, "size: %zu\n", h->base.size);
@@ -44,6 +44,10 @@ uint64_t hprof_render_info(hf_dump *base, const hf_view *v, uint64_t first, GStr
     g_string_append(out, "size rule: ");
     hf_heap_size_rule(h, out);
     g_string_append_c(out, '\n');
+    g_string_append_printf(out, "classes sized by their addresses: %" G_GUINT64_FORMAT
+                           " (the rule's size would overlap the next object, or most "
+                           "instances lie at one other distance from it)\n",
+                           (guint64)hf_heap_n_sized_by_gaps(h));
     static const uint8_t recs[] = {
         HPROF_LOAD_CLASS, HPROF_UNLOAD_CLASS, HPROF_STACK_FRAME, HPROF_STACK_TRACE,
         HPROF_ALLOC_SITES, HPROF_HEAP_SUMMARY, HPROF_START_THREAD, HPROF_END_THREAD,
@@ -77,17 +81,60 @@ uint64_t hprof_view_snap_info(hf_dump *base, const hf_view *v, uint64_t first, G
     return HF_DONE;
 }
 
-/* The HPROF agent's SITES block for every ALLOC SITES record of snapshot s;
- * item = record index. */
+/* The class a site allocated, escaped (docs/views.md). */
+static void append_site_class(hprof_dump *d, const hprof_site *site, GString *tmp, GString *out)
+{
+    g_string_truncate(tmp, 0);
+    hprof_site_class(d, site, tmp);
+    hf_escape_text(out, tmp->str, tmp->len);
+}
+
+/* sites: the rows of every ALLOC SITES record of snapshot s as a table
+ * (docs/views.md), in the record's order; item 0 is the header, item i + 1
+ * record i. */
 uint64_t hprof_view_sites(hf_dump *base, const hf_view *v, uint64_t first, GString *out,
                           size_t budget)
 {
     hprof_dump *d = (hprof_dump *)base;
     size_t start = out->len;
+    if (first == 0)
+        g_string_append(out, "# trace\tinuse_objects\tinuse_space\talloc_objects\t"
+                             "alloc_space\tclass\n");
+    GString *tmp = g_string_new(NULL);
+    hprof_sites st;
+    for (uint64_t i = first ? first - 1 : 0; hprof_sites_next(d, v->snap, &i, &st); i++) {
+        if (out->len - start >= budget && i + 1 > first) {
+            g_string_free(tmp, TRUE);
+            return i + 1;
+        }
+        for (uint32_t k = 0; k < st.n_sites; k++) {
+            hprof_site site;
+            hprof_site_at(&st, k, &site);
+            g_string_append_printf(out, "%u\t%u\t%u\t%u\t%u\t", site.trace,
+                                   site.live_instances, site.live_bytes, site.alloc_instances,
+                                   site.alloc_bytes);
+            append_site_class(d, &site, tmp, out);
+            g_string_append_c(out, '\n');
+        }
+    }
+    g_string_free(tmp, TRUE);
+    return HF_DONE;
+}
+
+/* sites.agent: the HPROF agent's SITES block for every ALLOC SITES record
+ * of snapshot s, as the agent writes it; item = record index. */
+uint64_t hprof_view_sites_agent(hf_dump *base, const hf_view *v, uint64_t first, GString *out,
+                                size_t budget)
+{
+    hprof_dump *d = (hprof_dump *)base;
+    size_t start = out->len;
+    GString *tmp = g_string_new(NULL);
     hprof_sites st;
     for (uint64_t i = first; hprof_sites_next(d, v->snap, &i, &st); i++) {
-        if (out->len - start >= budget && i > first)
+        if (out->len - start >= budget && i > first) {
+            g_string_free(tmp, TRUE);
             return i;
+        }
         g_string_append_printf(out, "SITES BEGIN (ordered by %s)%s\n",
                                st.flags & 2 ? "allocated bytes" : "live bytes",
                                st.flags & 1 ? " incremental" : "");
@@ -102,11 +149,12 @@ uint64_t hprof_view_sites(hf_dump *base, const hf_view *v, uint64_t first, GStri
             g_string_append_printf(out, "%5u %5.2f%% %5.2f%% %9u %4u %9u %5u %5u ", k + 1, self,
                                    accum, site.live_bytes, site.live_instances, site.alloc_bytes,
                                    site.alloc_instances, site.trace);
-            hprof_site_class(d, &site, out);
+            append_site_class(d, &site, tmp, out);
             g_string_append_c(out, '\n');
         }
         g_string_append(out, "SITES END\n");
     }
+    g_string_free(tmp, TRUE);
     return HF_DONE;
 }
 
@@ -164,11 +212,12 @@ void hprof_describe(hf_dump *base, GString *out)
     g_string_append_printf(
         out,
         "A Java heap dump in the HPROF binary format (%s). Each heap dump in the file is a\n"
-        "snapshot (snapshots/N). In a snapshot: histogram (instances, bytes, class, by bytes),\n"
+        "snapshot (snapshots/N). In a snapshot: histogram (objects, bytes, class, by bytes),\n"
         "classes/NAME/ (info, fields, statics, instances), objects/0xID/ (info, fields, value,\n"
-        "refs/, class), roots (GC roots: kind, id, thread, frame, class), strings (every\n"
-        "java.lang.String: id and text, \\n and \\\\ escaped), sites where the file has\n"
-        "allocation sites, heap.pprof (google-pprof --text, no binary needed) and\n"
+        "refs/, class), roots (GC roots: kind, id, thread, frame, what), strings (every\n"
+        "java.lang.String: id and text, escaped), sites where the file has allocation\n"
+        "sites (sites.agent: the same in the HPROF agent's SITES form), heap.pprof\n"
+        "(google-pprof --text, no binary needed) and\n"
         "stacks.folded (flamegraph.pl, live bytes): the ALLOC SITES where the file has\n"
         "them, else the live objects by allocation trace, the class as the leaf frame;\n"
         "flame.svg draws stacks.folded as a flame graph (for a browser).\n"

@@ -11,6 +11,7 @@
 #include "decoders/heap/persist.h"
 #include "decoders/heap/retained.h"
 
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -158,9 +159,10 @@ bool hprof_store_load(hprof_dump *d)
         g_clear_pointer(&store->r, hf_keepr_free);
         return false;
     }
-    d->heap.base.index_data = hf_keepr_data(store->r, &d->heap.base.index_size);
+    size_t bytes;
+    hf_keepr_data(store->r, &bytes);
     store->status = g_strdup_printf("index: loaded from %s in %.3f s (%zu bytes)\n",
-                                    hf_keepr_path(store->r), now() - t0, d->heap.base.index_size);
+                                    hf_keepr_path(store->r), now() - t0, bytes);
     return true;
 }
 
@@ -216,7 +218,11 @@ void hprof_store_save(hf_dump *base)
         if (to) /* results computed from this heap are this file's */
             hf_heap_graphs_source(d->heap.graphs, hf_keepw_id(w));
         hf_keepw_free(w);
-        if (to)
+        struct stat kept;
+        if (to && stat(to, &kept) == 0)
+            g_string_append_printf(s, ", written to %s in %.2f s (%jd bytes)", to, now() - t0,
+                                   (intmax_t)kept.st_size);
+        else if (to)
             g_string_append_printf(s, ", written to %s in %.2f s", to, now() - t0);
         else
             g_string_append_printf(s, ", index file not written (%s)", why ? why : "no place");

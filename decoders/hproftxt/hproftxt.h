@@ -22,10 +22,10 @@
  * asks (Ctrl-\); a block of a kind the current snapshot already has starts
  * the next snapshot.  Traces and threads belong to the whole file.
  *
- * The index keeps offsets into the mapped file: traces/N, sites,
- * cpu/samples and cpu/times are served as the file has them.  SITES and
- * CPU rows are parsed at open for the internal checks and for heap.pprof;
- * they are few (the agent cuts them off).
+ * The index keeps offsets into the mapped file: traces/N, sites.agent,
+ * cpu/samples.agent and cpu/times.agent are served as the file has them.
+ * SITES and CPU rows are parsed at open for the tables (sites, cpu/samples,
+ * cpu/times), the checks and heap.pprof; they are few (the agent cuts off).
  *
  * Ownership: the dump owns everything; names live in `chunk`.
  * Thread safety: read-only after open, except the per-snapshot pprof
@@ -58,6 +58,8 @@ typedef struct {
 typedef struct {
     uint64_t count;
     uint32_t trace;
+    uint32_t self;      /* the row's self percentage, in hundredths */
+    const char *method; /* the row's method (chunk) */
 } hproftxt_cpu;
 
 typedef struct {
@@ -154,6 +156,12 @@ uint64_t hproftxt_view_samples(hf_dump *d, const hf_view *v, uint64_t first, GSt
                           size_t budget);
 uint64_t hproftxt_view_times(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                         size_t budget);
+uint64_t hproftxt_view_sites_agent(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                   size_t budget);
+uint64_t hproftxt_view_samples_agent(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                     size_t budget);
+uint64_t hproftxt_view_times_agent(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                   size_t budget);
 bool hproftxt_has_sites(hf_dump *d, uint32_t s, uint64_t index);
 bool hproftxt_has_samples(hf_dump *d, uint32_t s, uint64_t index);
 bool hproftxt_has_times(hf_dump *d, uint32_t s, uint64_t index);

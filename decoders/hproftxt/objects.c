@@ -118,7 +118,8 @@ static bool elem_cb(const char *name, size_t len, uint64_t id, void *ud)
 }
 
 /* Instances: every reference field of the class with its value (null when
- * the text lists none); object arrays: "[i] value" for every element. */
+ * the text lists none); object arrays: "i value" for every element; the
+ * binary formats' columns (decoders/heap/objects.c). */
 static bool render_fields(hproftxt_dump *t, uint32_t s, uint64_t o, GString *out)
 {
     hf_heap *h = &t->heap;
@@ -130,9 +131,11 @@ static bool render_fields(hproftxt_dump *t, uint32_t s, uint64_t o, GString *out
         const hf_hclass *c = hf_heap_class(sn, ob.cls);
         hf_hfields it;
         hf_hfields_begin(&it, sn, c);
+        g_string_append(out, "# name\ttype\tvalue\n");
         while (hf_hfields_next(&it)) {
             uint64_t v = field_value(h, sn, c, it.index, ob.loc);
-            g_string_append_printf(out, "%s object ", hf_hfields_refname(&it));
+            hf_escape_str(out, hf_hfields_refname(&it));
+            g_string_append(out, "\tobject\t");
             hf_heap_format_value(out, HF_T_OBJECT, v);
             g_string_append_c(out, '\n');
         }
@@ -143,8 +146,9 @@ static bool render_fields(hproftxt_dump *t, uint32_t s, uint64_t o, GString *out
         GArray *a = g_array_new(FALSE, TRUE, sizeof(uint64_t));
         g_array_set_size(a, (guint)MIN(ob.length, (uint64_t)G_MAXUINT32));
         each_sub(h, ob.loc, elem_cb, a);
+        g_string_append(out, "# index\tvalue\n");
         for (guint i = 0; i < a->len; i++) {
-            g_string_append_printf(out, "[%u] ", i);
+            g_string_append_printf(out, "%u\t", i);
             hf_heap_format_value(out, HF_T_OBJECT, g_array_index(a, uint64_t, i));
             g_string_append_c(out, '\n');
         }

@@ -7,9 +7,11 @@
  *   threads/ID-NAME/info    from THREAD START / THREAD END
  *   threads/ID-NAME/stack   the thread's trace, where a heap dump names it
  *   snapshots/S/info        which blocks the snapshot has, and their totals
- *   snapshots/S/sites       the SITES block as the file has it
- *   snapshots/S/cpu/samples the CPU SAMPLES block as the file has it
- *   snapshots/S/cpu/times   the CPU TIME block as the file has it
+ *   snapshots/S/sites       the SITES rows as a table (docs/views.md)
+ *   snapshots/S/cpu/samples the CPU SAMPLES rows as a table
+ *   snapshots/S/cpu/times   the CPU TIME rows as a table
+ *   snapshots/S/sites.agent, cpu/samples.agent, cpu/times.agent
+ *                           those blocks as the file has them
  *
  * heap.pprof and stacks.folded are profile.c's; classes, objects, roots
  * and the histogram the heap layer's (objects' fields and refs/:
@@ -20,9 +22,9 @@
  * Read-only over the finished dump: thread-safe.
  */
 #include "decoders/hproftxt/hproftxt.h"
-#include "decoders/heap/render.h"
-
+#include "decoders/core/names.h"
 #include "decoders/core/tsv.h"
+#include "decoders/heap/render.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -59,15 +61,18 @@ uint64_t hproftxt_render_info(hf_dump *d, const hf_view *v, uint64_t first, GStr
                               size_t budget)
 {
     hproftxt_dump *t = T(d);
-    g_string_append(out, "format: HPROF agent text output (java.hprof.txt)\n");
+    hf_info_format(out, d->ops->format);
     const char *text = (const char *)t->heap.base.data;
     size_t n = strcspn(text, ",\n");
     g_string_append_printf(out, "version: %.*s\n", (int)(n > 13 && n < 64 ? n - 13 : 0),
                            text + 13);
     g_string_append_printf(out, "file: %s\n", t->heap.base.path);
     g_string_append_printf(out, "size: %zu\n", t->heap.base.size);
-    if (t->created)
-        g_string_append_printf(out, "created: %s\n", t->created);
+    if (t->created) {
+        g_string_append(out, "created: ");
+        hf_escape_str(out, t->created);
+        g_string_append_c(out, '\n');
+    }
     g_string_append_printf(out, "snapshots: %u\n", t->snaps->len);
     g_string_append_printf(out, "traces: %u\n", t->traces->len);
     g_string_append_printf(out, "threads: %u\n", t->threads->len);
@@ -137,10 +142,8 @@ uint64_t hproftxt_view_thread_info(hf_dump *d, const hf_view *v, uint64_t first,
     if (!th)
         return HF_DONE;
     g_string_append_printf(out, "id: %u\n", th->serial);
-    if (th->name)
-        g_string_append_printf(out, "name: %s\n", th->name);
-    if (th->group)
-        g_string_append_printf(out, "group: %s\n", th->group);
+    hf_escape_key(out, "name", th->name);
+    hf_escape_key(out, "group", th->group);
     g_string_append_printf(out, "object: 0x%" PRIx64 "\n", th->obj);
     g_string_append_printf(out, "ended: %s\n", th->ended ? "yes" : "no");
     if (th->trace)
@@ -219,20 +222,68 @@ static uint64_t render_block(hf_dump *d, uint32_t s, int b, uint64_t first, GStr
     return sn ? verbatim(T(d), sn->blk[b].off, sn->blk[b].end, first, out, budget) : HF_DONE;
 }
 
+/* sites: the SITES rows in the file's order, with the binary format's
+ * columns (decoders/hprof/render.c); rows are few (the agent cuts off). */
 uint64_t hproftxt_view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                             size_t budget)
+                        size_t budget)
 {
-    return render_block(d, v->snap, TB_SITES, first, out, budget);
+    hproftxt_snap *sn = view_snap(d, v->snap);
+    g_string_append(out, "# trace\tinuse_objects\tinuse_space\talloc_objects\talloc_space\t"
+                         "class\n");
+    for (guint i = 0; sn && i < sn->sites->len; i++) {
+        const hproftxt_site *st = &g_array_index(sn->sites, hproftxt_site, i);
+        g_string_append_printf(out, "%u\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t",
+                               st->trace, st->live_objs, st->live_bytes, st->alloc_objs,
+                               st->alloc_bytes);
+        hf_escape_str(out, st->cls);
+        g_string_append_c(out, '\n');
+    }
+    return HF_DONE;
+}
+
+/* cpu/samples and cpu/times: the rows of a CPU block, the agent's self
+ * percentage with a dot whatever the file's locale wrote. */
+static uint64_t render_cpu(hf_dump *d, uint32_t s, bool times, GString *out)
+{
+    hproftxt_snap *sn = view_snap(d, s);
+    g_string_append(out, "# trace\tcount\tpercent\tmethod\n");
+    GArray *rows = sn ? (times ? sn->times : sn->samples) : NULL;
+    for (guint i = 0; rows && i < rows->len; i++) {
+        const hproftxt_cpu *r = &g_array_index(rows, hproftxt_cpu, i);
+        g_string_append_printf(out, "%u\t%" PRIu64 "\t%u.%02u\t", r->trace, r->count,
+                               r->self / 100, r->self % 100);
+        hf_escape_str(out, r->method);
+        g_string_append_c(out, '\n');
+    }
+    return HF_DONE;
 }
 
 uint64_t hproftxt_view_samples(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                                size_t budget)
 {
-    return render_block(d, v->snap, TB_CPU_SAMPLES, first, out, budget);
+    return render_cpu(d, v->snap, false, out);
 }
 
 uint64_t hproftxt_view_times(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                              size_t budget)
+{
+    return render_cpu(d, v->snap, true, out);
+}
+
+uint64_t hproftxt_view_sites_agent(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                              size_t budget)
+{
+    return render_block(d, v->snap, TB_SITES, first, out, budget);
+}
+
+uint64_t hproftxt_view_samples_agent(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                size_t budget)
+{
+    return render_block(d, v->snap, TB_CPU_SAMPLES, first, out, budget);
+}
+
+uint64_t hproftxt_view_times_agent(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                              size_t budget)
 {
     return render_block(d, v->snap, TB_CPU_TIME, first, out, budget);
 }
@@ -314,8 +365,9 @@ void hproftxt_describe(hf_dump *d, GString *out)
         "Output of the HPROF agent (-agentlib:hprof, format=a). traces/N is each TRACE\n"
         "block as the file has it; threads/ comes from THREAD START and THREAD END. Each\n"
         "snapshot is one set of blocks the agent wrote (at exit, or on Ctrl-\\): sites,\n"
-        "cpu/samples and cpu/times are its SITES, CPU SAMPLES and CPU TIME blocks as the\n"
-        "file has them; heap.pprof (google-pprof --text, no binary needed) and\n"
+        "cpu/samples and cpu/times are the rows of its SITES, CPU SAMPLES and CPU TIME\n"
+        "blocks as tables (sites.agent, cpu/samples.agent and cpu/times.agent: the blocks\n"
+        "as the file has them); heap.pprof (google-pprof --text, no binary needed) and\n"
         "stacks.folded (flamegraph.pl, live bytes) are made from SITES, one sample per\n"
         "row: the row's trace with the allocated class as the leaf frame (without SITES:\n"
         "the heap dump's objects by trace and class); flame.svg draws stacks.folded (for a\n"

@@ -232,6 +232,8 @@ static void block_row(scan *c, const line *l)
             return;
         }
         r.trace = (uint32_t)tr;
+        r.self = self > 0 && self < 1e7 ? (uint32_t)(self * 100 + 0.5) : 0;
+        r.method = g_string_chunk_insert_const(c->t->chunk, n > 5 ? g_strstrip(w[5]) : "");
         g_array_append_val(c->block == TB_CPU_SAMPLES ? c->cur->samples : c->cur->times, r);
     }
     /* accum is the running sum of self; three values rounded to 2 decimals */

@@ -14,6 +14,7 @@
  * Thread safety: every op may run on several threads after open.
  */
 #include "decoders/oemp/oemp.h"
+#include "decoders/pprof/flamediff.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -188,6 +189,9 @@ static const hf_dump_ops oemp_ops = {
     .object_name = op_object_name,
     .object_find = op_object_find,
     .tally = oemp_tally,
+    .stacks = oemp_stacks,
+    .stacks_done = oemp_stacks_done,
+    .flame_diff = hf_flame_diff_render,
     .snapshot = {.files = oemp_snap_files},
     .object = {.files = oemp_object_files, .links = object_links},
 };

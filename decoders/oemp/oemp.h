@@ -93,8 +93,8 @@ bool oemp_tok_u64(const oemp_tok *t, uint64_t *v);
 void oemp_tok_append(const oemp_tok *t, GString *out);
 /* Newly allocated (g_free) text value of the token. */
 char *oemp_tok_dup(const oemp_tok *t);
-/* Appends text for a one-line "key: value" file: control bytes become
- * \n, \r, \t or \xHH so a value never breaks the line. */
+/* Appends text for a one-line "key: value" file or a table's column,
+ * escaped as every view escapes text (hf_escape_text, docs/views.md). */
 void oemp_append_oneline(GString *out, const char *s, size_t len);
 
 /* ---- scan.c: sections ---------------------------------------------------- */
@@ -324,6 +324,9 @@ void oemp_frame_label(const oemp_dump *d, int64_t src, int64_t line, GString *ou
 
 uint64_t oemp_render_pprof(oemp_dump *d, uint32_t s, uint64_t first, GString *out,
                            size_t budget);
+/* hf_dump_ops.stacks and stacks_done: the memo's profile of snapshot s. */
+const struct hf_pprof *oemp_stacks(hf_dump *d, uint32_t s);
+void oemp_stacks_done(hf_dump *d, const struct hf_pprof *p);
 uint64_t oemp_render_flame(oemp_dump *d, uint32_t s, uint64_t first, GString *out,
                            size_t budget);
 uint64_t oemp_render_folded(oemp_dump *d, uint32_t s, uint64_t first, GString *out,

@@ -139,6 +139,17 @@ uint64_t oemp_render_flame(oemp_dump *d, uint32_t s, uint64_t first, GString *ou
     return next;
 }
 
+const hf_pprof *oemp_stacks(hf_dump *d, uint32_t s)
+{
+    oemp_dump *od = (oemp_dump *)d;
+    return oemp_memo_get(od->prof_memo, s, make_prof, od);
+}
+
+void oemp_stacks_done(hf_dump *d, const hf_pprof *p)
+{
+    oemp_memo_unref(((oemp_dump *)d)->prof_memo, (gpointer)p);
+}
+
 uint64_t oemp_render_pb(oemp_dump *d, uint32_t s, uint64_t first, GString *out, size_t budget)
 {
     hf_pprof *p = oemp_memo_get(d->prof_memo, s, make_prof, d);

@@ -16,6 +16,7 @@
  * Pure functions over the caller's buffer; thread-safe.
  */
 #include "decoders/oemp/oemp.h"
+#include "decoders/core/names.h"
 
 #include <string.h>
 
@@ -185,17 +186,5 @@ char *oemp_tok_dup(const oemp_tok *t)
 
 void oemp_append_oneline(GString *out, const char *s, size_t len)
 {
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != 0x7f)
-            g_string_append_c(out, (char)c);
-        else if (c == '\n')
-            g_string_append(out, "\\n");
-        else if (c == '\r')
-            g_string_append(out, "\\r");
-        else if (c == '\t')
-            g_string_append(out, "\\t");
-        else
-            g_string_append_printf(out, "\\x%02X", c);
-    }
+    hf_escape_text(out, s, len);
 }

@@ -3,8 +3,8 @@
  * file tables of the model.  Calls read.c, scan.c (section names),
  * lifetimes.c and profile.c; decoder.c calls it.
  *
- * Formats (one record a line, '#' header lines, fixed order, so diff shows
- * real differences only):
+ * Formats (one record a line, fixed order, so diff shows real differences
+ * only; the tables follow docs/views.md: a '#' header, TAB between columns):
  *   MOUNT/info            "key: value" lines about the recording
  *   traces/N              "TRACE N:" then one tab-indented frame a line
  *   snapshots/S/info      header and trailer fields under the format's
@@ -12,11 +12,11 @@
  *   histogram             by type, sorted by bytes
  *   histogram-by-name     by type and name (named objects only), by bytes
  *   platform              PlatObjData as of this snapshot, by PlatObjId
- *   created/changed/deleted  one object a line: id, bytes, TYPE<TAB>NAME
+ *   created/changed/deleted  one object a line: id, bytes, type, name
  *   objects/ID/info       "key: value" lines
  *   objects/ID/stack      the creation stack, leaf first, one frame a line
- * Object names are never split on spaces: the type and the name are the
- * last two fields, separated by a tab (awk -F'\t').
+ * Type names have spaces: the type and the name are the last two columns,
+ * split with awk -F'\t'.
  *
  * created, changed and deleted are item sequences (a header, then one item
  * per object) so a big one is served in pieces; the rest are rendered whole.
@@ -99,7 +99,8 @@ static void render_info(oemp_dump *d, GString *out)
 {
     uint32_t n = oemp_n_snaps(d);
     const oemp_snap *first = oemp_snap_at(d, 0), *last = oemp_snap_at(d, n - 1);
-    g_string_append_printf(out, "format: oemp\nversion: %d\nfile: ", d->version);
+    hf_info_format(out, d->base.ops->format);
+    g_string_append_printf(out, "version: %d\nfile: ", d->version);
     append_str(out, d->base.path);
     g_string_append_printf(out, "\nsize: %zu\n", d->size);
     static const struct { const char *key; unsigned col; } from_hdr[] = {
@@ -154,13 +155,13 @@ void oemp_describe(hf_dump *hd, GString *out)
         "    info                  header and trailer fields (seed names: Tag, RqId, CPU, "
         "appMemTot, ...), then live, created, changed and deleted counts and bytes\n"
         "    histogram             live objects and bytes per type, then per type and name "
-        "(class, procedure, named object); sorted by bytes.  TYPE<TAB>NAME ends each line\n"
+        "(class, procedure, named object); sorted by bytes.  Type and name end each row\n"
         "    platform              platform object memory (PlatObjData) by name\n"
-        "    created               objects this snapshot created: id, bytes, TYPE<TAB>NAME\n"
+        "    created               objects this snapshot created: id, bytes, type, name\n"
         "    changed               size changes: id, bytes before, bytes after, delta, "
-        "TYPE<TAB>NAME\n"
+        "type, name\n"
         "    deleted               objects this snapshot deleted: id, bytes, DelTime, "
-        "TYPE<TAB>NAME\n"
+        "type, name\n"
         "    objects/ID/info       one live object: type, name, bytes, creation time, temp-table "
         "number, call-tree node and line\n"
         "    objects/ID/stack      the ABL call stack where it was created, leaf first\n"
@@ -229,7 +230,7 @@ static void render_snap_info(oemp_dump *d, uint32_t s, GString *out)
     g_string_append_printf(out,
                            "live objects: %" PRIu64 "\nlive bytes: %" PRId64 "\n"
                            "created objects: %u\ncreated bytes: %" PRId64 "\n"
-                           "changed objects: %u\nchanged bytes: %+" PRId64 "\n"
+                           "changed objects: %u\nchanged bytes: %" PRId64 "\n"
                            "deleted objects: %u\ndeleted bytes: %" PRId64 "\n",
                            sn->live, sn->live_bytes, created, sn->created_bytes, changed,
                            sn->changed_bytes, deleted, sn->deleted_bytes);
@@ -270,7 +271,7 @@ static void append_hist(const oemp_dump *d, GArray *lines, GString *out)
     g_array_sort_with_data(lines, cmp_hist, NULL);
     for (guint i = 0; i < lines->len; i++) {
         const hist_line *h = &g_array_index(lines, hist_line, i);
-        g_string_append_printf(out, "%10" PRIu64 " %14" PRId64 "  ", h->count, h->bytes);
+        g_string_append_printf(out, "%" PRIu64 "\t%" PRId64 "\t", h->count, h->bytes);
         oemp_type_name(d, h->type, out);
         if (h->name) {
             g_string_append_c(out, '\t');
@@ -324,10 +325,10 @@ static void render_histogram(oemp_dump *d, uint32_t s, bool names, GString *out)
         }
     }
     if (names) {
-        g_string_append(out, "# objects bytes type<TAB>name (named objects only)\n");
+        g_string_append(out, "# objects\tbytes\ttype\tname\n"); /* named objects only */
         append_hist(d, by_name, out);
     } else {
-        g_string_append(out, "# objects bytes type\n");
+        g_string_append(out, "# objects\tbytes\ttype\n");
         append_hist(d, by_type, out);
     }
     g_hash_table_destroy(type_at);
@@ -391,10 +392,10 @@ static void render_platform(oemp_dump *d, uint32_t s, GString *out)
         g_ptr_array_add(latest, (gpointer)p);
     }
     g_ptr_array_sort(latest, cmp_plat_id);
-    g_string_append(out, "# id bytes abk pool-allocs name\n");
+    g_string_append(out, "# id\tbytes\tabk\tpool_allocs\tname\n");
     for (guint i = 0; i < latest->len; i++) {
         const oemp_plat *p = g_ptr_array_index(latest, i);
-        g_string_append_printf(out, "%6" PRId64 " %14" PRId64 " %14" PRId64 " %14" PRId64 "  ",
+        g_string_append_printf(out, "%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t",
                                p->id, p->mem, p->abk, p->pool);
         const oemp_named *n = oemp_table_find(d, OEMP_T_PCAT, p->id);
         if (n)
@@ -444,7 +445,7 @@ static uint64_t render_list(oemp_dump *d, uint32_t s, const char *header, uint32
 
 static void created_entry(oemp_dump *d, uint32_t s, uint32_t g, GString *out)
 {
-    g_string_append_printf(out, "%" PRIu64 " %" PRId64 " ", oemp_obj_at(d, g)->id,
+    g_string_append_printf(out, "%" PRIu64 "\t%" PRId64 "\t", oemp_obj_at(d, g)->id,
                            oemp_size_at(d, g, s));
     append_type_name(d, g, out);
 }
@@ -453,7 +454,7 @@ static void changed_entry(oemp_dump *d, uint32_t s, uint32_t c, GString *out)
 {
     const oemp_chg *ch = &g_array_index(d->chgs, oemp_chg, c);
     int64_t before = oemp_size_before(d, c);
-    g_string_append_printf(out, "%" PRIu64 " %" PRId64 " %" PRId64 " %+" PRId64 " ",
+    g_string_append_printf(out, "%" PRIu64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t",
                            oemp_obj_at(d, ch->obj)->id, before, ch->mem, ch->mem - before);
     append_type_name(d, ch->obj, out);
 }
@@ -461,10 +462,10 @@ static void changed_entry(oemp_dump *d, uint32_t s, uint32_t c, GString *out)
 static void deleted_entry(oemp_dump *d, uint32_t s, uint32_t i, GString *out)
 {
     const oemp_del *del = &g_array_index(d->dels, oemp_del, i);
-    g_string_append_printf(out, "%" PRIu64 " %" PRId64 " ", oemp_obj_at(d, del->obj)->id,
+    g_string_append_printf(out, "%" PRIu64 "\t%" PRId64 "\t", oemp_obj_at(d, del->obj)->id,
                            oemp_size_at(d, del->obj, s));
     line_col(d, del->off, 1, out);
-    g_string_append_c(out, ' ');
+    g_string_append_c(out, '\t');
     append_type_name(d, del->obj, out);
 }
 
@@ -600,7 +601,7 @@ static uint64_t view_created(hf_dump *hd, const hf_view *v, uint64_t first, GStr
 {
     oemp_dump *d = D(hd);
     uint32_t s = v->snap;
-    return render_list(d, s, "# id bytes type<TAB>name\n", oemp_snap_at(d, s)->obj_first,
+    return render_list(d, s, "# id\tbytes\ttype\tname\n", oemp_snap_at(d, s)->obj_first,
                        oemp_snap_obj_end(d, s), created_entry, first, out, budget);
 }
 
@@ -609,7 +610,7 @@ static uint64_t view_changed(hf_dump *hd, const hf_view *v, uint64_t first, GStr
 {
     oemp_dump *d = D(hd);
     uint32_t s = v->snap;
-    return render_list(d, s, "# id bytes-before bytes-after delta type<TAB>name\n",
+    return render_list(d, s, "# id\tbytes_before\tbytes_after\tdelta\ttype\tname\n",
                        oemp_snap_at(d, s)->chg_first, oemp_snap_chg_end(d, s), changed_entry,
                        first, out, budget);
 }
@@ -619,7 +620,7 @@ static uint64_t view_deleted(hf_dump *hd, const hf_view *v, uint64_t first, GStr
 {
     oemp_dump *d = D(hd);
     uint32_t s = v->snap;
-    return render_list(d, s, "# id bytes DelTime type<TAB>name\n", oemp_snap_at(d, s)->del_first,
+    return render_list(d, s, "# id\tbytes\tdeltime\ttype\tname\n", oemp_snap_at(d, s)->del_first,
                        oemp_snap_del_end(d, s), deleted_entry, first, out, budget);
 }
 

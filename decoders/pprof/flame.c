@@ -1,7 +1,8 @@
 /*
  * flame.c - flame.svg writer (see flame.h for what is drawn and how).
  *
- * The tree of frames is made without a hash: the names are ranked in
+ * The tree of frames is made with one hash, of the frames' folded text
+ * (so that two builders, a diff's, share names): the names are ranked in
  * strcmp order, the stacks (root first, as rank sequences) sorted, and one
  * sweep over the sorted stacks opens a node wherever a stack leaves the
  * previous one's path.  Nodes so come in depth-first order with each
@@ -24,56 +25,52 @@ enum {
     FH = 16,    /* frame height (the rect is one less) */
     FONT = 12,  /* px, monospace */
 };
-#define CHAR_W 7.3 /* advance of a FONT px monospace character, a little over */
 #define NAME_ALL UINT32_MAX
 
 typedef struct {
     uint32_t name, parent, depth;
     bool narrow, drawn;
-    uint64_t value, x;
+    uint64_t value, x, before; /* before: the earlier snapshot's value (diff) */
     uint64_t wide_end, narrow_end; /* where the next wide / narrow child goes */
 } node;
 
+/* A builder whose samples are drawn: `now` (widths) or `before` (the
+ * earlier snapshot of a diff: only its sums per frame, flame.h). */
+typedef struct {
+    const hf_pprof *p;
+    hf_pprof_which which;
+    uint32_t *name; /* its frame i is the tree's name name[i]; its empty stack name[nf] */
+} source;
+
+/* What is drawn: src[0] sizes the frames; with `diff`, src[1] is the
+ * snapshot before, and colours and hover text show the change. */
+typedef struct {
+    source src[2];
+    bool diff;
+    const char *title, *unit;
+} how;
+
 typedef struct {
     GArray *nodes;  /* node; [0] is "all" */
-    char **names;   /* folded text of each builder name, then "[no stack]" */
+    char **names;   /* the frames' folded text, each once (rank_names) */
+    uint32_t n_names;
     uint32_t *rank; /* of each name, in strcmp order */
     uint64_t total, min;
+    uint64_t max_change; /* diff: the largest change of a frame drawn above "all" */
 } tree;
 
 /* One frame to draw: a node, or `merged` narrow siblings. */
 typedef struct {
     uint32_t node, merged, depth;
-    uint64_t x, v;
+    uint64_t x, v, before;
 } frame;
 
-/* A stack with a value, root first, as name indices. */
+/* A stack with a value (and the earlier value), root first, as name indices. */
 typedef struct {
     const uint32_t *ranks; /* root first */
     uint32_t n;
-    uint64_t value;
+    uint64_t value, before;
 } path;
-
-void hf_xml_escape(GString *out, const char *s)
-{
-    char *valid = g_utf8_make_valid(s, -1);
-    for (const char *q = valid; *q; q = g_utf8_next_char(q)) {
-        gunichar c = g_utf8_get_char(q);
-        switch (c) {
-        case '&': g_string_append(out, "&amp;"); break;
-        case '<': g_string_append(out, "&lt;"); break;
-        case '>': g_string_append(out, "&gt;"); break;
-        case '"': g_string_append(out, "&quot;"); break;
-        case '\'': g_string_append(out, "&apos;"); break;
-        default:
-            if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0xFFFE || c == 0xFFFF)
-                g_string_append_unichar(out, 0xFFFD);
-            else
-                g_string_append_len(out, q, g_utf8_next_char(q) - q);
-        }
-    }
-    g_free(valid);
-}
 
 static const char *node_name(const tree *t, const node *n)
 {
@@ -86,23 +83,49 @@ static gint cmp_name(gconstpointer a, gconstpointer b, gpointer ud)
     return strcmp(names[*(const uint32_t *)a], names[*(const uint32_t *)b]);
 }
 
-/* names and ranks; nf is the index of "[no stack]". */
-static void rank_names(tree *t, const hf_pprof *p, size_t nf)
+static size_t n_sources(const how *h)
 {
-    t->names = g_new(char *, nf + 2);
-    for (size_t i = 0; i < nf; i++) {
-        GString *s = g_string_new(NULL);
-        hf_pprof_append_folded_frame(s, hf_pprof_frame(p, i));
-        t->names[i] = g_string_free(s, FALSE);
+    return h->diff ? 2 : 1;
+}
+
+/* The tree's names: the folded text of every source's frames, each text
+ * once (two builders, or two names that fold alike, share it), and
+ * "[no stack]"; each source's map to them; their ranks in strcmp order. */
+static void rank_names(tree *t, how *h)
+{
+    GPtrArray *names = g_ptr_array_new();
+    GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+    GString *s = g_string_new(NULL);
+    for (size_t k = 0; k < n_sources(h); k++) {
+        source *src = &h->src[k];
+        size_t nf = hf_pprof_n_frames(src->p);
+        src->name = g_new(uint32_t, nf + 1);
+        for (size_t i = 0; i <= nf; i++) {
+            g_string_truncate(s, 0);
+            if (i < nf)
+                hf_pprof_append_folded_frame(s, hf_pprof_frame(src->p, i));
+            else
+                g_string_append(s, "[no stack]"); /* as stacks.folded writes an empty stack */
+            gpointer at;
+            if (!g_hash_table_lookup_extended(seen, s->str, NULL, &at)) {
+                at = GUINT_TO_POINTER(names->len);
+                g_ptr_array_add(names, g_strdup(s->str));
+                g_hash_table_insert(seen, names->pdata[names->len - 1], at);
+            }
+            src->name[i] = GPOINTER_TO_UINT(at);
+        }
     }
-    t->names[nf] = g_strdup("[no stack]"); /* as stacks.folded writes an empty stack */
-    t->names[nf + 1] = NULL;
-    GArray *order = g_array_sized_new(FALSE, FALSE, sizeof(uint32_t), (guint)nf + 1);
-    for (uint32_t i = 0; i <= nf; i++)
+    g_string_free(s, TRUE);
+    g_hash_table_destroy(seen);
+    t->n_names = names->len;
+    g_ptr_array_add(names, NULL);
+    t->names = (char **)g_ptr_array_free(names, FALSE);
+    GArray *order = g_array_sized_new(FALSE, FALSE, sizeof(uint32_t), t->n_names);
+    for (uint32_t i = 0; i < t->n_names; i++)
         g_array_append_val(order, i);
     g_array_sort_with_data(order, cmp_name, t->names);
-    t->rank = g_new(uint32_t, nf + 1);
-    for (uint32_t r = 0; r <= nf; r++)
+    t->rank = g_new(uint32_t, t->n_names + 1);
+    for (uint32_t r = 0; r < t->n_names; r++)
         t->rank[g_array_index(order, uint32_t, r)] = r;
     g_array_free(order, TRUE);
 }
@@ -117,48 +140,53 @@ static gint cmp_path(gconstpointer a, gconstpointer b)
 }
 
 /* The stacks with a value, root first, as ranks, sorted; their ranks in
- * *store (owned by the caller). */
-static GArray *sorted_paths(const tree *t, const hf_pprof *p, hf_pprof_which which, size_t nf,
-                            uint32_t **store)
+ * *store (owned by the caller).  A diff's earlier stacks come as paths
+ * with a `before` value only. */
+static GArray *sorted_paths(const tree *t, const how *h, uint32_t **store)
 {
-    size_t ns = hf_pprof_n_stacks(p), len = 0;
-    for (size_t i = 0; i < ns; i++) {
-        const uint32_t *fr;
-        size_t n;
-        hf_pprof_values v;
-        hf_pprof_sample(p, i, &fr, &n, &v);
-        len += n ? n : 1;
-    }
+    size_t len = 0, ns = 0;
+    for (size_t k = 0; k < n_sources(h); k++)
+        for (size_t i = 0, n = hf_pprof_n_stacks(h->src[k].p); i < n; i++, ns++) {
+            const uint32_t *fr;
+            size_t nfr;
+            hf_pprof_values v;
+            hf_pprof_sample(h->src[k].p, i, &fr, &nfr, &v);
+            len += nfr ? nfr : 1;
+        }
     uint32_t *ranks = *store = g_new(uint32_t, len + 1), *at = ranks;
     GArray *paths = g_array_sized_new(FALSE, FALSE, sizeof(path), (guint)ns);
-    for (size_t i = 0; i < ns; i++) {
-        const uint32_t *fr;
-        size_t n;
-        hf_pprof_values v;
-        hf_pprof_sample(p, i, &fr, &n, &v);
-        path pa = {at, n ? (uint32_t)n : 1, hf_pprof_pick(&v, which)};
-        if (!pa.value)
-            continue;
-        if (n == 0)
-            *at++ = t->rank[nf];
-        for (size_t k = n; k-- > 0;)
-            *at++ = t->rank[fr[k]];
-        g_array_append_val(paths, pa);
+    for (size_t k = 0; k < n_sources(h); k++) {
+        const source *src = &h->src[k];
+        size_t nf = hf_pprof_n_frames(src->p);
+        for (size_t i = 0, n = hf_pprof_n_stacks(src->p); i < n; i++) {
+            const uint32_t *fr;
+            size_t nfr;
+            hf_pprof_values v;
+            hf_pprof_sample(src->p, i, &fr, &nfr, &v);
+            uint64_t x = hf_pprof_pick(&v, src->which);
+            if (!x)
+                continue;
+            path pa = {at, nfr ? (uint32_t)nfr : 1, k ? 0 : x, k ? x : 0};
+            if (nfr == 0)
+                *at++ = t->rank[src->name[nf]];
+            for (size_t j = nfr; j-- > 0;)
+                *at++ = t->rank[src->name[fr[j]]];
+            g_array_append_val(paths, pa);
+        }
     }
     g_array_sort(paths, cmp_path);
     return paths;
 }
 
-static void build(tree *t, const hf_pprof *p, hf_pprof_which which)
+static void build(tree *t, how *h)
 {
-    size_t nf = hf_pprof_n_frames(p);
-    rank_names(t, p, nf);
-    uint32_t *by_rank = g_new(uint32_t, nf + 1), *store;
-    for (uint32_t i = 0; i <= nf; i++)
+    rank_names(t, h);
+    uint32_t *by_rank = g_new(uint32_t, t->n_names + 1), *store;
+    for (uint32_t i = 0; i < t->n_names; i++)
         by_rank[t->rank[i]] = i;
-    GArray *paths = sorted_paths(t, p, which, nf, &store);
+    GArray *paths = sorted_paths(t, h, &store);
     t->nodes = g_array_new(FALSE, TRUE, sizeof(node));
-    node all = {NAME_ALL, 0, 0, false, true, 0, 0, 0, 0};
+    node all = {NAME_ALL, 0, 0, false, true, 0, 0, 0, 0, 0};
     g_array_append_val(t->nodes, all);
     GArray *open = g_array_new(FALSE, FALSE, sizeof(uint32_t)); /* node per depth-1 */
     const path *prev = NULL;
@@ -170,20 +198,24 @@ static void build(tree *t, const hf_pprof *p, hf_pprof_which which)
         g_array_set_size(open, same);
         for (uint32_t k = same; k < pa->n; k++) {
             uint32_t parent = k ? g_array_index(open, uint32_t, k - 1) : 0;
-            node n = {by_rank[pa->ranks[k]], parent, k + 1, false, false, 0, 0, 0, 0};
+            node n = {by_rank[pa->ranks[k]], parent, k + 1, false, false, 0, 0, 0, 0, 0};
             g_array_append_val(t->nodes, n);
             uint32_t id = t->nodes->len - 1;
             g_array_append_val(open, id);
         }
-        g_array_index(t->nodes, node, 0).value += pa->value;
-        for (uint32_t k = 0; k < pa->n; k++)
-            g_array_index(t->nodes, node, g_array_index(open, uint32_t, k)).value += pa->value;
+        for (uint32_t k = 0; k <= pa->n; k++) {
+            node *n = &g_array_index(t->nodes, node, k ? g_array_index(open, uint32_t, k - 1) : 0);
+            n->value += pa->value;
+            n->before += pa->before;
+        }
         prev = pa;
     }
     g_array_free(open, TRUE);
     g_array_free(paths, TRUE);
     g_free(store);
     g_free(by_rank);
+    for (size_t k = 0; k < n_sources(h); k++)
+        g_clear_pointer(&h->src[k].name, g_free);
     t->total = g_array_index(t->nodes, node, 0).value;
     t->min = (t->total + HF_FLAME_MIN_PARTS - 1) / HF_FLAME_MIN_PARTS;
 }
@@ -199,7 +231,7 @@ static GArray *place(tree *t)
             nodes[nodes[i].parent].narrow_end += nodes[i].value; /* for now: the wide sum */
     }
     GArray *frames = g_array_new(FALSE, FALSE, sizeof(frame));
-    frame root = {0, 0, 0, 0, t->total};
+    frame root = {0, 0, 0, 0, t->total, nodes[0].before};
     g_array_append_val(frames, root);
     /* other[i]: node i's narrow children, merged. */
     frame *other = g_new0(frame, nn);
@@ -212,13 +244,15 @@ static GArray *place(tree *t)
             *end += n->value;
             n->drawn = pn->drawn && !n->narrow;
             if (n->drawn) {
-                frame f = {i, 0, n->depth, n->x, n->value};
+                frame f = {i, 0, n->depth, n->x, n->value, n->before};
                 g_array_append_val(frames, f);
             } else if (pn->drawn) {
                 frame *o = &other[n->parent];
-                if (!o->merged++)
-                    *o = (frame){0, 1, n->depth, n->x, 0};
+                if (!o->depth)
+                    *o = (frame){0, 0, n->depth, n->x, 0, 0};
+                o->merged += n->value > 0; /* a frame gone since is not drawn */
                 o->v += n->value;
+                o->before += n->before;
             }
         }
         n->wide_end = n->x;
@@ -240,35 +274,49 @@ static void tree_free(tree *t)
     g_array_free(t->nodes, TRUE);
 }
 
-void hf_svg_label(GString *out, const char *name, double w)
+static uint64_t change_abs(const frame *f)
 {
-    long fit = (long)((w - 6) / CHAR_W);
-    if (fit < 3)
-        return;
-    char *valid = g_utf8_make_valid(name, -1);
-    if (g_utf8_strlen(valid, -1) > fit) {
-        *g_utf8_offset_to_pointer(valid, fit - 2) = '\0';
-        hf_xml_escape(out, valid);
-        g_string_append(out, "..");
-    } else {
-        hf_xml_escape(out, valid);
-    }
-    g_free(valid);
+    return f->v > f->before ? f->v - f->before : f->before - f->v;
 }
 
-/* Warm colours (flamegraph.pl's "hot"), the same for the same name. */
-static void append_colour(GString *out, const char *name, bool merged)
+/* Warm colours (flamegraph.pl's "hot"), the same for the same name; with
+ * a diff, red for growth and blue for shrinking, deeper for a larger
+ * change (linear in it, up to the largest above "all"), near white for
+ * none. */
+static void append_colour(GString *out, const tree *t, const how *h, const frame *f,
+                          const char *name)
 {
-    if (merged) {
+    if (f->merged) {
         g_string_append(out, "rgb(200,200,200)");
         return;
     }
-    guint h = g_str_hash(name);
-    g_string_append_printf(out, "rgb(%u,%u,%u)", 205 + h % 50, (h >> 8) % 230, (h >> 16) % 55);
+    if (h->diff) {
+        uint64_t c = MIN(change_abs(f), t->max_change); /* "all"'s may be larger */
+        unsigned k = c ? (unsigned)(40 + 180 * c / t->max_change) : 0;
+        if (f->v >= f->before)
+            g_string_append_printf(out, "rgb(255,%u,%u)", 250 - k, 250 - k);
+        else
+            g_string_append_printf(out, "rgb(%u,%u,255)", 250 - k, 250 - k);
+        return;
+    }
+    guint hs = g_str_hash(name);
+    g_string_append_printf(out, "rgb(%u,%u,%u)", 205 + hs % 50, (hs >> 8) % 230, (hs >> 16) % 55);
 }
 
-static void append_frame(GString *out, const tree *t, const frame *f, guint id, uint32_t maxd,
-                         const char *unit)
+/* " (V unit, P%)", with a diff "(V unit, P%; before B unit; change +D unit)":
+ * the hover text after the name. */
+static void append_values(GString *out, const tree *t, const how *h, const frame *f)
+{
+    g_string_append_printf(out, " (%" PRIu64 " %s, %.2f%%", f->v, h->unit,
+                           100.0 * (double)f->v / (double)t->total);
+    if (h->diff)
+        g_string_append_printf(out, "; before %" PRIu64 " %s; change %s%" PRIu64 " %s", f->before,
+                               h->unit, f->v < f->before ? "-" : "+", change_abs(f), h->unit);
+    g_string_append_c(out, ')');
+}
+
+static void append_frame(GString *out, const tree *t, const how *h, const frame *f, guint id,
+                         uint32_t maxd)
 {
     double scale = (double)(HF_FLAME_WIDTH - 2 * PAD) / (double)t->total;
     double x = PAD + (double)f->x * scale, w = (double)f->v * scale;
@@ -281,12 +329,16 @@ static void append_frame(GString *out, const tree *t, const frame *f, guint id, 
         name = node_name(t, &g_array_index(t->nodes, node, f->node));
     g_string_append_printf(out,
                            "<g class=\"f\" id=\"f%u\" data-x=\"%" PRIu64 "\" data-v=\"%" PRIu64
-                           "\" data-d=\"%u\"%s><title>",
-                           id, f->x, f->v, f->depth, f->merged ? " data-m=\"1\"" : "");
+                           "\" data-d=\"%u\"",
+                           id, f->x, f->v, f->depth);
+    if (h->diff)
+        g_string_append_printf(out, " data-b=\"%" PRIu64 "\"", f->before);
+    g_string_append_printf(out, "%s><title>", f->merged ? " data-m=\"1\"" : "");
     hf_xml_escape(out, name);
-    g_string_append_printf(out, " (%" PRIu64 " %s, %.2f%%)</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"",
-                           f->v, unit, 100.0 * (double)f->v / (double)t->total, x, y, w, FH - 1);
-    append_colour(out, name, f->merged);
+    append_values(out, t, h, f);
+    g_string_append_printf(out, "</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"",
+                           x, y, w, FH - 1);
+    append_colour(out, t, h, f, name);
     g_string_append_printf(out, "\"/><text x=\"%.1f\" y=\"%d\">", x + 3, y + FONT);
     hf_svg_label(out, name, w);
     g_string_append(out, "</text></g>\n");
@@ -362,29 +414,43 @@ static void append_head(GString *out, const char *title, const char *unit, uint6
         PAD, HF_FLAME_WIDTH - PAD, PAD, height - 8, HF_FLAME_WIDTH - PAD, height - 8);
 }
 
-uint64_t hf_flame_render(const hf_pprof *p, hf_pprof_which which, const char *title,
-                         const char *unit, uint64_t first, GString *out, size_t budget)
+static void render(how *h, GString *out)
 {
-    if (first != 0)
-        return HF_DONE;
     tree t = {0};
-    build(&t, p, which);
+    build(&t, h);
     GArray *frames = place(&t);
     uint32_t maxd = 0;
-    for (guint i = 0; i < frames->len; i++)
-        maxd = MAX(maxd, g_array_index(frames, frame, i).depth);
-    append_head(out, title, unit, t.total, TOP + (int)(maxd + 1) * FH + FOOT);
+    for (guint i = 0; i < frames->len; i++) {
+        const frame *f = &g_array_index(frames, frame, i);
+        maxd = MAX(maxd, f->depth);
+        if (f->depth && !f->merged)
+            t.max_change = MAX(t.max_change, change_abs(f));
+    }
+    append_head(out, h->title, h->unit, t.total, TOP + (int)(maxd + 1) * FH + FOOT);
     if (t.total == 0) {
         g_string_append_printf(out, "<text x=\"%d\" y=\"%d\">no samples</text>\n", PAD, TOP + FONT);
         g_array_set_size(frames, 0);
     }
     g_string_append(out, "<g id=\"frames\">\n");
     for (guint i = 0; i < frames->len; i++)
-        append_frame(out, &t, &g_array_index(frames, frame, i), i, maxd, unit);
+        append_frame(out, &t, h, &g_array_index(frames, frame, i), i, maxd);
     g_string_append(out, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n");
     g_string_append(out, script);
     g_string_append(out, "]]></script>\n</svg>\n");
     g_array_free(frames, TRUE);
     tree_free(&t);
+}
+
+uint64_t hf_flame_render(const hf_pprof *p, hf_pprof_which which, const char *title,
+                         const char *unit, uint64_t first, GString *out, size_t budget)
+{
+    if (first == 0)
+        render(&(how){{{p, which, NULL}}, false, title, unit}, out);
     return HF_DONE;
+}
+
+void hf_flame_render_diff(const hf_pprof *now, const hf_pprof *before, hf_pprof_which which,
+                          const char *title, const char *unit, GString *out)
+{
+    render(&(how){{{now, which, NULL}, {before, which, NULL}}, true, title, unit}, out);
 }

@@ -37,6 +37,7 @@
 #ifndef HF_FLAME_H
 #define HF_FLAME_H
 
+#include "decoders/core/svg.h"
 #include "decoders/pprof/pprof.h"
 
 #define HF_FLAME_MIN_PARTS 1000 /* frames narrower than total/this are merged */
@@ -48,13 +49,17 @@
 uint64_t hf_flame_render(const hf_pprof *p, hf_pprof_which which, const char *title,
                          const char *unit, uint64_t first, GString *out, size_t budget);
 
-/* Appends the label that fits a box w pixels wide in the pictures' 12 px
- * monospace font (7.3 px a character, 3 px each side): name, cut with
- * ".." at the end, or nothing when not 3 characters fit.  Escaped. */
-void hf_svg_label(GString *out, const char *name, double w);
-
-/* Appends s XML-escaped (& < > " '), invalid UTF-8 replaced, characters
- * XML 1.0 forbids written as U+FFFD. */
-void hf_xml_escape(GString *out, const char *s);
+/* flame-diff.svg: the same picture of `now`, each frame also given the
+ * `which` value of the stacks of `before` with the same path of names,
+ * as data-b="B" (a stack only `before` has counts in the B of its
+ * ancestors that `now` has, and is not drawn itself).  Hover text
+ * "NAME (V unit, P%; before B unit; change +D unit)" (-D when it shrank);
+ * fill rgb(255,c,c) where the frame grew or stayed, rgb(c,c,255) where it
+ * shrank, c = 250 for no change, else 210 - 180 * |D| / the largest |D|
+ * of a frame above "all" ("all"'s |D| capped at that; merged frames
+ * grey).  Zoom, search and URL
+ * fragment as flame.svg.  Appends the whole picture. */
+void hf_flame_render_diff(const hf_pprof *now, const hf_pprof *before, hf_pprof_which which,
+                          const char *title, const char *unit, GString *out);
 
 #endif

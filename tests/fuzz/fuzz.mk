@@ -49,6 +49,7 @@ $(eval $(call decoder,oemp,$(wildcard tests/fixtures/*.oemp)))
 $(eval $(call decoder,hprof-text,$(CORPUS)/hprof-txt))
 $(eval $(call decoder,bmd,$(CORPUS)/bmd))
 $(eval $(call decoder,gopprof,tests/fuzz/regress/gopprof))
+$(eval $(call decoder,v8,tests/fuzz/regress/v8))
 # ------------------------------
 
 # Only decoders whose format name is in decoders/*/*.c get built: a line may

@@ -2,6 +2,10 @@
 """flame_check.py - checks a mounted flame.svg against its stacks.folded.
 
   flame_check.py check SVG FOLDED        frames add up to stacks.folded
+  flame_check.py diff SVG BEFORE         flame-diff.svg: each frame's data-b is
+                                         the sum of the earlier stacks.folded
+                                         under its path; hover text and colour
+                                         say the change
   flame_check.py pick SVG FOLDED         prints "ID REGEX": the widest frame
                                          above "all", by stacks.folded
   flame_check.py dom SVG FOLDED DOM ID   the DOM after #click=ID&search=REGEX
@@ -105,6 +109,58 @@ def check(svg, fold):
     print('# %d frames, %d bytes' % (len(fs), total))
 
 
+def paths(fs):
+    """Frame id -> path of names from "all" (merged frames left out)."""
+    by_depth, path = {}, {}
+    for f in fs:
+        by_depth.setdefault(f['d'], []).append(f)
+    for d in sorted(by_depth):
+        for f in by_depth[d]:
+            if d == 0:
+                path[f['id']] = ()
+                continue
+            ps = [p for p in by_depth.get(d - 1, []) if p['id'] in path and
+                  p['x'] <= f['x'] and f['x'] + f['v'] <= p['x'] + p['v']]
+            if len(ps) == 1 and not f['m']:
+                path[f['id']] = path[ps[0]['id']] + (f['name'],)
+    return path
+
+
+def diff(svg, before):
+    fs = frames(ET.parse(svg).getroot())
+    prefix = {(): 0}
+    for st, v in folded(before):
+        prefix[()] += v
+        for k in range(1, len(st) + 1):
+            prefix[tuple(st[:k])] = prefix.get(tuple(st[:k]), 0) + v
+    grew = shrank = 0
+    pth = paths(fs)
+    for f in fs:
+        if f['m']:
+            continue
+        p = pth.get(f['id'])
+        b = int(f['g'].get('data-b'))
+        if p is None:
+            problems.append('%s: no single parent' % f['id'])
+        elif prefix.get(p, 0) != b:
+            problems.append('%s %s: before %d, the earlier stacks.folded says %d' % (f['id'], ';'.join(p), b, prefix.get(p, 0)))
+        t = f['g'].find(NS + 'title').text
+        ch = f['v'] - b
+        want = '; before %d bytes; change %s%d bytes)' % (b, '-' if ch < 0 else '+', abs(ch))
+        if not t.endswith(want):
+            problems.append('%s: title "%s" lacks "%s"' % (f['id'], t, want))
+        r, g, bl = (int(c) for c in re.findall(r'\d+', f['g'].find(NS + 'rect').get('fill')))
+        if ch > 0 and not (r == 255 and g == bl and g < 250):
+            problems.append('%s grew by %d but is rgb(%d,%d,%d)' % (f['id'], ch, r, g, bl))
+        if ch < 0 and not (bl == 255 and r == g and r < 250):
+            problems.append('%s shrank by %d but is rgb(%d,%d,%d)' % (f['id'], -ch, r, g, bl))
+        if ch == 0 and (r, g, bl) != (255, 250, 250):
+            problems.append('%s unchanged but is rgb(%d,%d,%d)' % (f['id'], r, g, bl))
+        grew += ch > 0
+        shrank += ch < 0
+    print('# %d frames: %d grew, %d shrank' % (len(fs), grew, shrank))
+
+
 def pick(svg, fold):
     total, l1 = level1(folded(fold))
     top = max(l1, key=lambda n: l1[n][1])
@@ -154,7 +210,9 @@ def dom(svg, fold, dompath, zid):
         problems.append('matched line "%s" lacks %s' % (mt, pct))
 
 
-def png_pixels(path):
+def png_decode(path):
+    """A non-interlaced 8-bit PNG: (width, height, colour type, channels,
+    rows of unfiltered bytes)."""
     data = open(path, 'rb').read()
     assert data[:8] == b'\x89PNG\r\n\x1a\n'
     pos, idat = 8, b''
@@ -162,12 +220,12 @@ def png_pixels(path):
         n, kind = struct.unpack('>I4s', data[pos:pos + 8])
         body = data[pos + 8:pos + 8 + n]
         if kind == b'IHDR':
-            w, h, depth, ctype = struct.unpack('>IIBB', body[:10])
+            w, h, depth, ctype, _, _, interlace = struct.unpack('>IIBBBBB', body[:13])
         elif kind == b'IDAT':
             idat += body
         pos += 12 + n
-    assert depth == 8 and ctype in (2, 6), 'PNG type %d/%d' % (depth, ctype)
-    bpp = 3 if ctype == 2 else 4
+    assert depth == 8 and interlace == 0, 'PNG depth %d, interlace %d' % (depth, interlace)
+    bpp = {0: 1, 2: 3, 4: 2, 6: 4}[ctype]
     raw, stride = zlib.decompress(idat), w * bpp
     rows, prev = [], bytearray(stride)
     for y in range(h):
@@ -187,6 +245,12 @@ def png_pixels(path):
                 line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
         rows.append(line)
         prev = line
+    return w, h, ctype, bpp, rows
+
+
+def png_pixels(path):
+    w, h, ctype, bpp, rows = png_decode(path)
+    assert ctype in (2, 6), 'PNG type %d' % ctype
     return w, h, lambda x, y: tuple(rows[y][x * bpp:x * bpp + 3])
 
 
@@ -216,7 +280,7 @@ def png(svg, fold, pngpath):
 
 if __name__ == '__main__':
     cmd, args = sys.argv[1], sys.argv[2:]
-    {'check': check, 'pick': pick, 'dom': dom, 'png': png}[cmd](*args)
+    {'check': check, 'diff': diff, 'pick': pick, 'dom': dom, 'png': png}[cmd](*args)
     for p in problems:
         print(p)
     sys.exit(1 if problems else 0)

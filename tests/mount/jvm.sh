@@ -49,11 +49,10 @@ jcmd_hist() {
 
 # heapfs's histogram in the same form: unescape, drop "@0xID", sum by name.
 heapfs_hist() {
-  awk '
+  awk -F'\t' '
     /^#/ { next }
     {
-      n = $1; b = $2; name = $0
-      sub(/^ *[0-9]+ +[0-9]+ +/, "", name)
+      n = $1; b = $2; name = $3
       sub(/@0x[0-9a-fA-F]+$/, "", name)
       gsub(/%2F/, "/", name); gsub(/%2E/, ".", name); gsub(/%25/, "%", name)
       if (match(name, /\/0x[0-9a-f]+$/)) name = substr(name, 1, RSTART - 1) "+" substr(name, RSTART + 1)

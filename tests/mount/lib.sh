@@ -5,6 +5,7 @@
 #   hf_umount                           unmounts the last mount
 #   check "what" CMD...                 runs CMD; prints "ok - what" or "not ok - what"
 #   check_eq "what" EXPECTED ACTUAL     compares two strings
+#   hf_unwritable DIR                   HF_RO: DIR as a directory this user cannot write
 #   check_cut_mounts DUMP LABEL ERRWHAT ERRRE
 #                                       DUMP cut at 2/3 mounts, its errors match
 #                                       ERRRE, its objects still list
@@ -33,7 +34,26 @@ hf_cleanup() {
   local p
   for p in "${HF_PIDS[@]}"; do kill "$p" 2>/dev/null; done
   wait 2>/dev/null
+  umount "$TESTTMP/robind" 2>/dev/null   # hf_unwritable's
   rm -rf "$TESTTMP"
+}
+
+# hf_unwritable DIR: sets HF_RO to a path of DIR this user cannot write
+# into: DIR itself, made 555, or as root (who writes anywhere) a read-only
+# bind mount of it, $TESTTMP/robind, unmounted on exit.  HF_RO is empty
+# when neither can be made.  Files are changed through DIR (chmod u+w
+# first when HF_RO is DIR).
+hf_unwritable() {
+  HF_RO=""
+  if [ "$(id -u)" != 0 ]; then
+    chmod 555 "$1"; HF_RO=$1
+  elif mkdir -p "$TESTTMP/robind" && mount --bind "$1" "$TESTTMP/robind" 2>/dev/null; then
+    if mount -o remount,ro,bind "$TESTTMP/robind" 2>/dev/null; then
+      HF_RO=$TESTTMP/robind
+    else
+      umount "$TESTTMP/robind"
+    fi
+  fi
 }
 trap hf_cleanup EXIT
 
@@ -82,6 +102,13 @@ check() {
 
 check_eq() {
   if [ "$2" = "$3" ]; then echo "ok - $1"; else echo "not ok - $1 (expected '$2', got '$3')"; fi
+}
+
+# growth_rows FILE: a growth file's rows as "NAME +OBJECTS +BYTES", sorted
+# (the name, spaces and all, is what follows the fifth space).
+growth_rows() {
+  grep -v '^#' "$1" | awk '{ n = $0; for (i = 1; i <= 5; i++) sub(/^[^ ]+ /, "", n); print n, $1, $2 }' |
+    LC_ALL=C sort
 }
 
 # check_cut_mounts DUMP LABEL ERRWHAT ERRRE: the first 2/3 of DUMP, copied to

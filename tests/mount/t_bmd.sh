@@ -32,9 +32,9 @@ for f in "${bmds[@]}"; do
   check_eq "$b: st_size is exact for every sampled file" 0 "$bad"
   check "$b: hashed class names read hash.LEN.HASH" \
     bash -c "ls '$MNT/latest/classes' | grep -qE '^hash\.[0-9]+\.[0-9a-f]{8}$'"
-  check "$b: strings holds the names kept as text" grep -q '^[0-9]* text java.lang.String$' "$MNT/latest/strings"
+  check "$b: strings holds the names kept as text" grep -q $'^[0-9]*\ttext\tjava.lang.String$' "$MNT/latest/strings"
   check "$b: a placeholder in the histogram is in strings too" bash -c \
-    "h=\$(grep -o 'hash\.[0-9]*\.[0-9a-f]*' '$MNT/latest/histogram' | head -1); grep -q \" hashed \$h\$\" '$MNT/latest/strings'"
+    "h=\$(grep -o 'hash\.[0-9]*\.[0-9a-f]*' '$MNT/latest/histogram' | head -1); grep -q \"\$(printf '\\thashed\\t')\$h\$\" '$MNT/latest/strings'"
   o=$(ls "$MNT/latest/objects" | head -200 | tail -1)
   check "$b: an object has info and a class link" bash -c \
     "grep -q '^kind: ' '$MNT/latest/objects/$o/info' && [ -L '$MNT/latest/objects/$o/class' ] && [ -d '$MNT/latest/objects/$o/class/' ]"
@@ -42,7 +42,7 @@ for f in "${bmds[@]}"; do
 done
 
 # "class<TAB>count<TAB>bytes" of a histogram, @0xID suffixes merged
-hist() { awk 'NR > 1 { n = $3; sub(/@0x[0-9a-f]+$/, "", n); c[n] += $1; b[n] += $2 }
+hist() { awk -F'\t' 'NR > 1 { n = $3; sub(/@0x[0-9a-f]+$/, "", n); c[n] += $1; b[n] += $2 }
               END { for (k in c) print k "\t" c[k] "\t" b[k] }' "$1" | sort; }
 kinds() { grep -E '^(instances|object arrays|primitive arrays):' "$1"; }
 
@@ -74,7 +74,7 @@ for pair in leakcanary_leak_service_binder.hprof:leakcanary_leak_service_binder.
   sed 's/^/# /' "$TESTTMP/diffs" | head -5
   check_eq "$b: with names=, every class ($(wc -l < "$TESTTMP/h.txt")) as in the HPROF" 0 "$diffs"
   check_eq "$b: with names=, no class left hashed" 0 "$(grep -c '^hash\.' "$TESTTMP/bn.txt")"
-  check "$b: with names=, resolved names are in strings" grep -q '^[0-9]* resolved ' "$MNT/latest/strings"
+  check "$b: with names=, resolved names are in strings" grep -q $'^[0-9]*\tresolved\t' "$MNT/latest/strings"
   hf_umount
   fusermount3 -u "$HM"
 done

@@ -13,6 +13,7 @@
 # says the share of the matching frames.  Two Chromium runs: it is slow
 # to start.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/browser.sh"
 CHECK=$ROOT/tests/mount/flame_check.py
 
 # check_flames LABEL: every stacks.folded of MNT (at the top or in a
@@ -54,7 +55,7 @@ for f in "$CORPUS"/hprof/mat_sun_jdk6_31_hprofagent_compressedOops.hprof \
 done
 # pprof (profile.proto): the gperftools profile as heapfs writes it.
 if [ -s "$TESTTMP/cppbench.pb.gz" ] && hf_mount "$TESTTMP/cppbench.pb.gz" -o index=none; then
-  grep -q '^format: pprof' "$MNT/info" || echo "# $(head -1 "$MNT/info")"
+  grep -q '^format: gopprof' "$MNT/info" || echo "# $(head -1 "$MNT/info")"
   check_flames "cppbench.pb.gz (pprof)"
   hf_umount
 else
@@ -66,39 +67,15 @@ if hf_mount_series "$CORPUS"/pprof-heap/local_tcmalloc_hp.000[12].heap; then
 fi
 
 # ---- in a browser ----
-CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ]; then
   echo "ok - flame.svg in a browser # SKIP chromium is not installed"
   exit 0
 fi
-shot() { # URL OUT: screenshot of the picture's own size
-  local h
-  h=$(sed -n 's/.*<svg [^>]*height="\([0-9]*\)".*/\1/p' "$TESTTMP/b.svg" | head -1)
-  timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --hide-scrollbars \
-    --window-size=1200,"$h" --screenshot="$2" "$1" >/dev/null 2>&1
-}
 if hf_mount "$CORPUS"/hprof-txt/Magnulas_ADKLabb3_heapdump_sites.java.hprof.txt; then
   cp "$MNT/latest/flame.svg" "$TESTTMP/b.svg"
   cp "$MNT/latest/stacks.folded" "$TESTTMP/b.folded"
   hf_umount
-  read -r id re < <(python3 "$CHECK" pick "$TESTTMP/b.svg" "$TESTTMP/b.folded")
-  enc=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$re")
-  url="file://$TESTTMP/b.svg"
-  shot "$url#click=$id&reset=1" "$TESTTMP/b.png"
-  if [ -s "$TESTTMP/b.png" ] && python3 "$CHECK" png "$TESTTMP/b.svg" "$TESTTMP/b.folded" "$TESTTMP/b.png" >"$TESTTMP/png.out"; then
-    echo "ok - Chromium draws flame.svg, widest frames where stacks.folded puts them, after zoom and reset"
-  else
-    echo "not ok - Chromium draws flame.svg, widest frames where stacks.folded puts them, after zoom and reset"
-    sed 's/^/# /' "$TESTTMP/png.out"
-  fi
-  timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --dump-dom \
-    "$url#click=$id&search=$enc" >"$TESTTMP/dom.xml" 2>/dev/null
-  if python3 "$CHECK" dom "$TESTTMP/b.svg" "$TESTTMP/b.folded" "$TESTTMP/dom.xml" "$id" >"$TESTTMP/dom.out" 2>&1; then
-    echo "ok - clicking $id zooms into it; searching $re highlights and sums the matches"
-  else
-    echo "not ok - clicking $id zooms into it; searching $re highlights and sums the matches"
-    sed 's/^/# /' "$TESTTMP/dom.out" | head -5
-  fi
+  flame_in_browser "$TESTTMP/b.svg" "$TESTTMP/b.folded" flame.svg
 else
   echo "not ok - hprof text mounts"
 fi

@@ -15,8 +15,10 @@ for f in "${hprofs[@]}"; do
   if ! hf_mount "$f"; then echo "not ok - $b mounts"; continue; fi
   echo "ok - $b mounts"
   check "$b: root lists README info errors snapshots latest" \
-    bash -c "ls '$MNT' | tr '\n' ' ' | grep -q 'README errors info latest snapshots'"
+    bash -c "ls '$MNT' | grep -vx growth.svg | tr '\n' ' ' | grep -q 'README errors info latest snapshots'"
   check_eq "$b: info says format hprof" "format: hprof" "$(grep '^format:' "$MNT/info")"
+  check_eq "$b: ...and the name users know" "format name: HPROF heap dump" "$(grep '^format name:' "$MNT/info")"
+  check "$b: README names the format so too" grep -qx "This is heapfs: .* mounted read-only as files (HPROF heap dump)." "$MNT/README"
   objs=$(sed -n 's/^objects: *//p' "$MNT/info")
   n=0; for s in "$MNT"/snapshots/*; do n=$((n + $(ls "$s/objects" | wc -l))); done
   check_eq "$b: objects listed = objects in info" "$objs" "$n"
@@ -98,7 +100,7 @@ q() { printf '%q' "$1" | sed 's/\\ / /g'; }  # a literal for [[ == ]]
 head -c 5000 /dev/urandom > "$TESTTMP/random.bin"
 : > "$TESTTMP/empty"
 printf 'hello world\n' > "$TESTTMP/text"
-known="not a format heapfs knows (HPROF heap dump, HPROF agent text, BMD, OpenEdge memory profile (.oemp), gperftools heap profile, pprof profile)"
+known="not a format heapfs knows (HPROF heap dump, HPROF text (java.hprof.txt), BMD, OpenEdge memory profile (.oemp), gperftools heap profile, Go pprof (profile.proto), V8 heap snapshot (.heapsnapshot))"
 refused "a file that is not a dump" 1 "$(q "heapfs: $TESTTMP/random.bin: $known")" "$HEAPFS" -f random.bin m
 refused "a text file" 1 "$(q "heapfs: $TESTTMP/text: $known")" "$HEAPFS" -f text m
 refused "an empty file" 1 "$(q "heapfs: $TESTTMP/empty: empty file")" "$HEAPFS" -f empty m

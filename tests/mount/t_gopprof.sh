@@ -23,7 +23,7 @@ if ! (cd "$TESTTMP/prog" && go build -o heapprog heapprog.go) >"$TESTTMP/build.l
   echo "not ok - go build tests/programs/go/heapprog.go"
   exit 1
 fi
-A=$TESTTMP/a.pb.gz B=$TESTTMP/b.pb.gz
+A=$TESTTMP/a.pb.gz B=$TESTTMP/b.pb.gz TAB=$(printf '\t')
 check "heapprog writes its heap profile (run 1)" "$TESTTMP/prog/heapprog" "$A"
 check "heapprog writes its heap profile (run 2)" "$TESTTMP/prog/heapprog" "$B"
 
@@ -52,15 +52,20 @@ if hf_mount "$A"; then
   big_ok() { # OBJECTS BYTES: keepBig's 8 MiB, give or take one small object
     [ "$1" -ge 8 ] && [ "$1" -le 9 ] && [ "$2" -ge 8388608 ] && [ "$2" -le 8392704 ]
   }
+  # sites: trace inuse_objects inuse_space alloc_objects alloc_space frame
+  check_eq "sites: the columns of every format's sites" \
+    "# trace${TAB}inuse_objects${TAB}inuse_space${TAB}alloc_objects${TAB}alloc_space${TAB}frame" "$(head -1 "$S/sites")"
+  check "sites: every row has the header's columns, plain integers but the frame (docs/views.md)" \
+    awk -F'\t' 'NR == 1 { n = NF; next } NF != n { exit 1 } { for (i = 1; i < NF; i++) if ($i !~ /^-?[0-9]+$/) exit 1 }' "$S/sites"
   check "sites: keepBig with 8 objects and 8 MiB in use" \
-    bash -c "$(declare -f big_ok); big_ok \$(awk '/ trace=[0-9]+ main\.keepBig$/ && \$1 == \$3 && \$2 == \$4 { print \$3, \$4 }' '$S/sites')"
+    bash -c "$(declare -f big_ok); big_ok \$(awk -F'\t' 'index(\$6, \"main.keepBig (\") == 1 && \$2 == \$4 && \$3 == \$5 { print \$2, \$3 }' '$S/sites')"
   # keepSmall: 1000 x 1000 B (size class 1024), give or take one small
   # object of the runtime's (CI once saw one under keepSmall's stack), and
   # exactly what go tool pprof counts for keepSmall in the original
   small_ok() { # OBJECTS BYTES
     [ "$1" -ge 1000 ] && [ "$1" -le 1001 ] && [ "$2" -ge 1024000 ] && [ "$2" -le 1028096 ]
   }
-  small=$(awk '/ trace=[0-9]+ main\.keepSmall$/ { o += $1; b += $2 } END { print o + 0, b + 0 }' "$S/sites")
+  small=$(awk -F'\t' 'index($6, "main.keepSmall (") == 1 { o += $2; b += $3 } END { print o + 0, b + 0 }' "$S/sites")
   check "sites: keepSmall with 1000 x 1000 B in use ($small)" \
     bash -c "$(declare -f small_ok); small_ok $small"
   check_eq "sites: keepSmall in use = go tool pprof's flat objects and bytes" \
@@ -86,21 +91,24 @@ fi
 # hf_mount DUMP ARGS... runs heapfs ARGS... DUMP MNT: this mounts A then B
 if hf_mount "$B" "$A"; then
   check_eq "two files: snapshots 1 and 2" "1 2" "$(ls "$MNT/snapshots" | tr '\n' ' ' | sed 's/ $//')"
-  t1=$(sed -n 's/.*trace=\([0-9]*\) main\.keepBig$/\1/p' "$MNT/snapshots/1/sites")
-  t2=$(sed -n 's/.*trace=\([0-9]*\) main\.keepBig$/\1/p' "$MNT/snapshots/2/sites")
+  t1=$(awk -F'\t' '$NF ~ /^main\.keepBig \(.*\.go:[0-9]+\)$/ { print $1 }' "$MNT/snapshots/1/sites")
+  t2=$(awk -F'\t' '$NF ~ /^main\.keepBig \(.*\.go:[0-9]+\)$/ { print $1 }' "$MNT/snapshots/2/sites")
   check_eq "one trace number for keepBig's stack in both snapshots" "$t1" "$t2"
   cp "$MNT/snapshots/2/heap.pb.gz" "$TESTTMP/s2.pb.gz"
   check_eq "go tool pprof totals: snapshot 2's heap.pb.gz = the second file's" "$(go_totals "$B")" "$(go_totals "$TESTTMP/s2.pb.gz")"
-  # growth: in-use objects and bytes by stack, the difference of the sites
-  inuse() { # SITES: "trace objects bytes" from the inuse_* columns
-    awk 'NR == 1 { for (i = 2; i <= NF; i++) { if ($i ~ /^inuse_objects/) o = i - 1; if ($i ~ /^inuse_space/) b = i - 1 }; next }
-         { t = $0; sub(/.*trace=/, "", t); sub(/ .*/, "", t); print t, $o, $b }' "$1" | LC_ALL=C sort -k1,1
+  # growth: in-use objects and bytes by leaf frame, the difference of the sites
+  inuse() { # SITES: "frame objects bytes" from the inuse_* columns, summed by frame
+    awk -F'\t' 'NR == 1 { for (i = 2; i <= NF; i++) { if ($i == "inuse_objects") o = i; if ($i == "inuse_space") b = i }; next }
+         { n[$NF] += $o; s[$NF] += $b } END { for (f in n) print f "\t" n[f] "\t" s[f] }' "$1" |
+      LC_ALL=C sort -t "$TAB" -k1,1
   }
-  LC_ALL=C join -a 1 -a 2 -e 0 -o 0,1.2,1.3,2.2,2.3 <(inuse "$MNT/snapshots/1/sites") <(inuse "$MNT/snapshots/2/sites") |
-    awk '$2 != $4 || $3 != $5 { printf "%s %d %d\n", $1, $4 - $2, $5 - $3 }' | LC_ALL=C sort >"$TESTTMP/want.growth"
-  grep -v '^#' "$MNT/snapshots/2/growth" | awk '{ sub(/^trace=/, "", $6); print $6, $1, $2 }' | LC_ALL=C sort >"$TESTTMP/got.growth"
-  check "growth: in-use objects and bytes by stack = the difference of the two sites files" \
+  LC_ALL=C join -t "$TAB" -a 1 -a 2 -e 0 -o 0,1.2,1.3,2.2,2.3 <(inuse "$MNT/snapshots/1/sites") <(inuse "$MNT/snapshots/2/sites") |
+    awk -F'\t' '$2 != $4 || $3 != $5 { printf "%s %d %d\n", $1, $4 - $2, $5 - $3 }' | LC_ALL=C sort >"$TESTTMP/want.growth"
+  growth_rows "$MNT/snapshots/2/growth" >"$TESTTMP/got.growth"
+  check "growth: in-use objects and bytes by leaf frame = the difference of the two sites files" \
     diff "$TESTTMP/want.growth" "$TESTTMP/got.growth"
+  check "growth names every row by its frame, function (file:line), not trace=N" \
+    awk '!/^[^ ]+ \(.*:[0-9]+\) -?[0-9]+ -?[0-9]+$/ { exit 1 } END { exit NR == 0 }' "$TESTTMP/got.growth"
   hf_umount
 fi
 

@@ -57,7 +57,7 @@ else
   echo "ok - heapfs BEFORE AFTER MNT mounts"
   check_eq "snapshots are 1 and 2" "1 2" "$(ls "$MNT/snapshots" | tr '\n' ' ' | sed 's/ $//')"
   check_eq "latest -> snapshots/2" "snapshots/2" "$(readlink "$MNT/latest")"
-  check "info lists both files" grep -qF "file 2: $TESTTMP/after.hprof (hprof, snapshot 2)" "$MNT/info"
+  check "info lists both files" grep -qF "file 2: $TESTTMP/after.hprof (HPROF heap dump, snapshot 2)" "$MNT/info"
   check "info has each file's own info" test "$(grep -c '^format: hprof$' "$MNT/info")" = 2
   check "snapshot 1 has no growth" test ! -e "$MNT/snapshots/1/growth"
   hist_equal before "$MNT/snapshots/1/histogram"
@@ -100,7 +100,7 @@ else
   check "threads of each dump are in its snapshot" test -d "$MNT/snapshots/1/threads" -a -d "$MNT/snapshots/2/threads"
   check "no mount-wide threads/ with several dumps" test ! -e "$MNT/threads"
   check "diff of the two histograms shows Grower" \
-    bash -c "diff '$MNT/snapshots/1/histogram' '$MNT/snapshots/2/histogram' | grep -q ' Grower\$'"
+    bash -c "diff '$MNT/snapshots/1/histogram' '$MNT/snapshots/2/histogram' | grep -q \"\$(printf '\\t')Grower\\\$\""
   check "stat size = bytes read: growth" test "$(stat -c %s "$G")" = "$(wc -c <"$G")"
   check "stat size = bytes read: strings-new" \
     test "$(stat -c %s "$MNT/snapshots/2/strings-new")" = "$(wc -c <"$MNT/snapshots/2/strings-new")"
@@ -134,8 +134,8 @@ fi
 
 # ---- mixed formats: an HPROF and the BMD made of it ---------------------
 if hf_mount_series "$CORPUS/hprof/slurp_hprof-32.bin" "$CORPUS/bmd/slurp_hprof-32.bmd"; then
-  check "mixed: info lists the hprof file" grep -q '^file 1: .*slurp_hprof-32.bin (hprof, snapshot 1)$' "$MNT/info"
-  check "mixed: info lists the bmd file" grep -q '^file 2: .*slurp_hprof-32.bmd (bmd, snapshot 2)$' "$MNT/info"
+  check "mixed: info lists the hprof file" grep -q '^file 1: .*slurp_hprof-32.bin (HPROF heap dump, snapshot 1)$' "$MNT/info"
+  check "mixed: info lists the bmd file" grep -q '^file 2: .*slurp_hprof-32.bmd (BMD, snapshot 2)$' "$MNT/info"
   check "mixed: each snapshot has its classes" test -d "$MNT/snapshots/1/classes" -a -d "$MNT/snapshots/2/classes"
   # The cruncher keeps names only as hashes; the names it kept compare.
   check "mixed: growth marks the BMD's hashed names new" grep -q ' new  *hash\.[0-9]*\.' "$MNT/snapshots/2/growth"
@@ -166,12 +166,16 @@ check "a heap dump with a gperftools profile: the message names the profile" \
 # ---- gperftools series: growth by site ---------------------------------
 if hf_mount_series "$CORPUS"/pprof-heap/local_tcmalloc_hp.000[12].heap; then
   G=$MNT/snapshots/2/growth
-  # sites: trace inuse_objs inuse_bytes alloc_objs alloc_bytes frame
-  LC_ALL=C join -a 1 -a 2 -e 0 -o 0,1.2,1.3,2.2,2.3 \
-    <(grep -v '^#' "$MNT/snapshots/1/sites" | awk '{ print $1, $2, $3 }' | LC_ALL=C sort -k1,1) \
-    <(grep -v '^#' "$MNT/snapshots/2/sites" | awk '{ print $1, $2, $3 }' | LC_ALL=C sort -k1,1) |
-    awk '$2 != $4 || $3 != $5 { printf "%s %d %d\n", $1, $4 - $2, $5 - $3 }' | LC_ALL=C sort >"$TESTTMP/want.gperf"
-  grep -v '^#' "$G" | awk '{ sub(/^trace=/, "", $6); print $6, $1, $2 }' | LC_ALL=C sort >"$TESTTMP/got.gperf"
+  # sites: trace inuse_objects inuse_space alloc_objects alloc_space frame;
+  # growth sums the stacks of one frame
+  by_frame() {
+    awk -F'\t' 'NR > 1 { n[$NF] += $2; s[$NF] += $3 } END { for (f in n) print f "\t" n[f] "\t" s[f] }' "$1" |
+      LC_ALL=C sort -t "$TAB" -k1,1
+  }
+  LC_ALL=C join -t "$TAB" -a 1 -a 2 -e 0 -o 0,1.2,1.3,2.2,2.3 \
+    <(by_frame "$MNT/snapshots/1/sites") <(by_frame "$MNT/snapshots/2/sites") |
+    awk -F'\t' '$2 != $4 || $3 != $5 { printf "%s %d %d\n", $1, $4 - $2, $5 - $3 }' | LC_ALL=C sort >"$TESTTMP/want.gperf"
+  growth_rows "$G" >"$TESTTMP/got.gperf"
   check "gperftools: growth has a line per changed site" test -s "$TESTTMP/got.gperf"
   check "gperftools: growth equals the difference of the two sites files" \
     diff "$TESTTMP/want.gperf" "$TESTTMP/got.gperf"

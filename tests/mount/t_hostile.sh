@@ -17,12 +17,13 @@
 source "$(dirname "$0")/lib.sh"
 
 HOSTILE="python3 $ROOT/tests/fuzz/hostile.py"
+TAB=$(printf '\t')
 
 # ---- an instance shorter than its class's fields ----
 $HOSTILE short-last "$TESTTMP/short-last.hprof"
 if hf_mount "$TESTTMP/short-last.hprof" -o index=none; then
   check "short instance last in the file: dominators are computed" \
-    grep -q '^0x300 ' "$MNT/latest/dominators"
+    grep -q "^0x300$TAB" "$MNT/latest/dominators"
   check "short instance last in the file: the daemon is still up" ls "$MNT/latest/objects/0x300"
   check_eq "short instance last in the file: no refs" "" "$(ls "$MNT/latest/objects/0x300/refs")"
   hf_umount
@@ -60,9 +61,9 @@ check "40 classes: every field laid out" bash -c "! grep -q 'laid out without' '
 $HOSTILE deep-chain "$TESTTMP/chain-small.hprof" 40 1001
 if hf_mount "$TESTTMP/chain-small.hprof" -o index=none; then
   O=$MNT/latest/objects/0x100027
-  check_eq "the deepest instance's fields: one line each" 40040 "$(wc -l <"$O/fields")"
-  check_eq "...the last one C0's first, shadowed" "f@C0 long 0" "$(tail -1 "$O/fields")"
-  check_eq "...its class's fields too" "f long from C0" "$(tail -1 "$MNT/latest/classes/C39/fields")"
+  check_eq "the deepest instance's fields: one line each, the header first" 40041 "$(wc -l <"$O/fields")"
+  check_eq "...the last one C0's first, shadowed" "f@C0${TAB}long${TAB}0" "$(tail -1 "$O/fields")"
+  check_eq "...its class's fields too" "f${TAB}long${TAB}C0" "$(tail -1 "$MNT/latest/classes/C39/fields")"
   check "...refs/ names its references as fields does" \
     bash -c "ls -U '$O/refs' | head -1 | grep -qx 'f@C39'"
   check "...and the path of the instance before it goes through one" \

@@ -3,7 +3,7 @@
 #
 # Every corpus file mounts clean (the internal checks hold: SITES and CPU
 # rows name TRACEs that exist, CPU SAMPLES counts sum to no more than the
-# total); traces/N and sites are the file's own text; google-pprof reads
+# total); traces/N and sites.agent are the file's own text, sites its rows; google-pprof reads
 # heap.pprof with the totals of the SITES rows; a heap dump's histogram adds
 # up to the file's sz= values; a field shadowed by a subclass's keeps both
 # values; a broken file mounts with its problems listed.
@@ -33,9 +33,13 @@ for f in "$TXT"/*.txt; do
   check_eq "$b: one thread per THREAD START" "$(grep -c '^THREAD START (' "$f")" "$(ls "$MNT/threads" | wc -l)"
   S=$MNT/snapshots/1
   if grep -q '^SITES BEGIN' "$f"; then
-    check_eq "$b: sites is the SITES block" "$(sed -n '/^SITES BEGIN/,/^SITES END/p' "$f")" "$(cat "$S/sites")"
+    check_eq "$b: sites.agent is the SITES block" "$(sed -n '/^SITES BEGIN/,/^SITES END/p' "$f")" "$(cat "$S/sites.agent")"
+    # sites: the block's rows as a table, "trace objs bytes objs bytes class"
+    check_eq "$b: sites has the SITES rows" \
+      "$(sed -n '/^SITES BEGIN/,/^SITES END/p' "$f" | awk '$1 ~ /^[0-9]+$/ && NF >= 9 {
+         print $8 "\t" $5 "\t" $4 "\t" $7 "\t" $6 "\t" $9 }')" "$(tail -n +2 "$S/sites")"
     # every SITES row names a trace that exists
-    missing=$(awk '$1 ~ /^[0-9]+$/ && NF >= 9 {print $8}' "$S/sites" | sort -u | while read -r t; do
+    missing=$(awk -F'\t' 'NR > 1 {print $1}' "$S/sites" | sort -u | while read -r t; do
       [ -e "$MNT/traces/$t" ] || echo "$t"; done)
     check_eq "$b: SITES rows name existing traces" "" "$missing"
     live=$(sed -n 's/^live bytes: //p' "$S/info")
@@ -64,8 +68,8 @@ for f in "$TXT"/*.txt; do
     got=$(cd "$S/objects/0x$id/refs" && for r in *; do echo "$r -> $(readlink "$r")"; done)
     check_eq "$b: refs of 0x$id are its reference lines" "$want" "$got"
     check "$b: objects link to their class" test -d "$S/objects/0x$id/class/"
-    check_eq "$b: roots lists every ROOT line" "$(grep -c '^ROOT ' "$f")" "$(wc -l < "$S/roots")"
-    check "$b: histogram lists classes" grep -q ' java.lang.String$' "$S/histogram"
+    check_eq "$b: roots lists every ROOT line" "$(grep -c '^ROOT ' "$f")" "$(tail -n +2 "$S/roots" | wc -l)"
+    check "$b: histogram lists classes" grep -q $'\tjava.lang.String$' "$S/histogram"
     check "$b: no strings file (the text has no string contents)" test ! -e "$S/strings"
     check_eq "$b: histogram bytes = the sum of the file's sz= values" \
       "$(awk 'match($0, /\(sz=[0-9]+/) { s += substr($0, RSTART + 4, RLENGTH - 4) } END { print s + 0 }' "$f")" \
@@ -78,12 +82,16 @@ for f in "$TXT"/*.txt; do
     fi
   fi
   if grep -q '^CPU SAMPLES BEGIN' "$f"; then
-    total=$(sed -n 's/^CPU SAMPLES BEGIN (total = \([0-9]*\)).*/\1/p' "$S/cpu/samples")
-    sum=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /%$/ {s+=$4} END {print s}' "$S/cpu/samples")
+    total=$(sed -n 's/^CPU SAMPLES BEGIN (total = \([0-9]*\)).*/\1/p' "$S/cpu/samples.agent")
+    sum=$(awk -F'\t' 'NR > 1 {s+=$2} END {print s}' "$S/cpu/samples")
     check "$b: CPU samples sum to no more than the total ($sum of $total)" test "$sum" -le "$total"
   fi
   if grep -q '^CPU TIME (ms) BEGIN' "$f"; then
-    check_eq "$b: cpu/times is the CPU TIME block" "$(sed -n '/^CPU TIME (ms) BEGIN/,/^CPU TIME (ms) END/p' "$f")" "$(cat "$S/cpu/times")"
+    check_eq "$b: cpu/times.agent is the CPU TIME block" "$(sed -n '/^CPU TIME (ms) BEGIN/,/^CPU TIME (ms) END/p' "$f")" "$(cat "$S/cpu/times.agent")"
+    check_eq "$b: cpu/times has its rows: trace, count, percent with a dot, method" \
+      "$(sed -n '/^CPU TIME (ms) BEGIN/,/^CPU TIME (ms) END/p' "$f" | awk '$1 ~ /^[0-9]+$/ && NF >= 6 {
+         p = $2; sub(/%$/, "", p); sub(/,/, ".", p); print $5 "\t" $4 "\t" p "\t" $6 }')" \
+      "$(tail -n +2 "$S/cpu/times")"
   else
     check "$b: no cpu/times where the file has no CPU TIME (absent, not empty)" test ! -e "$S/cpu/times"
   fi
@@ -136,7 +144,7 @@ if hf_mount "$H"; then
     "parent object 0x21
 ucp object 0x23
 acc object 0x21
-ucp@java.net.URLClassLoader object 0x22" "$(cat "$O/fields")"
+ucp@java.net.URLClassLoader object 0x22" "$(tail -n +2 "$O/fields" | tr '\t' ' ')"
   check_eq "shadowed: refs/ has both" "../../0x23 ../../0x22" \
     "$(readlink "$O/refs/ucp") $(readlink "$O/refs/ucp@java.net.URLClassLoader")"
   check_eq "shadowed: histogram bytes = the sum of sz= (72 + 3 x 16 + 48: arrays' too, class objects 0)" "168" \

@@ -8,8 +8,6 @@
 # mounts of one dump at once both work and leave one sane file; dominator
 # results are kept in a second file and loaded, not computed, by a remount.
 source "$(dirname "$0")/lib.sh"
-# the read-only bind mount made below (as root) goes before lib.sh's cleanup
-trap 'umount "$TESTTMP/robind" 2>/dev/null; hf_cleanup' EXIT
 
 SRC=$CORPUS/hprof/mat_oracle_jdk8_05_x64.hprof
 D=$TESTTMP/dumps
@@ -121,12 +119,7 @@ changed "rewritten with the same size and mtime"
 # ---- an unwritable dump directory: the cache directory ----
 RO=$TESTTMP/ro
 mkdir -p "$RO"; cp "$SRC" "$RO/b.hprof"
-ro_dir=""
-if [ "$(id -u)" != 0 ]; then
-  chmod 555 "$RO"; ro_dir=$RO
-elif mkdir -p "$TESTTMP/robind" && mount --bind "$RO" "$TESTTMP/robind" 2>/dev/null; then
-  if mount -o remount,ro,bind "$TESTTMP/robind" 2>/dev/null; then ro_dir=$TESTTMP/robind; else umount "$TESTTMP/robind"; fi
-fi
+hf_unwritable "$RO"; ro_dir=$HF_RO
 if [ -n "$ro_dir" ]; then
   hf_mount "$ro_dir/b.hprof"
   check "unwritable directory: the index goes to \$XDG_CACHE_HOME/heapfs" \

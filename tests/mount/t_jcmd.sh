@@ -64,6 +64,9 @@ against_jcmd() {
   check_eq "$l: java.lang.Class count equals jcmd's (class objects + primitive mirrors)" \
     "$(jcmd_hist <"$TESTTMP/$l.h1.raw" | awk -F '\t' '$1 == "java.lang.Class" { print $2 }')" \
     "$(heapfs_hist <"$S/histogram" | awk -F '\t' '$1 == "java.lang.Class" { print $2 }')"
+  check_eq "$l: info says what java.lang.Class counts: jcmd's count = the class objects + the rest" \
+    "$(jcmd_hist <"$TESTTMP/$l.h1.raw" | awk -F '\t' '$1 == "java.lang.Class" { print $2 }') = $(sed -n 's/^class objects: //p' "$S/info") class objects" \
+    "$(sed -n 's/^java.lang.Class objects: \([0-9]* = [0-9]* class objects\) .*/\1/p' "$S/info")"
 }
 
 # One JVM per layout, each compared and unmounted; the default one last, and
@@ -79,7 +82,7 @@ heapshape_dump default || exit 1
 against_jcmd default 4 "instance = align8(12 + fields), array = align8(16 +" || exit 1
 
 check "latest is a symlink to snapshots/N" bash -c "readlink '$MNT/latest' | grep -Eq '^snapshots/[0-9]+$'"
-check_eq "histogram header" "#  instances        bytes  class" "$(head -1 "$S/histogram")"
+check_eq "histogram header" "# objects${TAB}bytes${TAB}class" "$(head -1 "$S/histogram")"
 for want in "Alpha 1234" "Beta\$Inner 777" "CycleA 1" "CycleB 1" "Alpha[] 1"; do
   read -r cname cwant <<<"$want"
   check_eq "histogram: $cname has $cwant instances" "$cwant" "$(awk -F '\t' -v n="$cname" '$1 == n { print $2 }' "$TESTTMP/default.hf")"

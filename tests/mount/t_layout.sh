@@ -9,7 +9,7 @@
 #   - the direction between the layers (architecture.md, "Who may include
 #     whom"): decoders/core/ includes only core, and no header of libdw,
 #     protobuf-c or FUSE; decoders/pprof/ only core and pprof;
-#     decoders/heap/ only core, pprof and heap; only the Java heap formats
+#     decoders/heap/ only core, pprof and heap; only the heap formats
 #     (HEAP_FORMATS below) include decoders/heap/; cache/ includes nothing
 #     of decoders/ or fs/; no file of decoders/ includes anything of cache/;
 #     fs/ sees decoders/ only through decoders/core/ (model.h, names.h,
@@ -54,8 +54,8 @@ declare -A MOUNT_TESTS=(
 )
 # decoders/ folders that are layers shared by the formats, not formats
 SHARED_LAYERS=" core heap pprof "
-# the format folders that build on the Java heap layer, decoders/heap/
-HEAP_FORMATS=" hprof bmd hproftxt "
+# the format folders that build on the heap layer, decoders/heap/
+HEAP_FORMATS=" hprof bmd hproftxt v8 "
 
 # report WHAT OFFENDERS: "ok - WHAT" when OFFENDERS (lines) is empty, else
 # "not ok - WHAT" and each offender on a "#" line.
@@ -113,8 +113,8 @@ report "no file of decoders/ includes anything of cache/" \
   "$(inc '$1 ~ /^decoders\// && $2 ~ /^cache\//')"
 report "fs/ includes of cache/ only the view cache, cache/cache.h" \
   "$(inc '$1 ~ /^fs\// && $2 ~ /^cache\// && $2 != "cache/cache.h"')"
-report "fs/ sees decoders/ only through decoders/core/ (model.h, names.h, compare.h, search.h, cancel.h, mapwatch.h; keepfile.h in check.c)" \
-  "$(inc '$1 ~ /^fs\// && $2 ~ /^decoders\// && $2 !~ /^decoders\/core\/(model|names|compare|search|cancel|mapwatch)\.h$/ && !($1 == "fs/check.c" && $2 == "decoders/core/keepfile.h")')"
+report "fs/ sees decoders/ only through decoders/core/ (model.h, names.h, compare.h, search.h, cancel.h, mapwatch.h; keepfile.h in check.c; keepdir.h in check.c, forget.c, main.c)" \
+  "$(inc '$1 ~ /^fs\// && $2 ~ /^decoders\// && $2 !~ /^decoders\/core\/(model|names|compare|search|cancel|mapwatch)\.h$/ && !($1 == "fs/check.c" && $2 == "decoders/core/keepfile.h") && !($2 == "decoders/core/keepdir.h" && $1 ~ /^fs\/(check|forget|main)\.c$/)')"
 report "decoders/core/registry.h is included by no file of the library but registry.c" \
   "$(inc '$2 == "decoders/core/registry.h" && $1 != "decoders/core/registry.c"')"
 
@@ -134,7 +134,7 @@ cross=$(awk -v formats="$formats" '
     print
   }' "$INC")
 report "no folder of decoders/ includes another format folder's header (but bmd/: hprof/records.h)" "$cross"
-report "only the Java heap formats ($(echo $HEAP_FORMATS)) include decoders/heap/" \
+report "only the heap formats ($(echo $HEAP_FORMATS)) include decoders/heap/" \
   "$(awk -v heapfmt="$HEAP_FORMATS" '$1 ~ /^decoders\// && $2 ~ /^decoders\/heap\// {
       split($1, a, "/")
       if (a[2] != "heap" && index(heapfmt, " " a[2] " ") == 0) print

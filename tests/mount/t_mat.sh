@@ -62,17 +62,17 @@ check_eq "classes/MatViews/retained: statics is objects/ID/retained of the class
 check_eq "classes/MatViews/retained: no instances retain anything" 0 "$(field "$C/MatViews/retained" retained)"
 check_eq "classes/MatViews\$Session/retained: the instances retain jcmd's bytes" \
   "$(jbytes 'MatViews$Session')" "$(field "$C/MatViews\$Session/retained" retained)"
-check "suspects: class MatViews is suspect 1, through its static fields" \
-  grep -q "^suspect 1: $MV class MatViews retains $statics bytes .*through its static fields" "$S/suspects"
-check "suspects: no suspect is all instances of java.lang.Class" \
-  bash -c "! grep -q 'instances of java.lang.Class' '$S/suspects'"
-sed -n '/^suspect 1:/,/^suspect 2:/p' "$S/suspects" >"$TESTTMP/s1"
-check "suspects: the path reaches the accumulation point via BIG, the field" \
+check "suspects-report: class MatViews is suspect 1, through its static fields" \
+  grep -q "^suspect 1: $MV class MatViews retains $statics bytes .*through its static fields" "$S/suspects-report"
+check "suspects-report: no suspect is all instances of java.lang.Class" \
+  bash -c "! grep -q 'instances of java.lang.Class' '$S/suspects-report'"
+sed -n '/^suspect 1:/,/^suspect 2:/p' "$S/suspects-report" >"$TESTTMP/s1"
+check "suspects-report: the path reaches the accumulation point via BIG, the field" \
   grep -q "^    $BIGID byte\[\] via BIG$" "$TESTTMP/s1"
-check "suspects: the path starts at a GC root" bash -c "grep -A1 'path from a GC root' '$TESTTMP/s1' | grep -q '(root: '"
-check "suspects: every step below the root names its field" \
+check "suspects-report: the path starts at a GC root" bash -c "grep -A1 'path from a GC root' '$TESTTMP/s1' | grep -q '(root: '"
+check "suspects-report: every step below the root names its field" \
   bash -c "sed -n '/path from a GC root/,/accumulation point:/p' '$TESTTMP/s1' | sed '1,2d;\$d' | grep -v -q ' via ' && exit 1 || exit 0"
-check "suspects: the accumulation point is BIG" grep -q "^  accumulation point: $BIGID byte\[\] retains $BIG bytes" "$TESTTMP/s1"
+check "suspects-report: the accumulation point is BIG" grep -q "^  accumulation point: $BIGID byte\[\] retains $BIG bytes" "$TESTTMP/s1"
 
 G=$S/biggest
 check_eq "biggest: header" "# id${TAB}shallow${TAB}retained${TAB}percent${TAB}class${TAB}what" "$(head -1 "$G")"
@@ -100,7 +100,9 @@ check_eq "HOLDER's dominated-by-class: 100 Items, jcmd's bytes, each with its by
   "$(tail -n +2 "$S/objects/$HOLDER/dominated-by-class" | cut -f1-3,5)"
 check_eq "dominated-by-class: header" "# objects${TAB}shallow${TAB}retained${TAB}percent${TAB}class" \
   "$(head -1 "$S/objects/$HOLDER/dominated-by-class")"
-awk 'NR > 1 { n[$5]++; s[$5] += $2; r[$5] += $3 } END { for (c in n) print n[c], s[c], r[c], c }' "$S/dominators" |
+# dominators names a class object "class NAME"; dominators-by-class groups them as java.lang.Class
+awk -F '\t' 'NR > 1 { c = $5 ~ /^class / ? "java.lang.Class" : $5; n[c]++; s[c] += $2; r[c] += $3 }
+  END { for (c in n) print n[c], s[c], r[c], c }' "$S/dominators" |
   sort >"$TESTTMP/dom.grouped"
 tail -n +2 "$S/dominators-by-class" | awk -F '\t' '{ print $1, $2, $3, $5 }' | sort >"$TESTTMP/dbc"
 check "dominators-by-class: the dominators view grouped by class" diff "$TESTTMP/dom.grouped" "$TESTTMP/dbc"
@@ -109,7 +111,7 @@ check "dominators-by-class: class MatViews is among the java.lang.Class objects"
   test "$(awk -F '\t' '$5 == "java.lang.Class" { print $3 }' "$S/dominators-by-class")" -ge "$statics"
 
 # ---- consumers-by-class, -loader, -package ------------------------------------------
-TOTAL=$(sed -n 's/.* the \([0-9]*\) reachable bytes$/\1/p' "$S/suspects")
+TOTAL=$(sed -n 's/.* the \([0-9]*\) reachable bytes$/\1/p' "$S/suspects-report")
 crow() { awk -F '\t' -v c="$2" '$6 == c' "$S/consumers-by-$1" | cut -f1,2; }
 check_eq "consumers-by-class: header" "# objects${TAB}retained${TAB}percent${TAB}top_objects${TAB}top_retained${TAB}class" \
   "$(head -1 "$S/consumers-by-class")"
@@ -125,7 +127,7 @@ check_eq "consumers-by-loader: top_retained adds up to the reachable bytes" "$TO
 check "consumers-by-class: top_retained adds up to at most the reachable bytes" \
   test "$(awk -F '\t' 'NR > 1 { s += $5 } END { print s }' "$S/consumers-by-class")" -le "$TOTAL"
 # every class with reachable instances (retained bytes) has a row
-awk 'NR > 1 && $3 > 0 { c = $0; sub(/^ *[0-9]+ +[0-9]+ +[0-9]+  /, "", c); print c }' "$S/histogram-retained" | LC_ALL=C sort >"$TESTTMP/with"
+awk -F '\t' 'NR > 1 && $3 > 0 { print $4 }' "$S/histogram-retained" | LC_ALL=C sort >"$TESTTMP/with"
 tail -n +2 "$S/consumers-by-class" | cut -f6 | LC_ALL=C sort >"$TESTTMP/rows"
 check_eq "consumers-by-class: a row for every class with reachable instances" "" "$(LC_ALL=C comm -23 "$TESTTMP/with" "$TESTTMP/rows" | head -3)"
 check_eq "consumers-by-package: top_retained of the outermost packages adds up to the reachable bytes" "$TOTAL" \

@@ -38,11 +38,10 @@ PRIMS=' boolean char float double byte short int long '
 # heapfs histogram -> "slurp-label<TAB>instances", summed by label.
 # $1 = desc (array class names in the dump are descriptors) or display.
 slurp_counts() {
-  awk -v mode="$1" -v prims="$PRIMS" '
+  awk -F'\t' -v mode="$1" -v prims="$PRIMS" '
     /^#/ { next }
     {
-      n = $1; name = $0
-      sub(/^ *[0-9]+ +[0-9]+ +/, "", name)
+      n = $1; name = $3
       sub(/@0x[0-9a-fA-F]+$/, "", name)
       gsub(/%2F/, "/", name); gsub(/%2E/, ".", name); gsub(/%25/, "%", name)
       base = name; dims = 0

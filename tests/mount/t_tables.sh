@@ -41,7 +41,7 @@ for dump in "$CORPUS"/hprof/*.hprof "$CORPUS"/hprof/*.bin "$CORPUS"/bmd/*.bmd "$
   for s in "$MNT"/snapshots/*; do
     [ -f "$s/histogram" ] || continue
     # the biggest classes, an array class and java.lang.String where there is one
-    { grep -v '^#' "$s/histogram" | head -4 | awk '{ $1 = $2 = ""; sub(/^  /, ""); print }'
+    { grep -v '^#' "$s/histogram" | head -4 | cut -f3
       echo "java.lang.String"; echo "int[]"; echo "java.lang.Object[]"; } | while IFS= read -r c; do
       [ -f "$s/classes/$c/table.tsv" ] && echo "$s/classes/$c/table.tsv"
     done >"$TESTTMP/picked"
@@ -66,7 +66,7 @@ check_eq "objects.tsv's header" "id${TAB}class${TAB}shallow${TAB}length" "$(head
 check_eq "objects.tsv has one row per object" "$(sed -n 's/^objects: //p' "$MNT/info")" \
   "$(($(wc -l <"$T/objects.tsv") - 1))"
 # the histogram as "count bytes class", sorted
-grep -v '^#' "$S/histogram" | awk '{ c = $0; sub(/^ *[0-9]+ +[0-9]+  /, "", c); print $1, $2, c }' |
+grep -v '^#' "$S/histogram" | awk -F '\t' '{ print $1, $2, $3 }' |
   LC_ALL=C sort >"$TESTTMP/hist"
 if command -v sqlite3 >/dev/null; then
   # ascii mode with TAB and newline: no CSV quoting, every byte as it is
@@ -86,12 +86,12 @@ check "classes.tsv's instances and bytes equal the histogram" diff "$TESTTMP/his
 fields_row() {
   awk 'function hex(s,   i, n) { n = 0; for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", tolower(substr(s, i, 1))) - 1; return n }
        BEGIN { for (i = 32; i < 127; i++) ord[sprintf("%c", i)] = i }
-       { v = $3
+       NR > 1 { v = $3
          if ($2 == "boolean") v = (v == "true") ? 1 : 0
          else if ($2 == "char") v = (v ~ /^.\\u/) ? hex(substr(v, 4, 4)) : ord[substr(v, 2, 1)]
          else if (v == "null") v = ""
          row = row "\t" v }
-       END { print row }' "$1"
+       END { print row }' FS='\t' "$1"
 }
 nbad=0 n=0
 for c in java.util.HashMap java.lang.Thread java.util.ArrayList java.lang.String; do
@@ -107,8 +107,20 @@ done
 check_eq "rows of table.tsv equal the fields files ($n objects of 4 classes)" 0 "$nbad"
 # the String text column: strings's text for the same ids
 awk -F '\t' 'NR > 1 { print $1 " " $NF }' "$S/classes/java.lang.String/table.tsv" | LC_ALL=C sort >"$TESTTMP/stext"
-# (strings escapes newlines and backslashes as the table does, tabs not)
-sed 's/\t/\\t/g' "$S/strings" | LC_ALL=C sort >"$TESTTMP/strings"
+# strings escapes TAB, newlines, CR, NUL and backslashes as the table does,
+# and other control bytes (\xHH, C1 as \u00HH) that the table keeps: undone
+python3 - "$S/strings" <<'PY' | LC_ALL=C sort >"$TESTTMP/strings"
+import re, sys
+def raw(m):
+    s = m.group(0)
+    if s[1:2] == b'x':
+        return bytes([int(s[2:], 16)])
+    return chr(int(s[2:], 16)).encode() if s[1:2] == b'u' else s
+for line in open(sys.argv[1], 'rb').read().split(b'\n')[1:-1]:
+    oid, text = line.split(b'\t', 1)
+    text = re.sub(rb'\\x[0-9a-f]{2}|\\u00[0-9a-f]{2}|\\.', raw, text)
+    sys.stdout.buffer.write(oid + b' ' + text + b'\n')
+PY
 check "java.lang.String/table.tsv's text column is the strings view's text" diff "$TESTTMP/strings" "$TESTTMP/stext"
 # reads at offsets
 cat "$T/references.tsv" >"$TESTTMP/refs.whole"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# t_treemap.sh - snapshots/S/dominators.svg of heap dumps (HPROF, BMD):
+# t_treemap.sh - snapshots/S/dominators.svg of heap dumps (HPROF, BMD,
+# HPROF text):
 # the dominator tree as a treemap (decoders/heap/treemap.c).
 #
 # Well-formed (xmllint); no reference outside but the relative links to
@@ -9,6 +10,7 @@
 # picture.  Headless Chromium draws it: not blank, and the largest object
 # of `dominators` is the box at the top left, in its colour.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/browser.sh"
 
 cat >"$TESTTMP/tm.py" <<'PY'
 import re, sys, xml.etree.ElementTree as ET
@@ -56,7 +58,8 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 
-for f in "$CORPUS"/hprof/mat_oracle_jdk8_05_x64.hprof "$CORPUS"/bmd/leakcanary_leak_service_binder.bmd; do
+for f in "$CORPUS"/hprof/mat_oracle_jdk8_05_x64.hprof "$CORPUS"/bmd/leakcanary_leak_service_binder.bmd \
+         "$CORPUS"/hprof-txt/Magnulas_ADKLabb3_heapdump_sites.java.hprof.txt; do
   b=$(basename "$f")
   if ! hf_mount "$f"; then echo "not ok - $b mounts"; continue; fi
   S=$MNT/snapshots/1
@@ -77,13 +80,11 @@ for f in "$CORPUS"/hprof/mat_oracle_jdk8_05_x64.hprof "$CORPUS"/bmd/leakcanary_l
   hf_umount
 done
 
-CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ] || [ ! -s "$TESTTMP/d.svg" ]; then
   echo "ok - dominators.svg in a browser # SKIP chromium is not installed"
   exit 0
 fi
-timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --hide-scrollbars \
-  --window-size=1200,830 --screenshot="$TESTTMP/d.png" "file://$TESTTMP/d.svg" >/dev/null 2>&1
+browser_shot "file://$TESTTMP/d.svg" "$TESTTMP/d.png" 1200 830
 read -r x y w fill < <(python3 "$TESTTMP/tm.py" "$TESTTMP/d.svg" "$TESTTMP/d.txt" where)
 if out=$(python3 - "$TESTTMP/d.png" "$x" "$y" "$w" "$fill" "$ROOT/tests/mount" <<'PY'
 import re, sys

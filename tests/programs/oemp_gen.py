@@ -542,7 +542,8 @@ def check(a):
             for line in c.read(sd, fname).splitlines():
                 if line.startswith("#"):
                     continue
-                m = re.match(r"^ *(\d+) +(-?\d+)  (.*)$", line)
+                # "objects<TAB>bytes<TAB>type[<TAB>name]" (docs/views.md)
+                m = re.match(r"^(\d+)\t(-?\d+)\t(.*)$", line)
                 if not m:
                     hist_bad.append(f"{seq}: bad {fname} line {line!r}")
                     continue
@@ -553,7 +554,7 @@ def check(a):
             hist_bad.append(f"{seq}: differs for {diff[:4]}")
         # created / changed / deleted
         def rows(name):
-            return [l.split(" ") for l in c.read(sd, name).splitlines() if not l.startswith("#")]
+            return [l.split("\t") for l in c.read(sd, name).splitlines() if not l.startswith("#")]
         got_c = [[int(r[0]), int(r[1])] for r in rows("created")]
         got_ch = [[int(r[0]), int(r[1]), int(r[2])] for r in rows("changed")]
         got_d = [[int(r[0]), int(r[1]), int(r[2])] for r in rows("deleted")]
@@ -568,7 +569,7 @@ def check(a):
         plat = {}
         for line in c.read(sd, "platform").splitlines():
             if not line.startswith("#"):
-                f = line.split(None, 4)
+                f = line.split("\t", 4)
                 plat[f[4]] = int(f[1])
         if plat != s["platform"]:
             plat_bad.append(f"{seq}: {plat} != {s['platform']}")

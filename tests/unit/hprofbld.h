@@ -1,7 +1,7 @@
 /*
  * hprofbld.h - a tiny builder of HPROF binary files for unit tests
- * (test_hprof.c, test_tables.c): records and heap dump sub-records written
- * big-endian into a GByteArray, as a JVM writes them.  Static functions:
+ * (test_hprof.c, test_tables.c, test_bitmap.c): records and heap dump
+ * sub-records written big-endian into a GByteArray, as a JVM writes them.  Static functions:
  * include it in one test file each.
  */
 #ifndef HF_TEST_HPROFBLD_H
@@ -100,6 +100,16 @@ static void instance(bld *b, uint64_t oid, uint64_t cid, const uint8_t *data, ui
     id(b, cid);
     u4(b, n);
     g_byte_array_append(b->b, data, n);
+}
+G_GNUC_UNUSED static void obj_array(bld *b, uint64_t oid, uint64_t cls, uint32_t n, const uint64_t *ids)
+{
+    u1(b, HPROF_GC_OBJ_ARRAY_DUMP);
+    id(b, oid);
+    u4(b, 0);
+    u4(b, n);
+    id(b, cls);
+    for (uint32_t i = 0; i < n; i++)
+        id(b, ids[i]);
 }
 static void prim_array(bld *b, uint64_t oid, uint8_t type, uint32_t n, const uint8_t *data,
                        unsigned width)

@@ -171,17 +171,18 @@ static void test_full(void **state)
     assert_string_equal(next->str, "hash.4.00338af3");
     assert_contains(th_class_file(d, 0, bar->str, "info"), foo->str); /* super */
     /* fields: every type decoded, own fields first, then the super's */
-    char *want = g_strdup_printf("%s object 0x65\ni int -7\nz boolean true\nb byte -2\n"
-                                 "c char 'A'\nf float 1.5\nd double -2.25\nj long -3\n"
-                                 "s short -4\n", next->str);
+    char *want = g_strdup_printf("# name\ttype\tvalue\n%s\tobject\t0x65\ni\tint\t-7\n"
+                                 "z\tboolean\ttrue\nb\tbyte\t-2\nc\tchar\t'A'\nf\tfloat\t1.5\n"
+                                 "d\tdouble\t-2.25\nj\tlong\t-3\ns\tshort\t-4\n", next->str);
     char *got = th_object_file(d, 0, "0x64", "fields");
     assert_string_equal(got, want);
     g_free(got);
     g_free(want);
     got = th_object_file(d, 0, "0x65", "fields");
-    want = g_strdup_printf("%s object 0x64\n%s@%s object null\ni int 8\nz boolean false\n"
-                           "b byte 1\nc char '\\u263a'\nf float 0\nd double 0\nj long 1\n"
-                           "s short 2\n", next->str, next->str, foo->str);
+    want = g_strdup_printf("# name\ttype\tvalue\n%s\tobject\t0x64\n%s@%s\tobject\tnull\n"
+                           "i\tint\t8\nz\tboolean\tfalse\nb\tbyte\t1\nc\tchar\t'\\u263a'\n"
+                           "f\tfloat\t0\nd\tdouble\t0\nj\tlong\t1\ns\tshort\t2\n",
+                           next->str, next->str, foo->str);
     assert_string_equal(got, want);
     g_free(got);
     g_free(want);
@@ -209,13 +210,13 @@ static void test_full(void **state)
     got = th_class_file(d, 0, "java.lang.Class", "statics");
     GString *secret = g_string_new(NULL);
     bmd_placeholder(secret, 10, bmd_java_hash("secretName", 10));
-    want = g_strdup_printf("COUNT int -5\n%s object 0x64\nd double 2.5\nc char 'x'\n",
-                           secret->str);
+    want = g_strdup_printf("# name\ttype\tvalue\nCOUNT\tint\t-5\n%s\tobject\t0x64\n"
+                           "d\tdouble\t2.5\nc\tchar\t'x'\n", secret->str);
     assert_string_equal(got, want);
     g_free(got);
     g_free(want);
     /* object array: elements and refs */
-    assert_contains(th_object_file(d, 0, "0x66", "fields"), "[0] 0x64\n[1] null\n[2] 0x65\n");
+    assert_contains(th_object_file(d, 0, "0x66", "fields"), "# index\tvalue\n0\t0x64\n1\tnull\n2\t0x65\n");
     assert_contains(th_object_file(d, 0, "0x66", "info"), "class: java.lang.Object[]\n");
     int64_t ao = d->ops->object_find(d, 0, "0x66");
     assert_int_equal(th_ref(d, 0, (uint64_t)ao, 2, name, &to), HF_REF_OK);
@@ -232,10 +233,10 @@ static void test_full(void **state)
     /* int[] is hashed: the arrays go to a made-up int[] */
     assert_contains(th_class_file(d, 0, "int[]", "info"), "instance count: 1\n");
     /* roots, strings, histogram */
-    assert_contains(th_snap_file(d, 0, "roots"), "unknown 0x64 ");
+    assert_contains(th_snap_file(d, 0, "roots"), "unknown\t0x64\t");
     got = th_snap_file(d, 0, "strings");
-    assert_non_null(strstr(got, "1 text java.lang.Object\n"));
-    want = g_strdup_printf("%u hashed %s\n", S_FOO, foo->str);
+    assert_non_null(strstr(got, "1\ttext\tjava.lang.Object\n"));
+    want = g_strdup_printf("%u\thashed\t%s\n", S_FOO, foo->str);
     assert_non_null(strstr(got, want));
     g_free(want);
     g_free(got);
@@ -285,12 +286,12 @@ static void test_names_option(void **state)
     g_free(in);
     /* com/example/Bar matched slashed: shown dotted */
     assert_contains(th_class_file(d, 0, "com.example.Bar", "info"), "super: com.example.Foo\n");
-    assert_contains(th_object_file(d, 0, "0x65", "fields"), "next object 0x64\nnext@com.example.Foo ");
+    assert_contains(th_object_file(d, 0, "0x65", "fields"), "next\tobject\t0x64\nnext@com.example.Foo\t");
     /* int[] resolved: the arrays go to the real class */
     int64_t c = d->ops->class_find(d, 0, "int[]");
     assert_true(c >= 0);
     assert_contains(th_class_file(d, 0, "int[]", "info"), "id: 0x7\n");
-    assert_contains(th_snap_file(d, 0, "strings"), "4 resolved com.example.Foo\n");
+    assert_contains(th_snap_file(d, 0, "strings"), "4\tresolved\tcom.example.Foo\n");
     th_close_temp(d, path);
     /* a names file that is not there: the open fails, saying why */
     opts.names_file = "/nonexistent/names.txt";
@@ -343,9 +344,9 @@ static void test_any_order(void **state)
     if (*pr)
         fail_msg("problems:\n%s", pr);
     g_free(pr);
-    assert_contains(th_object_file(d, 0, "0xa", "fields"), "a object 0xb\nb object 0xc\nc int 7\n");
-    assert_contains(th_object_file(d, 0, "0xb", "fields"), "b object null\nc int 300\n");
-    assert_contains(th_object_file(d, 0, "0xc", "fields"), "a object null\nb object 0xb\nc int 1\n");
+    assert_contains(th_object_file(d, 0, "0xa", "fields"), "a\tobject\t0xb\nb\tobject\t0xc\nc\tint\t7\n");
+    assert_contains(th_object_file(d, 0, "0xb", "fields"), "b\tobject\tnull\nc\tint\t300\n");
+    assert_contains(th_object_file(d, 0, "0xc", "fields"), "a\tobject\tnull\nb\tobject\t0xb\nc\tint\t1\n");
     assert_contains(th_object_file(d, 0, "0xd", "info"), "class: Bar[]\n");
     assert_contains(th_class_file(d, 0, "Bar", "instances"), "0xa\n0xc\n");
     char *in = th_info(d);
@@ -381,7 +382,7 @@ static void test_second_pass(void **state)
         fail_msg("problems:\n%s", pr);
     g_free(pr);
     assert_contains(th_info(d), "passes: 2\n");
-    assert_contains(th_object_file(d, 0, "0x1e", "fields"), "a object 0x4\nb object 0x9\nc object 0x9\n");
+    assert_contains(th_object_file(d, 0, "0x1e", "fields"), "a\tobject\t0x4\nb\tobject\t0x9\nc\tobject\t0x9\n");
     assert_int_equal(d->ops->object_find(d, 0, "0x9"), -1);
     assert_int_equal(d->ops->n_objects(d, 0), 3);
     th_close_temp(d, path);

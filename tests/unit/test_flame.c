@@ -46,7 +46,7 @@ static GArray *frames_of(const char *svg)
     GArray *out = g_array_new(FALSE, TRUE, sizeof(fframe));
     g_array_set_clear_func(out, free_frame);
     GRegex *re = g_regex_new("<g class=\"f\" id=\"f\\d+\" data-x=\"(\\d+)\" data-v=\"(\\d+)\" "
-                             "data-d=\"(\\d+)\"( data-m=\"1\")?><title>([^<]*)</title><rect "
+                             "data-d=\"(\\d+)\"(?: data-b=\"\\d+\")?( data-m=\"1\")?><title>([^<]*)</title><rect "
                              "[^>]*width=\"([0-9.]+)\"[^>]*/><text [^>]*>([^<]*)</text></g>",
                              0, 0, NULL);
     GMatchInfo *m;
@@ -253,6 +253,63 @@ static void test_empty(void **state)
     hf_pprof_free(p);
 }
 
+/* The data-b of frame `name` in a flame-diff picture, and its fill. */
+static uint64_t before_of(const char *svg, const char *name, char fill[32])
+{
+    char *pat = g_strdup_printf("data-b=\"(\\d+)\"><title>%s \\([^<]*</title><rect [^>]*fill=\"([^\"]*)\"", name);
+    GRegex *re = g_regex_new(pat, 0, 0, NULL);
+    GMatchInfo *m;
+    uint64_t b = UINT64_MAX;
+    if (g_regex_match(re, svg, 0, &m)) {
+        char *v = g_match_info_fetch(m, 1), *f = g_match_info_fetch(m, 2);
+        b = g_ascii_strtoull(v, NULL, 10);
+        g_strlcpy(fill, f, 32);
+        g_free(v);
+        g_free(f);
+    }
+    g_match_info_free(m);
+    g_regex_unref(re);
+    g_free(pat);
+    return b;
+}
+
+static void test_diff(void **state)
+{
+    hf_pprof *before = hf_pprof_new("t"), *now = hf_pprof_new("t");
+    add(before, 1000, 2, "main", "grows");
+    add(before, 4000, 2, "main", "shrinks");
+    add(before, 300, 2, "main", "same");
+    add(before, 900, 2, "main", "gone"); /* only before: counts in main, not drawn */
+    add(now, 3000, 2, "main", "grows");
+    add(now, 1000, 2, "main", "shrinks");
+    add(now, 300, 2, "main", "same");
+    add(now, 50, 2, "main", "new");
+    GString *s = g_string_new(NULL);
+    hf_flame_render_diff(now, before, HF_PPROF_INUSE_BYTES, "d", "bytes", s);
+    char *svg = g_string_free(s, FALSE);
+    assert_well_formed(svg);
+    GArray *fs = frames_of(svg);
+    assert_null(find(fs, "gone"));
+    assert_int_equal(find(fs, "main")->v, 4350);
+    char fill[32];
+    assert_int_equal(before_of(svg, "all", fill), 6200);
+    assert_int_equal(before_of(svg, "main", fill), 6200);
+    assert_string_equal(find(fs, "main")->title,
+                        "main (4350 bytes, 100.00%; before 6200 bytes; change -1850 bytes)");
+    assert_int_equal(before_of(svg, "shrinks", fill), 4000);
+    assert_string_equal(fill, "rgb(30,30,255)"); /* the largest change: deepest */
+    assert_int_equal(before_of(svg, "grows", fill), 1000);
+    assert_string_equal(fill, "rgb(255,90,90)"); /* 2000 of 3000: 40 + 120 */
+    assert_int_equal(before_of(svg, "same", fill), 300);
+    assert_string_equal(fill, "rgb(255,250,250)");
+    assert_int_equal(before_of(svg, "new", fill), 0);
+    assert_string_equal(fill, "rgb(255,207,207)"); /* 50 of 3000: 40 + 3 */
+    g_array_free(fs, TRUE);
+    g_free(svg);
+    hf_pprof_free(before);
+    hf_pprof_free(now);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +318,7 @@ int main(void)
         cmocka_unit_test(test_narrow_frames_merged),
         cmocka_unit_test(test_labels_fit),
         cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_diff),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

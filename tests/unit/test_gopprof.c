@@ -245,6 +245,12 @@ static void test_decoder_bad_crc(void **state)
     g_free(buf);
 }
 
+static void collect_tally(void *ud, const char *name, int64_t count, int64_t bytes)
+{
+    g_string_append_printf(ud, "%s %" G_GINT64_FORMAT " %" G_GINT64_FORMAT "\n", name, count,
+                           bytes);
+}
+
 static void test_decoder_good(void **state)
 {
     size_t len;
@@ -257,14 +263,22 @@ static void test_decoder_good(void **state)
         assert_string_equal(p, "");
         g_free(p);
         char *info = th_info(d);
+        /* the decoder's name for tools, then the one users know */
+        assert_true(g_str_has_prefix(info, "format: gopprof\nformat name: Go pprof (profile.proto)\n"));
         assert_non_null(strstr(info, "sample types: inuse_objects/count inuse_space/bytes\n"));
         assert_non_null(strstr(info, "period type: space/bytes\nperiod: 524288\n"));
         g_free(info);
         char *sites = th_snap_file(d, 0, "sites");
-        assert_string_equal(sites, "# inuse_objects/count inuse_space/bytes trace leaf\n"
-                                   "8 8388608 trace=1 main.keepBig\n"
-                                   "1 64 trace=2 main.main\n");
+        assert_string_equal(sites, "# trace\tinuse_objects\tinuse_space\tframe\n"
+                                   "1\t8\t8388608\tmain.keepBig (heap.go:10)\n"
+                                   "2\t1\t64\tmain.main (heap.go:20)\n");
         g_free(sites);
+        /* growth names a stack as sites does: its leaf frame, no trace= */
+        GString *tl = g_string_new(NULL);
+        assert_true(d->ops->tally(d, 0, false, collect_tally, tl));
+        assert_string_equal(tl->str, "main.keepBig (heap.go:10) 8 8388608\n"
+                                     "main.main (heap.go:20) 1 64\n");
+        g_string_free(tl, TRUE);
         char *tsv = th_snap_file(d, 0, "tables/samples.tsv");
         assert_string_equal(tsv, "inuse_objects/count\tinuse_space/bytes\ttrace\tleaf\n"
                                  "8\t8388608\t1\tmain.keepBig\n"

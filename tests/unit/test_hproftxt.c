@@ -52,22 +52,26 @@ static void test_corpus(void **state)
         bool heap;         /* a HEAP DUMP: classes/ and objects/ */
     } cases[] = {
         {"JoelStuart_COMP3702A1_sites.java.hprof.txt", 488, 2, 1,
-         "info sites heap.pprof heap.pb.gz stacks.folded flame.svg tables/sites.tsv ", false},
+         "info sites sites.agent heap.pprof heap.pb.gz stacks.folded flame.svg tables/sites.tsv ", false},
         {"Magnulas_ADKLabb3_heapdump_sites.java.hprof.txt", 2352, 4, 1,
-         "info sites histogram roots heap.pprof heap.pb.gz stacks.folded flame.svg dominators "
-         "histogram-retained suspects unreachable biggest biggest-shallow dominators-by-class "
-         "consumers-by-class consumers-by-loader consumers-by-package tables/objects.tsv tables/references.tsv "
-         "tables/classes.tsv tables/retained.tsv tables/sites.tsv ",
+         "info sites sites.agent histogram roots heap.pprof heap.pb.gz stacks.folded flame.svg "
+         "dominators histogram-retained suspects suspects-report unreachable dominators.svg biggest biggest-shallow "
+         "dominators-by-class consumers-by-class consumers-by-loader consumers-by-package "
+         "tables/objects.tsv tables/references.tsv tables/classes.tsv tables/retained.tsv "
+         "tables/sites.tsv ",
          true},
-        {"pjstadig_deque-clojure_cpusamples.java.hprof.txt", 173, 2, 1, "info cpu/samples tables/samples.tsv ",
+        {"pjstadig_deque-clojure_cpusamples.java.hprof.txt", 173, 2, 1, "info cpu/samples cpu/samples.agent tables/samples.tsv ",
          false},
-        {"Kanatoko_libinjection_cputimes.java.hprof.txt", 364, 3, 1, "info cpu/times tables/times.tsv ", false},
+        {"Kanatoko_libinjection_cputimes.java.hprof.txt", 364, 3, 1, "info cpu/times cpu/times.agent tables/times.tsv ", false},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
         hproftxt_dump *t = open_corpus(cases[i].file);
         hf_dump *d = &t->heap.base;
         char *p = th_problems(d);
         assert_string_equal(p, ""); /* every internal check holds */
+        g_free(p);
+        p = th_info(d);
+        assert_true(g_str_has_prefix(p, "format: hprof-text\nformat name: HPROF text (java.hprof.txt)\n"));
         g_free(p);
         assert_int_equal(d->ops->n_traces(d), cases[i].traces);
         assert_int_equal(d->ops->n_threads(d), cases[i].threads);
@@ -129,7 +133,7 @@ static void test_corpus_checks(void **state)
     hf_dump_close(&t->heap.base);
 }
 
-/* traces/N and sites are the file's own bytes. */
+/* traces/N and sites.agent are the file's own bytes; sites has its rows. */
 static void test_verbatim(void **state)
 {
     char *p = corpus("JoelStuart_COMP3702A1_sites.java.hprof.txt"), *text = NULL;
@@ -145,12 +149,18 @@ static void test_verbatim(void **state)
                             "\tjava.lang.Thread.init(<Unknown Source>:Unknown line)\n"
                             "\tjava.lang.Thread.<init>(<Unknown Source>:Unknown line)\n");
     g_free(tr);
-    char *sites = th_snap_file(d, 0, "sites");
+    char *sites = th_snap_file(d, 0, "sites.agent");
     const char *b = strstr(text, "SITES BEGIN"), *e = strstr(text, "SITES END\n");
     assert_non_null(b);
     assert_non_null(e);
     assert_int_equal(strlen(sites), (size_t)(e + 10 - b));
     assert_memory_equal(sites, b, strlen(sites));
+    g_free(sites);
+    /* "    1  4.18%  4.18%     16912  109     16912   109 300050 char[]" */
+    sites = th_snap_file(d, 0, "sites");
+    assert_true(g_str_has_prefix(sites, "# trace\tinuse_objects\tinuse_space\talloc_objects\t"
+                                        "alloc_space\tclass\n300050\t109\t16912\t109\t16912\t"
+                                        "char[]\n"));
     g_free(sites);
     char *info = th_thread_file(d, 1, "info");
     assert_string_equal(info, "id: 200002\nname: HPROF gc_finish watcher\ngroup: system\n"
@@ -189,8 +199,8 @@ static void test_heap_dump(void **state)
                               "size: 40\nallocation trace: 300019\n");
     g_free(info);
     char *f = th_object_file(d, 0, "0x5000016b", "fields");
-    assert_string_equal(f, "name object 0x500032e3\nsignature object 0x500034e8\n"
-                           "type object 0x5000014a\n");
+    assert_string_equal(f, "# name\ttype\tvalue\nname\tobject\t0x500032e3\n"
+                           "signature\tobject\t0x500034e8\ntype\tobject\t0x5000014a\n");
     g_free(f);
     char name[HF_NAME_MAX];
     hf_target to;
@@ -203,7 +213,7 @@ static void test_heap_dump(void **state)
     /* ARR 5000016a (sz=32, trace=300018, nelems=3, elem type=java.io.ObjectStreamField[]@50000030) */
     o = d->ops->object_find(d, 0, "0x5000016a");
     f = th_object_file(d, 0, "0x5000016a", "fields");
-    assert_string_equal(f, "[0] 0x5000016b\n[1] 0x50000170\n[2] 0x50000175\n");
+    assert_string_equal(f, "# index\tvalue\n0\t0x5000016b\n1\t0x50000170\n2\t0x50000175\n");
     g_free(f);
     assert_int_equal(th_ref_find(d, 0, (uint64_t)o, "2"), 2);
     assert_int_equal(th_ref_find(d, 0, (uint64_t)o, "3"), -1);
@@ -227,7 +237,7 @@ static void test_heap_dump(void **state)
     assert_int_equal(k->bytes, k->count * 112);
     /* a String has no value file: the text has no contents */
     char *hist = th_snap_file(d, 0, "histogram");
-    assert_non_null(strstr(hist, " java.lang.String\n"));
+    assert_non_null(strstr(hist, "\tjava.lang.String\n"));
     g_free(hist);
     assert_int_equal(th_file_index(d->ops->snapshot.files, "strings"), -1);
     hf_dump_close(d);
@@ -251,7 +261,7 @@ static void test_heap_dump(void **state)
     assert_string_equal(fold, "A.make;A 32\nA.make;short[] 8\n");
     g_free(fold);
     char *f2 = th_object_file(&t2->heap.base, 0, "0x21", "fields");
-    assert_string_equal(f2, "next object null\n");
+    assert_string_equal(f2, "# name\ttype\tvalue\nnext\tobject\tnull\n");
     g_free(f2);
     close_text(t2, file);
 }
@@ -273,7 +283,7 @@ static void test_stated_sizes(void **state)
     char *hist = th_snap_file(d, 0, "histogram"), *line = hist;
     uint64_t hsum = 0;
     while ((line = strchr(line, '\n')) && *++line)
-        hsum += g_ascii_strtoull(line + 12, NULL, 10); /* "%12u %12u  NAME" */
+        hsum += g_ascii_strtoull(strchr(line, '\t') + 1, NULL, 10); /* "N\tBYTES\tNAME" */
     assert_int_equal(hsum, sum);
     g_free(hist);
     /* ARR 50000153 (sz=56, trace=300003, nelems=0, elem type=char[]) */
@@ -299,10 +309,10 @@ static void test_shadowed_fields(void **state)
         "CLS 10 (name=java.lang.ClassLoader, trace=1)\n",
     };
     static const char *const want[] = {
-        "parent object 0x21\nucp object 0x24\n"
-        "ucp@sun.misc.Launcher$AppClassLoader object 0x22\nacc object 0x23\n",
-        "parent object 0x21\nucp object 0x24\nacc object 0x23\n"
-        "ucp@java.net.URLClassLoader object 0x22\n",
+        "# name\ttype\tvalue\nparent\tobject\t0x21\nucp\tobject\t0x24\n"
+        "ucp@sun.misc.Launcher$AppClassLoader\tobject\t0x22\nacc\tobject\t0x23\n",
+        "# name\ttype\tvalue\nparent\tobject\t0x21\nucp\tobject\t0x24\nacc\tobject\t0x23\n"
+        "ucp@java.net.URLClassLoader\tobject\t0x22\n",
     };
     for (int k = 0; k < 2; k++) {
         char *file, *text = g_strdup_printf(
@@ -430,8 +440,11 @@ static void test_variants(void **state)
                   true, &file);
     assert_non_null(t);
     assert_int_equal(t->snaps->len, 2);
-    char *c2 = th_snap_file(&t->heap.base, 1, "cpu/samples");
+    char *c2 = th_snap_file(&t->heap.base, 1, "cpu/samples.agent");
     assert_true(g_str_has_prefix(c2, "CPU SAMPLES BEGIN (total = 3) y\n"));
+    g_free(c2);
+    c2 = th_snap_file(&t->heap.base, 1, "cpu/samples");
+    assert_string_equal(c2, "# trace\tcount\tpercent\tmethod\n1\t3\t100.00\tA.b\n");
     g_free(c2);
     close_text(t, file);
 }

@@ -91,7 +91,7 @@ static void test_suspects_no_class_group(void **state)
 {
     char *path;
     hf_dump *d = open_bytes(statics_file(), &path);
-    char *sus = th_snap_file_needed(d, 0, "suspects");
+    char *sus = th_snap_file_needed(d, 0, "suspects-report");
     uint64_t total = key_value(sus, "at least 10% of the "), sum = 0;
     const char *cls[] = {"A", "B", "C"};
     for (int i = 0; i < 3; i++) {

@@ -47,6 +47,32 @@ static void test_bad_escapes_rejected(void **state)
     assert_null(hf_name_unescape("%2"));
 }
 
+static void escaped(const char *s, size_t n, const char *want)
+{
+    GString *out = g_string_new(NULL);
+    hf_escape_text(out, s, n);
+    assert_string_equal(out->str, want);
+    g_string_free(out, TRUE);
+}
+
+/* Text for views (docs/views.md): one field of one line, no control
+ * sequence reaches a terminal, and the escaping is unambiguous. */
+static void test_escape_text(void **state)
+{
+    escaped("java.lang.String", 16, "java.lang.String");
+    escaped("a\tb\nc\rd\\e", 9, "a\\tb\\nc\\rd\\\\e");
+    escaped("x\0y", 3, "x\\0y");
+    escaped("\x1b[31mred\x7f", 9, "\\x1b[31mred\\x7f");
+    escaped("caf\xc3\xa9 \xe2\x82\xac", 9, "caf\xc3\xa9 \xe2\x82\xac"); /* UTF-8 kept */
+    escaped("\xc2\x9b" "1m", 4, "\\u009b1m");                  /* C1 CSI */
+    escaped("\x9b\xff" "a\xc3", 4, "\\x9b\\xffa\\xc3");        /* not UTF-8 */
+    GString *out = g_string_new(NULL);
+    hf_escape_str(out, NULL);
+    hf_escape_str(out, "a\n");
+    assert_string_equal(out->str, "a\\n");
+    g_string_free(out, TRUE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -54,6 +80,7 @@ int main(void)
         cmocka_unit_test(test_slash_and_percent),
         cmocka_unit_test(test_dots),
         cmocka_unit_test(test_bad_escapes_rejected),
+        cmocka_unit_test(test_escape_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

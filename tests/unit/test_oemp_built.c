@@ -67,18 +67,18 @@ static void test_sections(void **state)
     th_oemp_snap(t, 1, "\"General\" 1\n", TH_OEMP_ACAT, "\"Progress.Lang.Object\" 1\n",
                  "1 1000 1 1\n", "1 \"start.p\" 0\n2 \"Foo.cls\" 0\n",
                  "1 \"sports2000\"\n2 \"List<Foo>\"\n", "1 1 0 0\n2 2 1 9\n", a->str, "", "");
-    th_oemp_snap(t, 2, "", "", "", "1 2000 1 1\n", "", "", "", "", "2 2 250 0 0 0\n5 4 550 0 0 0\n",
+    th_oemp_snap(t, 2, "", "", "", "1 2000 1 1\n", "", "", "", "", "2 2 250 0 0 0\n5 4 430 0 0 0\n",
                  "6 123\n");
     hf_dump *d = open_text(t->str);
     assert_int_equal(d->ops->n_snapshots(d), 2);
-    const char *want[] = {"1 Procedure\tstart.p",   "2 OOABL Obj\tFoo.cls",
-                          "3 OO Builtin\tProgress.Lang.Object", "4 OO Builtin\tList<Foo>",
-                          "5 DB Connection\tsports2000", "6 Buffer\t",
-                          "7 type 9\t",             "8 DB Connection\t<NameId 99 unknown>"};
+    const char *want[] = {"1\tProcedure\tstart.p",   "2\tOOABL Obj\tFoo.cls",
+                          "3\tOO Builtin\tProgress.Lang.Object", "4\tOO Builtin\tList<Foo>",
+                          "5\tDB Connection\tsports2000", "6\tBuffer\t",
+                          "7\ttype 9\t",             "8\tDB Connection\t<NameId 99 unknown>"};
     char *c = th_snap_file_needed(d, 0, "created");
     for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
-        /* "ID BYTES TYPE\tNAME" */
-        char *line = g_strdup_printf("%.*s %d %s", 1, want[i], (int)(i + 1) * 100, want[i] + 2);
+        /* "ID\tBYTES\tTYPE\tNAME" */
+        char *line = g_strdup_printf("%.*s\t%d\t%s", 1, want[i], (int)(i + 1) * 100, want[i] + 2);
         if (!th_has_line(c, line))
             fail_msg("created lacks '%s':\n%s", line, c);
         g_free(line);
@@ -87,19 +87,20 @@ static void test_sections(void **state)
     assert_true(th_has_problem(d, "type 9 is not in AppObjCatalog"));
     assert_true(th_has_problem(d, "NameId 99 is not in OtherNameList"));
     c = th_snap_file_needed(d, 1, "changed");
-    assert_string_equal(c, "# id bytes-before bytes-after delta type<TAB>name\n"
-                           "2 200 250 +50 OOABL Obj\tFoo.cls\n"
-                           "5 500 550 +50 DB Connection\tsports2000\n");
+    assert_string_equal(c, "# id\tbytes_before\tbytes_after\tdelta\ttype\tname\n"
+                           "2\t200\t250\t50\tOOABL Obj\tFoo.cls\n"
+                           "5\t500\t430\t-70\tDB Connection\tsports2000\n"); /* no '+' */
     g_free(c);
     c = th_snap_file_needed(d, 1, "deleted");
-    assert_string_equal(c, "# id bytes DelTime type<TAB>name\n6 600 123 Buffer\t\n");
+    assert_string_equal(c, "# id\tbytes\tdeltime\ttype\tname\n6\t600\t123\tBuffer\t\n");
     g_free(c);
     c = th_snap_file_needed(d, 1, "platform");
-    assert_true(th_has_line(c, "     1           2000              1              1  General"));
+    assert_true(th_has_line(c, "1\t2000\t1\t1\tGeneral"));
     g_free(c);
     c = th_snap_file_needed(d, 1, "info");
     assert_true(th_has_line(c, "live objects: 7"));
-    assert_true(th_has_line(c, "live bytes: 3100")); /* 3600 + 50 + 50 - 600 */
+    assert_true(th_has_line(c, "live bytes: 2980")); /* 3600 + 50 - 70 - 600 */
+    assert_true(th_has_line(c, "changed bytes: -20"));
     g_free(c);
     char *o = th_object_file(d, 1, "2", "info");
     assert_true(th_has_line(o, "scope: 1"));
@@ -238,11 +239,11 @@ static void test_v1_order(void **state)
     assert_true(th_has_line(o, "bytes: 96"));
     g_free(o);
     char *c = th_snap_file_needed(d, 1, "changed");
-    assert_true(th_has_line(c, "10 64 96 +32 OOABL Obj\tLate.cls"));
+    assert_true(th_has_line(c, "10\t64\t96\t32\tOOABL Obj\tLate.cls"));
     g_free(c);
     assert_int_equal(d->ops->n_objects(d, 2), 0);
     c = th_snap_file_needed(d, 2, "deleted");
-    assert_true(th_has_line(c, "10 96 7 OOABL Obj\tLate.cls"));
+    assert_true(th_has_line(c, "10\t96\t7\tOOABL Obj\tLate.cls"));
     g_free(c);
     hf_dump_close(d);
     g_string_free(t, TRUE);
@@ -273,10 +274,10 @@ static void test_object_events(void **state)
     assert_string_equal(names, "1");
     g_free(names);
     char *c = th_snap_file_needed(d, 1, "created");
-    assert_true(th_has_line(c, "3 30 Procedure\t")); /* listed, though gone at the end */
+    assert_true(th_has_line(c, "3\t30\tProcedure\t")); /* listed, though gone at the end */
     g_free(c);
     c = th_snap_file_needed(d, 1, "deleted");
-    assert_true(th_has_line(c, "3 30 2 Procedure\t"));
+    assert_true(th_has_line(c, "3\t30\t2\tProcedure\t"));
     g_free(c);
     names = th_object_names(d, 2);
     assert_string_equal(names, "1 2");

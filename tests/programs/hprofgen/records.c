@@ -227,8 +227,8 @@ void write_histogram(gen *g, FILE *f)
         if (g->k[i].count)
             v[n++] = &g->k[i];
     qsort(v, n, sizeof *v, cmp_hist);
-    fputs("#  instances        bytes  class\n", f);
+    fputs("# objects\tbytes\tclass\n", f); /* heapfs's form, docs/views.md */
     for (uint32_t i = 0; i < n; i++)
-        fprintf(f, "%12" PRIu64 "%13" PRIu64 "  %s\n", v[i]->count, v[i]->bytes, v[i]->display);
+        fprintf(f, "%" PRIu64 "\t%" PRIu64 "\t%s\n", v[i]->count, v[i]->bytes, v[i]->display);
     free(v);
 }
