@@ -62,6 +62,12 @@ check_eq "classes/MatViews/retained: statics is objects/ID/retained of the class
 check_eq "classes/MatViews/retained: no instances retain anything" 0 "$(field "$C/MatViews/retained" retained)"
 check_eq "classes/MatViews\$Session/retained: the instances retain jcmd's bytes" \
   "$(jbytes 'MatViews$Session')" "$(field "$C/MatViews\$Session/retained" retained)"
+check_eq "suspects: class MatViews is suspect 1, its statics' bytes, BIG where they sit" \
+  "$statics${TAB}1${TAB}$MV${TAB}$BIGID${TAB}class MatViews" "$(sed -n 2p "$S/suspects" | cut -f1,3-)"
+check "suspects: no row for the instances of java.lang.Class" \
+  bash -c "! awk -F '\t' 'NR > 1 && \$6 == \"java.lang.Class\"' '$S/suspects' | grep -q ."
+check_eq "suspects and suspects-report list as many suspects" \
+  "$(grep -c '^suspect [0-9]*:' "$S/suspects-report")" "$(tail -n +2 "$S/suspects" | wc -l)"
 check "suspects-report: class MatViews is suspect 1, through its static fields" \
   grep -q "^suspect 1: $MV class MatViews retains $statics bytes .*through its static fields" "$S/suspects-report"
 check "suspects-report: no suspect is all instances of java.lang.Class" \

@@ -86,7 +86,8 @@ static uint64_t key_value(const char *text, const char *key)
 }
 
 /* No suspect is "all instances of java.lang.Class": the classes retain
- * 10% only together, and each is a class of its own. */
+ * 10% only together, and each is a class of its own; in suspects-report
+ * and in the suspects table alike. */
 static void test_suspects_no_class_group(void **state)
 {
     char *path;
@@ -106,6 +107,16 @@ static void test_suspects_no_class_group(void **state)
     assert_non_null(strstr(sus, "suspect 1: 0x9000 byte[] retains 9016 bytes"));
     assert_null(strstr(sus, "suspect 2"));
     g_free(sus);
+    /* the table: the same single suspect, one row */
+    char *tab = th_snap_file_needed(d, 0, "suspects");
+    char **rows = g_strsplit(tab, "\n", -1);
+    assert_string_equal(rows[0], "# retained\tpercent\tobjects\tid\taccumulation\twhat");
+    assert_true(g_str_has_prefix(rows[1], "9016\t"));
+    assert_true(g_str_has_suffix(rows[1], "\t1\t0x9000\t0x9000\tbyte[]"));
+    assert_string_equal(rows[2], "");
+    assert_null(strstr(tab, "java.lang.Class"));
+    g_strfreev(rows);
+    g_free(tab);
     close_dump(d, path);
 }
 
