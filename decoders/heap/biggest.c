@@ -15,7 +15,7 @@
  * when the mount goes away (core/cancel.h).  Thread-safe.
  */
 #include "decoders/core/cancel.h"
-#include "decoders/core/tsv.h"
+#include "decoders/core/names.h"
 #include "decoders/heap/retviews.h"
 
 #include <string.h>
@@ -28,7 +28,7 @@
 static void append_class_what(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
 {
     const char *dir = hf_heap_class(sn, hf_heap_cls(sn, v))->dir;
-    hf_tsv_text(out, dir, strlen(dir));
+    hf_escape_str(out, dir);
     g_string_append_c(out, '\t');
     hf_rv_describe(h, sn, v, out);
     g_string_append_c(out, '\n');

@@ -21,7 +21,7 @@
  * name.  Reading one computes the snapshot's retained sizes (retained.h);
  * one walk of the dominator tree per read.  Thread-safe.
  */
-#include "decoders/core/tsv.h"
+#include "decoders/core/names.h"
 #include "decoders/heap/groups.h"
 #include "decoders/heap/retviews.h"
 
@@ -97,9 +97,9 @@ static char *loader_label(hf_heap *h, const hf_hsnap *sn, uint64_t id)
     int64_t o = hf_heap_find_id(h, sn, id);
     if (o < 0)
         return g_strdup_printf(HF_FMT_ID, (guint64)id);
-    GString *s = g_string_new(NULL);
-    hf_rv_node(h, sn, (uint32_t)o, s);
-    return g_string_free(s, FALSE);
+    /* raw: the row escapes it (a loader object is never a class object) */
+    return g_strdup_printf(HF_FMT_ID " %s", (guint64)id,
+                           hf_heap_class(sn, hf_heap_cls(sn, (uint32_t)o))->dir);
 }
 
 static void groups_init(groups *gs, hf_heap *h, const hf_hsnap *sn, grouping by)
@@ -182,7 +182,7 @@ static void append_consumers(hf_dump *d, uint32_t s, grouping by, const char *wh
             hf_rv_pct(out, r->sum->retained, g->retained[g->n]);
             g_string_append_printf(out, "\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t",
                                    (guint64)r->sum->top_objects, (guint64)r->sum->top_retained);
-            hf_tsv_text(out, r->name, strlen(r->name));
+            hf_escape_str(out, r->name);
             g_string_append_c(out, '\n');
         }
         g_array_free(rows, TRUE);

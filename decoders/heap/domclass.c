@@ -13,7 +13,7 @@
  * (retained.h).  Thread-safe: reads the finished graph only.
  */
 #include "decoders/core/cancel.h"
-#include "decoders/core/tsv.h"
+#include "decoders/core/names.h"
 #include "decoders/heap/retviews.h"
 
 #include <string.h>
@@ -53,7 +53,7 @@ static void append_grouped(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, u
         hf_rv_pct(out, r->key, g->retained[g->n]);
         g_string_append_c(out, '\t');
         const char *dir = hf_heap_class(sn, r->cls)->dir;
-        hf_tsv_text(out, dir, strlen(dir));
+        hf_escape_str(out, dir);
         g_string_append_c(out, '\n');
     }
     g_array_free(rows, TRUE);

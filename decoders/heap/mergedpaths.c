@@ -35,7 +35,7 @@
  * sizes.  Thread-safe: reads the finished graph only.
  */
 #include "decoders/core/cancel.h"
-#include "decoders/core/tsv.h"
+#include "decoders/core/names.h"
 #include "decoders/heap/retviews.h"
 
 #include <string.h>
@@ -243,7 +243,7 @@ static void append_step(merge *m, const step *st, unsigned depth, GString *out)
     }
     if (st->longest > 1)
         g_string_append_printf(t, " (a chain of up to %u)", st->longest);
-    hf_tsv_text(out, t->str, t->len);
+    hf_escape_text(out, t->str, t->len);
     g_string_append_c(out, '\n');
     g_string_free(t, TRUE);
 }
