@@ -114,6 +114,7 @@ static const hf_file snap_files[] = {
     {"stacks.folded", hf_heap_view_folded, NULL},
     {"flame.svg", hf_heap_view_flame, NULL},
     HF_HEAP_RETAINED_SNAP_FILES,
+    HF_HEAP_MAT_SNAP_FILES(NULL),
     HF_HEAP_TABLE_SNAP_FILES(NULL),
     {NULL},
 };

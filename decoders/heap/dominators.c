@@ -3,7 +3,6 @@
  *
  *   snapshots/S/dominators          the top of the dominator tree
  *   snapshots/S/histogram-retained  per class: instances, bytes, retained
- *   snapshots/S/suspects            leak suspects by MAT's rule
  *   snapshots/S/unreachable         a histogram of what no root reaches
  *   classes/NAME/retained           the class's retained bytes
  *   objects/0xID/retained, path     retained bytes and dominator; the
@@ -19,52 +18,12 @@
 #include "decoders/core/cancel.h"
 #include "decoders/core/names.h"
 #include "decoders/core/search.h"
-#include "decoders/heap/render.h"
-#include "decoders/heap/retained.h"
+#include "decoders/heap/retviews.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #define H(d) ((hf_heap *)(d))
-
-/* Share of the heap's reachable bytes, as "12.34". */
-static void append_pct(GString *out, uint64_t part, uint64_t whole)
-{
-    g_string_append_printf(out, "%.2f", whole ? 100.0 * (double)part / (double)whole : 0.0);
-}
-
-/* What node v is: its class, or "class NAME" for a class object (every
- * view names a class object so, docs/views.md), escaped. */
-static void append_what(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
-{
-    hf_hobj ob;
-    if (!hf_heap_decode(h, sn, v, &ob)) {
-        g_string_append_c(out, '?');
-        return;
-    }
-    const hf_hclass *self = hf_heap_described(sn, &ob);
-    if (self)
-        g_string_append(out, "class ");
-    hf_escape_str(out, (self ? self : hf_heap_class(sn, ob.cls))->dir);
-}
-
-/* "0xID WHAT" of node v. */
-static void append_node(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
-{
-    g_string_append_printf(out, HF_FMT_ID " ", (guint64)hf_heap_object_id(h, sn, v));
-    append_what(h, sn, v, out);
-}
-
-/* The graph for view v, or NULL after writing why there is none. */
-static const hf_hgraph *graph_or_say(hf_dump *d, uint32_t s, GString *out)
-{
-    const hf_hgraph *g = hf_heap_graph(H(d), s);
-    if (g->error) {
-        g_string_append_printf(out, "# no retained sizes: %s\n", g->error);
-        return NULL;
-    }
-    return g;
-}
 
 /* The graph of snapshot s when it exists and has object o, else NULL. */
 static const hf_hgraph *graph_for(hf_dump *d, uint32_t s, uint64_t o)
@@ -79,7 +38,7 @@ uint64_t hf_heap_view_dominators(hf_dump *d, const hf_view *v, uint64_t first, G
                                  size_t budget)
 {
     const hf_hsnap *sn = hf_heap_snap(H(d), v->snap);
-    const hf_hgraph *g = first ? hf_heap_graph(H(d), v->snap) : graph_or_say(d, v->snap, out);
+    const hf_hgraph *g = first ? hf_heap_graph(H(d), v->snap) : hf_rv_graph_or_say(d, v->snap, out);
     if (!g || g->error)
         return HF_DONE;
     uint32_t n = g->n, a, b;
@@ -96,33 +55,19 @@ uint64_t hf_heap_view_dominators(hf_dump *d, const hf_view *v, uint64_t first, G
         g_string_append_printf(out, HF_FMT_ID "\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t",
                                (guint64)hf_heap_object_id(H(d), sn, w), (guint64)shallow,
                                (guint64)g->retained[w]);
-        append_pct(out, g->retained[w], g->retained[n]);
+        hf_rv_pct(out, g->retained[w], g->retained[n]);
         g_string_append_c(out, '\t');
-        append_what(H(d), sn, w, out);
+        hf_rv_what(H(d), sn, w, out);
         g_string_append_c(out, '\n');
     }
     return HF_DONE;
 }
 
-/* Classes by a key, largest first, then by name. */
-typedef struct {
-    uint32_t cls;
-    uint64_t count, bytes, key;
-} class_row;
-
-static gint cmp_rows(gconstpointer a, gconstpointer b, gpointer ud)
-{
-    const class_row *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? 1 : -1;
-    return strcmp(hf_heap_class(ud, x->cls)->dir, hf_heap_class(ud, y->cls)->dir);
-}
-
 static void append_rows(const hf_hsnap *sn, GArray *rows, bool with_key, GString *out)
 {
-    g_array_sort_with_data(rows, cmp_rows, (gpointer)sn);
+    hf_rv_sort_class_rows(sn, rows);
     for (guint i = 0; i < rows->len; i++) {
-        const class_row *r = &g_array_index(rows, class_row, i);
+        const hf_rv_class_row *r = &g_array_index(rows, hf_rv_class_row, i);
         g_string_append_printf(out, "%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t",
                                (guint64)r->count, (guint64)r->bytes);
         if (with_key)
@@ -136,15 +81,15 @@ uint64_t hf_heap_view_histogram_retained(hf_dump *d, const hf_view *v, uint64_t 
                                          GString *out, size_t budget)
 {
     const hf_hsnap *sn = hf_heap_snap(H(d), v->snap);
-    const hf_hgraph *g = graph_or_say(d, v->snap, out);
+    const hf_hgraph *g = hf_rv_graph_or_say(d, v->snap, out);
     if (!g)
         return HF_DONE;
-    GArray *rows = g_array_new(FALSE, FALSE, sizeof(class_row));
+    GArray *rows = g_array_new(FALSE, FALSE, sizeof(hf_rv_class_row));
     for (guint c = 0; c < sn->classes->len; c++) {
         const hf_hclass *k = hf_heap_class(sn, c);
         if (!k->count)
             continue;
-        class_row r = {c, k->count, k->bytes, g->class_retained[c]};
+        hf_rv_class_row r = {c, k->count, k->bytes, g->class_retained[c]};
         g_array_append_val(rows, r);
     }
     /* by retained bytes; an instance under another of its class counted once */
@@ -158,21 +103,21 @@ uint64_t hf_heap_view_unreachable(hf_dump *d, const hf_view *v, uint64_t first, 
                                   size_t budget)
 {
     const hf_hsnap *sn = hf_heap_snap(H(d), v->snap);
-    const hf_hgraph *g = graph_or_say(d, v->snap, out);
+    const hf_hgraph *g = hf_rv_graph_or_say(d, v->snap, out);
     if (!g)
         return HF_DONE;
     guint nc = sn->classes->len;
-    class_row *by = g_new0(class_row, nc ? nc : 1);
+    hf_rv_class_row *by = g_new0(hf_rv_class_row, nc ? nc : 1);
     for (uint32_t o = 0; o < g->n && !hf_cancel_due(o); o++) {
         if (g->idom[o] != HF_NONE)
             continue;
         hf_hobj ob;
-        class_row *r = &by[hf_heap_cls(sn, o)];
+        hf_rv_class_row *r = &by[hf_heap_cls(sn, o)];
         r->count++;
         if (hf_heap_decode(H(d), sn, o, &ob))
             r->bytes += hf_heap_shallow(H(d), sn, &ob);
     }
-    GArray *rows = g_array_new(FALSE, FALSE, sizeof(class_row));
+    GArray *rows = g_array_new(FALSE, FALSE, sizeof(hf_rv_class_row));
     for (guint c = 0; c < nc; c++)
         if (by[c].count) {
             by[c].cls = c;
@@ -186,152 +131,31 @@ uint64_t hf_heap_view_unreachable(hf_dump *d, const hf_view *v, uint64_t first, 
     return HF_DONE;
 }
 
-/* ---- paths ---- */
-
-/* The root kinds of node v, "," separated. */
-static void append_root_kinds(hf_heap *h, const hf_hsnap *sn, uint32_t v, GString *out)
-{
-    uint64_t id = hf_heap_object_id(h, sn, v);
-    bool any = false;
-    for (guint i = 0; i < sn->roots->len; i++) {
-        const hf_hroot *r = &g_array_index(sn->roots, hf_hroot, i);
-        if (r->id != id)
-            continue;
-        g_string_append_printf(out, "%s%s", any ? "," : "", hf_root_names[r->kind]);
-        any = true;
-    }
-    if (!any)
-        g_string_append(out, "root");
-}
-
-/* One hop a line: the root and its kinds, then each object, its class and
- * the reference followed to reach it. */
-static void append_path(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint32_t v,
-                        GString *out)
-{
-    uint32_t depth = hf_parents_depth(&g->parent, &g->pred, v);
-    if (depth == HF_NONE) {
-        g_string_append(out, "unreachable: no GC root reaches ");
-        append_node(h, sn, v, out);
-        g_string_append_c(out, '\n');
-        return;
-    }
-    uint32_t *hops = g_new(uint32_t, depth);
-    for (uint32_t i = depth, w = v; i-- > 0; w = hf_parents_get(&g->parent, &g->pred, w))
-        hops[i] = w;
-    for (uint32_t i = 0; i < depth; i++) {
-        append_node(h, sn, hops[i], out);
-        if (i == 0) {
-            g_string_append(out, " (root: ");
-            append_root_kinds(h, sn, hops[0], out);
-            g_string_append(out, ")\n");
-            continue;
-        }
-        char name[HF_NAME_MAX];
-        if (!hf_heap_ref_name(h, sn, hops[i - 1], hops[i], 0, name))
-            g_strlcpy(name, "?", sizeof name);
-        g_string_append(out, " via ");
-        hf_escape_str(out, name);
-        g_string_append_c(out, '\n');
-    }
-    g_free(hops);
-}
-
-/* ---- leak suspects (MAT's rule) ---- */
-
-/* Down the dominator tree from v while one child keeps most of it: where
- * the memory accumulates. */
-static uint32_t accumulation_point(const hf_hgraph *g, uint32_t v)
-{
-    for (uint32_t steps = 0; steps < g->n; steps++) {
-        uint32_t a, b;
-        hf_hgraph_kids(g, v, &a, &b);
-        if (a == b)
-            break;
-        uint32_t big = g->kids[a];
-        if ((double)g->retained[big] < 0.7 * (double)g->retained[v])
-            break;
-        v = big;
-    }
-    return v;
-}
-
-/* One suspect: "retained percent objects id accumulation what", where id
- * is the suspect (the largest of a class's instances) and accumulation the
- * object down its dominator tree where the memory sits. */
-static void append_suspect(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint64_t retained,
-                           uint64_t count, uint32_t v, const hf_hclass *cls, GString *out)
-{
-    g_string_append_printf(out, "%" G_GUINT64_FORMAT "\t", (guint64)retained);
-    append_pct(out, retained, g->retained[g->n]);
-    g_string_append_printf(out, "\t%" G_GUINT64_FORMAT "\t" HF_FMT_ID "\t" HF_FMT_ID "\t",
-                           (guint64)count, (guint64)hf_heap_object_id(h, sn, v),
-                           (guint64)hf_heap_object_id(h, sn, accumulation_point(g, v)));
-    if (cls)
-        hf_escape_str(out, cls->dir);
-    else
-        append_what(h, sn, v, out);
-    g_string_append_c(out, '\n');
-}
-
-/* Leak suspects (MAT's rule): an object of the top of the dominator tree
- * retaining at least 10% of the reachable bytes, or a class whose top-level
- * instances together do when no single one does. */
-uint64_t hf_heap_view_suspects(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
-                               size_t budget)
-{
-    hf_heap *h = H(d);
-    const hf_hsnap *sn = hf_heap_snap(h, v->snap);
-    const hf_hgraph *g = graph_or_say(d, v->snap, out);
-    if (!g)
-        return HF_DONE;
-    uint64_t limit = g->retained[g->n] / 10;
-    g_string_append(out, "# retained\tpercent\tobjects\tid\taccumulation\twhat\n");
-    /* single objects: the top of the tree is sorted, largest first */
-    uint32_t top_a, top_b;
-    hf_hgraph_kids(g, g->n, &top_a, &top_b);
-    for (uint32_t i = top_a; i < top_b && limit; i++) {
-        uint32_t w = g->kids[i];
-        if (g->retained[w] < limit)
-            break;
-        append_suspect(h, sn, g, g->retained[w], 1, w, NULL, out);
-    }
-    /* classes whose top-level instances together pass the limit, when no
-     * single one of them did */
-    for (guint c = 0; c < sn->classes->len && limit && !hf_cancelled(); c++) {
-        uint64_t sum = 0, count = 0;
-        uint32_t biggest = HF_NONE;
-        for (uint32_t i = top_a; i < top_b; i++) {
-            uint32_t w = g->kids[i];
-            if (hf_heap_cls(sn, w) != c)
-                continue;
-            sum += g->retained[w];
-            count++;
-            if (biggest == HF_NONE)
-                biggest = w;
-        }
-        if (count < 2 || sum < limit || g->retained[biggest] >= limit)
-            continue;
-        append_suspect(h, sn, g, sum, count, biggest, hf_heap_class(sn, c), out);
-    }
-    return HF_DONE;
-}
-
 /* ---- classes ---- */
 
 uint64_t hf_heap_view_class_retained(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                                      size_t budget)
 {
     const hf_hsnap *sn = hf_heap_snap(H(d), v->snap);
-    const hf_hgraph *g = graph_or_say(d, v->snap, out);
+    const hf_hgraph *g = hf_rv_graph_or_say(d, v->snap, out);
     if (!g || v->index >= sn->classes->len)
         return HF_DONE;
     const hf_hclass *c = hf_heap_class(sn, v->index);
     g_string_append_printf(out, "instances: %" G_GUINT64_FORMAT "\nbytes: %" G_GUINT64_FORMAT
                            "\nretained: %" G_GUINT64_FORMAT " (", (guint64)c->count,
                            (guint64)c->bytes, (guint64)g->class_retained[v->index]);
-    append_pct(out, g->class_retained[v->index], g->retained[g->n]);
+    hf_rv_pct(out, g->class_retained[v->index], g->retained[g->n]);
     g_string_append(out, "% of the heap; an instance under another of this class counted once)\n");
+    uint32_t cn = hf_rv_class_node(H(d), sn, (uint32_t)v->index);
+    if (cn == HF_NONE || cn >= g->n) {
+        g_string_append(out, "statics: 0 (the dump has no class object)\n");
+        return HF_DONE;
+    }
+    g_string_append_printf(out, "statics: %" G_GUINT64_FORMAT " (", (guint64)g->retained[cn]);
+    hf_rv_pct(out, g->retained[cn], g->retained[g->n]);
+    g_string_append_printf(out, "%% of the heap; what the class object " HF_FMT_ID " retains: "
+                           "itself, its static fields and what only they keep alive)\n",
+                           (guint64)hf_heap_object_id(H(d), sn, cn));
     return HF_DONE;
 }
 
@@ -342,7 +166,7 @@ uint64_t hf_heap_view_object_retained(hf_dump *d, const hf_view *v, uint64_t fir
 {
     hf_heap *h = H(d);
     const hf_hsnap *sn = hf_heap_snap(h, v->snap);
-    const hf_hgraph *g = graph_or_say(d, v->snap, out);
+    const hf_hgraph *g = hf_rv_graph_or_say(d, v->snap, out);
     hf_hobj ob;
     if (!g || !hf_heap_decode(h, sn, v->index, &ob))
         return HF_DONE;
@@ -350,7 +174,7 @@ uint64_t hf_heap_view_object_retained(hf_dump *d, const hf_view *v, uint64_t fir
     g_string_append_printf(out, "shallow: %" G_GUINT64_FORMAT "\n",
                            (guint64)hf_heap_shallow(h, sn, &ob));
     g_string_append_printf(out, "retained: %" G_GUINT64_FORMAT " (", (guint64)g->retained[o]);
-    append_pct(out, g->retained[o], g->retained[g->n]);
+    hf_rv_pct(out, g->retained[o], g->retained[g->n]);
     g_string_append(out, "% of the heap)\n");
     if (idom == HF_NONE) {
         g_string_append(out, "dominator: none: no GC root reaches this object (see unreachable)\n");
@@ -358,7 +182,7 @@ uint64_t hf_heap_view_object_retained(hf_dump *d, const hf_view *v, uint64_t fir
         g_string_append(out, "dominator: the GC roots (no single object keeps it alive)\n");
     } else {
         g_string_append(out, "dominator: ");
-        append_node(h, sn, idom, out);
+        hf_rv_node(h, sn, idom, out);
         g_string_append_c(out, '\n');
     }
     uint32_t a, b;
@@ -371,9 +195,9 @@ uint64_t hf_heap_view_object_path(hf_dump *d, const hf_view *v, uint64_t first, 
                                   size_t budget)
 {
     const hf_hsnap *sn = hf_heap_snap(H(d), v->snap);
-    const hf_hgraph *g = graph_or_say(d, v->snap, out);
+    const hf_hgraph *g = hf_rv_graph_or_say(d, v->snap, out);
     if (g && v->index < g->n)
-        append_path(H(d), sn, g, (uint32_t)v->index, out);
+        hf_rv_path(H(d), sn, g, (uint32_t)v->index, "", HF_NONE, NULL, out);
     return HF_DONE;
 }
 

@@ -19,22 +19,11 @@
 #include "decoders/core/cancel.h"
 #include "decoders/heap/collections.h"
 #include "decoders/heap/inspect.h"
-#include "decoders/heap/render.h"
-#include "decoders/heap/retained.h"
+#include "decoders/heap/retviews.h"
 
 #include <string.h>
 
 #define H(d) ((hf_heap *)(d))
-
-/* The graph, or NULL after writing the one-line reason there is none. */
-static const hf_hgraph *graph_or_say(hf_dump *d, uint32_t s, GString *out)
-{
-    const hf_hgraph *g = hf_heap_graph(H(d), s);
-    if (!g->error)
-        return g;
-    g_string_append_printf(out, "# no retained sizes: %s\n", g->error);
-    return NULL;
-}
 
 /* Retained bytes of the object of id (0 for none, or not in the graph). */
 static uint64_t retained_of(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint64_t id)
@@ -79,7 +68,7 @@ uint64_t hf_heap_view_classloaders(hf_dump *d, const hf_view *v, uint64_t first,
 {
     hf_heap *h = H(d);
     const hf_hsnap *sn = hf_heap_snap(h, v->snap);
-    const hf_hgraph *g = graph_or_say(d, v->snap, out);
+    const hf_hgraph *g = hf_rv_graph_or_say(d, v->snap, out);
     if (!g)
         return HF_DONE;
     /* one row per loader id, by id, then looked up per class */
@@ -222,7 +211,7 @@ uint64_t hf_heap_view_duplicate_classes(hf_dump *d, const hf_view *v, uint64_t f
 {
     hf_heap *h = H(d);
     const hf_hsnap *sn = hf_heap_snap(h, v->snap);
-    const hf_hgraph *g = graph_or_say(d, v->snap, out);
+    const hf_hgraph *g = hf_rv_graph_or_say(d, v->snap, out);
     if (!g)
         return HF_DONE;
     GArray *cls = g_array_new(FALSE, FALSE, sizeof(uint32_t));

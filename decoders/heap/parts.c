@@ -14,6 +14,7 @@ const hf_file hf_heap_class_files[] = {
     {"statics", hf_heap_view_class_statics, hf_heap_has_class_statics},
     {"instances", hf_heap_view_class_instances, hf_heap_has_class_instances},
     {"retained", hf_heap_view_class_retained, NULL},
+    {"paths", hf_heap_view_class_paths, hf_heap_has_class_instances},
     {"table.tsv", hf_heap_class_table_view, NULL},
     {NULL},
 };

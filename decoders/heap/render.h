@@ -117,6 +117,9 @@ uint64_t hf_heap_view_histogram_retained(hf_dump *d, const hf_view *v, uint64_t 
                                          GString *out, size_t budget);
 uint64_t hf_heap_view_suspects(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                                size_t budget);
+/* The same suspects in words: paths, accumulation points (suspects.c). */
+uint64_t hf_heap_view_suspects_report(hf_dump *d, const hf_view *v, uint64_t first,
+                                      GString *out, size_t budget);
 uint64_t hf_heap_view_unreachable(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                                   size_t budget);
 uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
@@ -140,10 +143,51 @@ int64_t hf_heap_dominated_find(hf_dump *d, uint32_t s, uint64_t o, const char *n
 #define HF_HEAP_RETAINED_SNAP_FILES                                                        \
     {"dominators", hf_heap_view_dominators, NULL},                                          \
         {"histogram-retained", hf_heap_view_histogram_retained, NULL},                      \
-        {"suspects", hf_heap_view_suspects, NULL}, {"unreachable", hf_heap_view_unreachable, NULL}, \
+        {"suspects", hf_heap_view_suspects, NULL},                                          \
+        {"suspects-report", hf_heap_view_suspects_report, NULL},                            \
+        {"unreachable", hf_heap_view_unreachable, NULL},                                    \
         {"dominators.svg", hf_heap_view_dominators_svg, NULL}
 #define HF_HEAP_RETAINED_OBJECT_FILES                                                      \
-    {"retained", hf_heap_view_object_retained, NULL}, {"path", hf_heap_view_object_path, NULL}
+    {"retained", hf_heap_view_object_retained, NULL}, {"path", hf_heap_view_object_path, NULL}, \
+        {"dominated-by-class", hf_heap_view_dominated_by_class, NULL}
+
+/* ---- what Eclipse MAT answers in one click (biggest.c, domclass.c,
+ * consumers.c) ---- */
+
+/* Rows of biggest and biggest-shallow. */
+#define HF_BIGGEST 1000
+uint64_t hf_heap_view_biggest(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                              size_t budget);
+uint64_t hf_heap_view_biggest_shallow(hf_dump *d, const hf_view *v, uint64_t first,
+                                      GString *out, size_t budget);
+/* The dominator tree's top level, and an object's dominated objects,
+ * grouped by class (domclass.c). */
+uint64_t hf_heap_view_dominators_by_class(hf_dump *d, const hf_view *v, uint64_t first,
+                                          GString *out, size_t budget);
+uint64_t hf_heap_view_dominated_by_class(hf_dump *d, const hf_view *v, uint64_t first,
+                                         GString *out, size_t budget);
+/* MAT's top consumers: retained bytes by class, loader, package, each
+ * object counted once (consumers.c). */
+uint64_t hf_heap_view_consumers_class(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                      size_t budget);
+uint64_t hf_heap_view_consumers_loader(hf_dump *d, const hf_view *v, uint64_t first,
+                                       GString *out, size_t budget);
+uint64_t hf_heap_view_consumers_package(hf_dump *d, const hf_view *v, uint64_t first,
+                                        GString *out, size_t budget);
+
+/* classes/NAME/paths: the shortest paths to its instances merged
+ * (mergedpaths.c). */
+uint64_t hf_heap_view_class_paths(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                  size_t budget);
+
+/* Their rows in a snapshot table (has: where the snapshot has a heap;
+ * NULL for every snapshot). */
+#define HF_HEAP_MAT_SNAP_FILES(has)                                                        \
+    {"biggest", hf_heap_view_biggest, has}, {"biggest-shallow", hf_heap_view_biggest_shallow, has}, \
+        {"dominators-by-class", hf_heap_view_dominators_by_class, has},                    \
+        {"consumers-by-class", hf_heap_view_consumers_class, has},                         \
+        {"consumers-by-loader", hf_heap_view_consumers_loader, has},                       \
+        {"consumers-by-package", hf_heap_view_consumers_package, has}
 
 /* objects/0xID/bitmap.png: an Android Bitmap's pixels (bitmap.c). */
 uint64_t hf_heap_view_bitmap(hf_dump *d, const hf_view *v, uint64_t first, GString *out,

@@ -14,6 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 
 TABLES="histogram histogram-retained unreachable dominators suspects roots strings duplicates
+biggest biggest-shallow dominators-by-class consumers-by-class consumers-by-loader consumers-by-package
 sites cpu/samples cpu/times maps histogram-by-name platform created changed deleted"
 
 # check_table FILE: nothing on stdout when FILE follows the rules, else the
@@ -33,7 +34,7 @@ check_table() {
     {
       for (i = 1; i <= n; i++) {
         k = c[i]; v = $i
-        if (k ~ /^(what|class|frame|text|name|type|method|path|perms|kind|value)$/) continue
+        if (k ~ /^(what|class|loader|package|frame|text|name|type|method|path|perms|kind|value)$/) continue
         if (k ~ /^(id|accumulation|ref|start|end|offset)$/) { if (v !~ /^(0x[0-9a-f]+|[0-9]+)$/) bad("line " NR " " k " \"" v "\"") ; continue }
         if (k == "percent") { if (v !~ /^[0-9]+\.[0-9][0-9]$/) bad("line " NR " percent \"" v "\""); continue }
         if (v !~ /^-?[0-9]+$/) bad("line " NR " " k " \"" v "\" is not a plain integer")
@@ -56,6 +57,7 @@ tables_of() {
     [ -f "$s/classes/$c/statics" ] && echo "$s/classes/$c/statics"
     for o in $(head -3 "$s/classes/$c/instances"); do
       [ -f "$s/objects/$o/fields" ] && echo "$s/objects/$o/fields"
+      [ -f "$s/objects/$o/dominated-by-class" ] && echo "$s/objects/$o/dominated-by-class"
     done
     o=$(awk -F'\t' -v c="class $c" '$NF == c { print $2; exit }' "$s/roots")
     [ -n "$o" ] && [ -f "$s/objects/$o/fields" ] && echo "$s/objects/$o/fields"
@@ -124,15 +126,20 @@ if hf_mount "$TESTTMP/hostile.hprof"; then
   S=$MNT/latest
   C=$(echo "$S"/classes/Evil*) # the directory name holds the raw bytes: a glob, not ls
   views=("$S/histogram" "$S/roots" "$S/dominators" "$S/histogram-retained" "$S/suspects"
+         "$S/biggest" "$S/biggest-shallow" "$S/dominators-by-class" "$S/consumers-by-class"
+         "$S/consumers-by-loader" "$S/consumers-by-package" "$S/objects/0x200/dominated-by-class"
          "$C/fields" "$C/statics" "$S/objects/0x1000/fields" "$S/objects/0x200/fields")
   probs=$(for t in "${views[@]}"; do check_table "$t"; done | head -3)
   check_eq "hostile names: every table keeps its columns" "" "$probs"
   check_eq "hostile names: no escape byte in any view" "0" \
-    "$(cat "${views[@]}" "$C/info" "$S/objects/0x1000/info" "$S/objects/0x1000/path" | grep -c $'\x1b')"
+    "$(cat "${views[@]}" "$C/info" "$S/objects/0x1000/info" "$S/objects/0x1000/path" "$C/paths" \
+       "$S/suspects-report" | grep -c $'\x1b')"
   check "hostile names: histogram names the class escaped as strings escapes text" \
     grep -qF 'Evil\n1\t2\tForged\x1b[31m' "$S/histogram"
   check "hostile names: the field name escaped in fields" grep -qF 'f\n9\tint\t9' "$S/objects/0x1000/fields"
   check "hostile names: the static escaped in statics" grep -qF 's\x1b]0;pwn\x07' "$C/statics"
+  check "hostile names: biggest and consumers-by-class name the class escaped" \
+    bash -c "grep -qF 'Evil\\n1\\t2\\tForged\\x1b[31m' '$S/biggest' && grep -qF 'Evil\\n1\\t2\\tForged\\x1b[31m' '$S/consumers-by-class'"
   check "hostile names: dominators names the class object 'class NAME', escaped" \
     grep -qF $'\tclass Evil\\n1\\t2' "$S/dominators"
   hf_umount

@@ -55,8 +55,10 @@ static void test_corpus(void **state)
          "info sites sites.agent heap.pprof heap.pb.gz stacks.folded flame.svg tables/sites.tsv ", false},
         {"Magnulas_ADKLabb3_heapdump_sites.java.hprof.txt", 2352, 4, 1,
          "info sites sites.agent histogram roots heap.pprof heap.pb.gz stacks.folded flame.svg "
-         "dominators histogram-retained suspects unreachable dominators.svg tables/objects.tsv "
-         "tables/references.tsv tables/classes.tsv tables/retained.tsv tables/sites.tsv ",
+         "dominators histogram-retained suspects suspects-report unreachable dominators.svg biggest biggest-shallow "
+         "dominators-by-class consumers-by-class consumers-by-loader consumers-by-package "
+         "tables/objects.tsv tables/references.tsv tables/classes.tsv tables/retained.tsv "
+         "tables/sites.tsv ",
          true},
         {"pjstadig_deque-clojure_cpusamples.java.hprof.txt", 173, 2, 1, "info cpu/samples cpu/samples.agent tables/samples.tsv ",
          false},
