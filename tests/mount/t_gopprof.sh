@@ -4,7 +4,8 @@
 # tests/programs/go/heapprog.go is built here (go build, standard library
 # only, offline, in a temporary GOPATH and GOCACHE) and run twice; each run
 # writes its heap profile with runtime.MemProfileRate = 1 while keepBig
-# holds 8 x 1 MiB and keepSmall 1000 x 1000 B.  The oracle is go tool
+# holds 8 x 1 MiB and keepSmall 1000 x 1000 B; the second run also keeps
+# 50 x 2000 B in keepMore, so growth between the two is never empty.  The oracle is go tool
 # pprof on the original files: on the mounted heap.pb.gz it reports the same
 # totals for every sample type, google-pprof on heap.pprof reports them too,
 # and the function names appear in sites and traces/.  Two files mount as
@@ -25,7 +26,7 @@ if ! (cd "$TESTTMP/prog" && go build -o heapprog heapprog.go) >"$TESTTMP/build.l
 fi
 A=$TESTTMP/a.pb.gz B=$TESTTMP/b.pb.gz TAB=$(printf '\t')
 check "heapprog writes its heap profile (run 1)" "$TESTTMP/prog/heapprog" "$A"
-check "heapprog writes its heap profile (run 2)" "$TESTTMP/prog/heapprog" "$B"
+check "heapprog writes its heap profile (run 2)" "$TESTTMP/prog/heapprog" "$B" 50
 
 types=(inuse_objects inuse_space alloc_objects alloc_space)
 go_totals() {
@@ -109,6 +110,10 @@ if hf_mount "$B" "$A"; then
     diff "$TESTTMP/want.growth" "$TESTTMP/got.growth"
   check "growth names every row by its frame, function (file:line), not trace=N" \
     awk '!/^[^ ]+ \(.*:[0-9]+\) -?[0-9]+ -?[0-9]+$/ { exit 1 } END { exit NR == 0 }' "$TESTTMP/got.growth"
+  # keepMore's 50 x 2000 B (size class 2048), give or take a runtime object
+  more=$(awk '/^main\.keepMore \(/ { print $(NF-1), $NF }' "$TESTTMP/got.growth")
+  check "growth: keepMore +50 objects, +102400 B in the second run ($more)" \
+    bash -c '[ "$1" -ge 50 ] && [ "$1" -le 51 ] && [ "$2" -ge 102400 ] && [ "$2" -le 106496 ]' _ $more
   hf_umount
 fi
 

@@ -3,18 +3,22 @@
 // profile.proto) to the file given as its argument.  With
 // runtime.MemProfileRate = 1 every allocation is recorded, so the profile
 // holds exactly: keepBig 8 x 1 MiB, keepSmall 1000 x 1000 B (both kept
-// live), churn 200 x 5000 B (allocated, then garbage).
+// live), churn 200 x 5000 B (allocated, then garbage), and, when a count
+// N follows the file name, keepMore N x 2000 B (kept live) so that two runs
+// differ by a known amount (otherwise two runs may record the same heap).
 // Built by tests/mount/t_gopprof.sh with `go build` (standard library only).
 package main
 
 import (
 	"os"
+	"strconv"
 	"runtime"
 	"runtime/pprof"
 )
 
 var big [][]byte
 var small [][]byte
+var more [][]byte
 var sink []byte
 
 //go:noinline
@@ -32,6 +36,13 @@ func keepSmall() {
 }
 
 //go:noinline
+func keepMore(n int) {
+	for i := 0; i < n; i++ {
+		more = append(more, make([]byte, 2000))
+	}
+}
+
+//go:noinline
 func churn() {
 	for i := 0; i < 200; i++ {
 		sink = make([]byte, 5000)
@@ -45,6 +56,14 @@ func main() {
 	small = make([][]byte, 0, 1000)
 	keepBig()
 	keepSmall()
+	if len(os.Args) > 2 {
+		n, err := strconv.Atoi(os.Args[2])
+		if err != nil {
+			panic(err)
+		}
+		more = make([][]byte, 0, n)
+		keepMore(n)
+	}
 	churn()
 	runtime.GC()
 	runtime.GC()
@@ -58,4 +77,5 @@ func main() {
 	f.Close()
 	runtime.KeepAlive(big)
 	runtime.KeepAlive(small)
+	runtime.KeepAlive(more)
 }
