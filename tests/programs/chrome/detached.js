@@ -72,6 +72,9 @@ let nextId = 1
 const waiting = new Map()
 const listeners = []
 let pending = Buffer.alloc(0)
+for (const pipe of [toBrowser, fromBrowser]) {
+  pipe.on('error', (e) => fail(`the protocol pipe: ${e.message} (chromium ended?)`))
+}
 fromBrowser.on('data', (b) => {
   pending = Buffer.concat([pending, b])
   let nul
