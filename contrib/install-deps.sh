@@ -18,7 +18,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 # npm: Debian's package, unless the nodejs installed brings its own
 command -v npm >/dev/null 2>&1 || { export DEBIAN_FRONTEND=noninteractive; apt-get install -y -qq --no-install-recommends npm; }
-# The oracle of tests/mount/t_v8.sh: Chrome DevTools' own heap snapshot code
+# The oracle of tests/mount/t_v8*.sh: Chrome DevTools' own heap snapshot code
 # as the npm package heap-snapshot-toolkit ships it (no dependencies),
 # installed here because tests may not use the network.
 oracle=/usr/local/lib/heapfs-oracle

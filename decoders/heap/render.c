@@ -141,7 +141,10 @@ void hf_heap_render_counts(const hf_heap *h, GString *out)
     g_string_append_printf(out, "snapshots: %u\n", h->snaps->len);
     g_string_append_printf(out, "classes: %" G_GUINT64_FORMAT "\n", classes);
     g_string_append_printf(out, "objects: %" G_GUINT64_FORMAT "\n", objects);
-    g_string_append_printf(out, "traces: %u\n", h->traces->len);
+    /* the format's own count: V8's traces are its call trees', not the layer's */
+    hf_dump *d = (hf_dump *)&h->base;
+    g_string_append_printf(out, "traces: %" G_GUINT64_FORMAT "\n",
+                           d->ops->n_traces ? d->ops->n_traces(d) : h->traces->len);
     g_string_append_printf(out, "threads: %u\n", h->threads->len);
     g_string_append_printf(out, "roots: %" G_GUINT64_FORMAT "\n", roots);
 }

@@ -39,7 +39,8 @@ void v8_describe(hf_dump *d, GString *out)
         "in hex (DevTools shows @ID in decimal), edges lists every edge with its kind and\n"
         "name, refs/ links them.  Sizes, dominators and retained sizes are computed the way\n"
         "DevTools computes them: weak edges never retain; roots lists V8's GC roots; detached\n"
-        "lists detached DOM nodes; new and leaks compare with earlier snapshots by node id.\n");
+        "lists detached DOM nodes; new and leaks compare with earlier snapshots by node id.\n"
+        "With allocation tracking, traces/N is the stack of sites' trace N, leaf first.\n");
 }
 
 uint64_t v8_view_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out, size_t budget)

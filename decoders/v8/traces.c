@@ -13,10 +13,14 @@
  * which sees only a serial, finds the snapshot.  Frames are named
  * "function (script:line:column)" (heap.pprof, stacks.folded with full names)
  * or "function", leaf first; the tree's root "(root)" is left out.
+ * traces/N is trace N's frames with full names, one a line, as the other
+ * formats with stacks write them; N runs over every call-tree node, so the
+ * root's file is empty.
  *
  * Building is single-threaded (open); the rest is read-only.
  */
 #include "decoders/v8/v8.h"
+#include "decoders/core/names.h"
 #include "decoders/heap/render.h"
 
 #include <string.h>
@@ -147,6 +151,35 @@ void v8_trace_names(const hf_heap *h, uint32_t serial, bool full, GPtrArray *fra
         g_string_free(t, TRUE);
         return;
     }
+}
+
+uint64_t v8_n_traces(hf_dump *d)
+{
+    const v8_dump *vd = (const v8_dump *)d;
+    if (!vd->snaps->len)
+        return 0;
+    const v8_snap *last = g_ptr_array_index(vd->snaps, vd->snaps->len - 1);
+    return (uint64_t)last->tbase + last->n_tnodes;
+}
+
+uint64_t v8_trace_number(hf_dump *d, uint64_t t)
+{
+    return t + 1;
+}
+
+uint64_t v8_view_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                       size_t budget)
+{
+    if (v->index >= v8_n_traces(d))
+        return HF_DONE;
+    GPtrArray *frames = g_ptr_array_new_with_free_func(g_free);
+    v8_trace_names((const hf_heap *)d, (uint32_t)v->index + 1, true, frames, NULL);
+    for (guint k = 0; k < frames->len; k++) {
+        hf_escape_str(out, g_ptr_array_index(frames, k));
+        g_string_append_c(out, '\n');
+    }
+    g_ptr_array_free(frames, TRUE);
+    return HF_DONE;
 }
 
 /* sites: the call-tree nodes with live objects, as the tree counts them. */

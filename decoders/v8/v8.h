@@ -228,6 +228,11 @@ void v8_trace_names(const hf_heap *h, uint32_t serial, bool full, GPtrArray *fra
 uint64_t v8_view_sites(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                        size_t budget);
 bool v8_has_sites(hf_dump *d, uint32_t s, uint64_t index);
+/* traces/: every call-tree node of every snapshot, numbered as in sites. */
+uint64_t v8_n_traces(hf_dump *d);
+uint64_t v8_trace_number(hf_dump *d, uint64_t t);
+uint64_t v8_view_trace(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                       size_t budget);
 
 /* ---- classes.c ---- */
 

@@ -2,8 +2,9 @@
 # t_truncate.sh (every file of tests/corpus/ and tests/fixtures/ but the
 # two folders below, the real mounts of cut text and profile files),
 # t_truncate_hprof.sh (tests/corpus/hprof/) and
-# t_truncate_bmd.sh (tests/corpus/bmd/): one walk of files for each of
-# them, run side by side by tests/run.sh.
+# t_truncate_bmd.sh (tests/corpus/bmd/), t_v8_corpus.sh (tests/corpus/v8/,
+# 96 cuts): one walk of files for each of them, run side by side by
+# tests/run.sh.
 #
 #   truncate_files FILE...     every FILE walked whole twice, then cut at
 #                              NCUTS (240) offsets, each cut walked

@@ -298,6 +298,9 @@ static void check_dump(const char *path, bool have_pprof, unsigned *checked)
                 assert_int_equal(t[0], info_value(info, "\nobjects: "));
                 assert_int_equal(t[1], info_value(info, "\nbytes: "));
             }
+        } else if (strcmp(d->ops->format, "v8") == 0) { /* every node, live */
+            assert_int_equal(t[0], info_value(info, "\nobjects: "));
+            assert_int_equal(t[1], info_value(info, "\nbytes: "));
         }
         if (strcmp(kind, "heapprofile") == 0) { /* folded: the same in-use bytes */
             char *f = th_snap_file(d, s, "stacks.folded");
@@ -345,7 +348,7 @@ static void test_every_format(void **state)
 {
     bool have_pprof = access("/usr/bin/google-pprof", X_OK) == 0;
     unsigned checked = 0;
-    const char *subdirs[] = {"hprof", "hprof-txt", "pprof-heap", "bmd"};
+    const char *subdirs[] = {"hprof", "hprof-txt", "pprof-heap", "bmd", "v8"};
     for (size_t i = 0; i < G_N_ELEMENTS(subdirs); i++) {
         char *sub = th_corpus(subdirs[i], NULL);
         GDir *gd = g_dir_open(sub, 0, NULL);
