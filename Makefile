@@ -107,7 +107,8 @@ clean:
 
 # ---- install ---------------------------------------------------------------
 # `make install` (PREFIX=/usr/local, DESTDIR for staging) installs the binary,
-# heapfs(1) and, under share/doc/heapfs, README.md and the contrib examples;
+# heapfs(1), heapfs-tree(7) and, under share/doc/heapfs, README.md and the
+# contrib examples;
 # `make uninstall` removes them.  mount(8) runs fstab and `mount -t
 # fuse.heapfs` mounts through mount.fuse3, whose shell finds heapfs in
 # /usr/local/bin or /usr/bin (mount clears PATH): see heapfs(1).
@@ -118,23 +119,26 @@ DOCDIR  ?= $(PREFIX)/share/doc/heapfs
 INSTALL ?= install
 DOC_FILES     := README.md contrib/nfs.md contrib/ganesha-heapfs.conf
 SYSTEMD_FILES := contrib/systemd/heapfs@.service
+# The man pages, installed under man1/, man7/, ... as their suffix says.
+MAN_PAGES     := docs/heapfs.1 docs/heapfs-tree.7
+man_path = $(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(1)))/$(notdir $(1))
 # The page and the unit name the default paths; installed, they name these.
 INSTALL_PATHS := sed -e 's|/usr/local/bin/heapfs|$(BINDIR)/heapfs|g' \
                      -e 's|/usr/local/share/doc/heapfs|$(DOCDIR)|g'
 
 .PHONY: install uninstall
 install: $(B)/heapfs
-	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(foreach p,$(MAN_PAGES),$(dir $(call man_path,$(p)))) \
 	    $(DESTDIR)$(DOCDIR)/contrib/systemd
 	$(INSTALL) -m 755 $(B)/heapfs $(DESTDIR)$(BINDIR)/heapfs
-	$(INSTALL_PATHS) docs/heapfs.1 >$(DESTDIR)$(MANDIR)/man1/heapfs.1
-	chmod 644 $(DESTDIR)$(MANDIR)/man1/heapfs.1
+	$(foreach p,$(MAN_PAGES),$(INSTALL_PATHS) $(p) >$(call man_path,$(p)) && \
+	    chmod 644 $(call man_path,$(p)) &&) true
 	$(INSTALL) -m 644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	$(INSTALL) -m 644 contrib/nfs.md contrib/ganesha-heapfs.conf $(DESTDIR)$(DOCDIR)/contrib/
 	$(INSTALL_PATHS) $(SYSTEMD_FILES) >$(DESTDIR)$(DOCDIR)/contrib/systemd/heapfs@.service
 	chmod 644 $(DESTDIR)$(DOCDIR)/contrib/systemd/heapfs@.service
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/heapfs $(DESTDIR)$(MANDIR)/man1/heapfs.1
+	rm -f $(DESTDIR)$(BINDIR)/heapfs $(foreach p,$(MAN_PAGES),$(call man_path,$(p)))
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(DOC_FILES) $(SYSTEMD_FILES))
 	-rmdir $(DESTDIR)$(DOCDIR)/contrib/systemd $(DESTDIR)$(DOCDIR)/contrib $(DESTDIR)$(DOCDIR)

@@ -18,7 +18,7 @@ uint64_t hf_ino_encode(const hf_node *n)
 {
     if (n->kind == HF_N_ROOT)
         return ROOT_INO;
-    return ((uint64_t)n->kind << 58) | ((uint64_t)(n->snap & (HF_SNAP_MAX - 1)) << 46) |
+    return ((uint64_t)n->kind << (63 - HF_KIND_BITS)) | ((uint64_t)(n->snap & (HF_SNAP_MAX - 1)) << 46) |
            ((n->a & (HF_A_MAX - 1)) << 15) | (n->b & (HF_B_MAX - 1));
 }
 
@@ -30,8 +30,10 @@ bool hf_ino_decode(uint64_t ino, hf_node *n)
     }
     if (ino >> 63)
         return false;
-    unsigned kind = (unsigned)(ino >> 58);
+    unsigned kind = (unsigned)(ino >> (63 - HF_KIND_BITS));
     if (kind == HF_N_ROOT || kind >= HF_N_KINDS)
+        return false;
+    if (kind == HF_N_ROOT_FILE && (ino & (HF_B_MAX - 1)) >= HF_RF_N)
         return false;
     *n = hf_node_make((hf_node_kind)kind, (uint32_t)((ino >> 46) & (HF_SNAP_MAX - 1)),
                       (ino >> 15) & (HF_A_MAX - 1), (uint32_t)(ino & (HF_B_MAX - 1)));

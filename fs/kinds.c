@@ -23,15 +23,25 @@
      .parent = HF_N_OBJ_DIR, .parent_b = k, .parts = PARTS(object),                          \
      .readlink = tree_link_entry}
 
+/* The files at the root: one kind, b says which (inode.h hf_root_file). */
+#define ROOT_FILE .type = HF_T_FILE, .b = HF_F_WHICH, .parent = HF_N_ROOT
+static const hf_kind_row root_files[HF_RF_N] = {
+    [HF_RF_README] = {"README", "README", ROOT_FILE, .render = tree_render_readme},
+    [HF_RF_INFO] = {"info", "info", ROOT_FILE, .render = tree_render_info},
+    [HF_RF_ERRORS] = {"errors", "errors", ROOT_FILE, .render = tree_render_errors},
+    [HF_RF_STATS] = {".stats", ".stats", ROOT_FILE, .hidden = true, .self = true,
+                     .text = tree_text_stats},
+    [HF_RF_GROWTH_SVG] = {"growth chart", "growth.svg", ROOT_FILE,
+                          .exists = tree_has_growth_chart,
+                          .render = tree_render_growth_chart},
+};
+
 /* One row per kind (kinds.h).  What a row leaves out is 0: its directory
  * the root (HF_N_ROOT), at HF_AT_MOUNT, a and b HF_F_ZERO, no function. */
 static const hf_kind_row kinds[HF_N_KINDS] = {
     [HF_N_ROOT] = {"root", NULL, HF_T_DIR, .list = tree_list_fixed},
-    [HF_N_README] = {"README", "README", HF_T_FILE, .render = tree_render_readme},
-    [HF_N_INFO] = {"info", "info", HF_T_FILE, .render = tree_render_info},
-    [HF_N_ERRORS] = {"errors", "errors", HF_T_FILE, .render = tree_render_errors},
-    [HF_N_STATS] = {".stats", ".stats", HF_T_FILE, .hidden = true, .self = true,
-                    .text = tree_text_stats},
+    [HF_N_ROOT_FILE] = {"root file", NULL, ROOT_FILE, .rows = root_files,
+                        .n_rows = HF_RF_N},
     [HF_N_SNAPSHOTS] = {"snapshots", "snapshots", HF_T_DIR, .big = &tree_big_snapshots,
                         .child = HF_N_SNAP},
     [HF_N_LATEST] = {"latest", "latest", HF_T_LINK, .exists = tree_has_snaps,
@@ -85,16 +95,22 @@ static const hf_kind_row kinds[HF_N_KINDS] = {
     [HF_N_OBJ_ENTRY + 1] = ENTRY(1),
     [HF_N_OBJ_ENTRY + 2] = ENTRY(2),
     [HF_N_OBJ_ENTRY + 3] = ENTRY(3),
-    [HF_N_GROWTH_SVG] = {"growth chart", "growth.svg", HF_T_FILE, .exists = tree_has_growth_chart,
-                         .render = tree_render_growth_chart},
 };
 _Static_assert(HF_N_OBJ_ENTRY_LAST == HF_N_OBJ_ENTRY + 3, "one ENTRY row per link directory");
-_Static_assert(HF_N_KINDS <= 32, "inode.h keeps the kind in 5 bits");
+_Static_assert(HF_N_KINDS <= 1 << HF_KIND_BITS, "inode.h keeps the kind in 5 bits");
+_Static_assert(HF_RF_N <= HF_B_MAX, "a root file's b fits its 15 bits");
+
+static const hf_kind_row none = {"?", NULL, HF_T_FILE};
 
 const hf_kind_row *hf_kind(hf_node_kind k)
 {
-    static const hf_kind_row none = {"?", NULL, HF_T_FILE};
     return (unsigned)k < HF_N_KINDS ? &kinds[k] : &none;
+}
+
+const hf_kind_row *hf_kind_of(const hf_node *n)
+{
+    const hf_kind_row *k = hf_kind_row_of(kinds, n);
+    return k ? k : &none;
 }
 
 const hf_kind_row *hf_kind_table(void)

@@ -8,11 +8,16 @@
  * index), a link or a file, and which functions answer for it.  So adding
  * a kind is one row in kinds.c, plus its own functions where it really
  * differs (a listing, a big directory, a renderer).  inode.h's 5 kind bits
- * leave room for 32 kinds.
+ * leave room for 32 kinds, so files that are alike share one: a kind's
+ * row may hold a table of rows (`rows`), one per file, and b of its node
+ * says which (HF_N_ROOT_FILE: README, info, ...; inode.h hf_root_file).
+ * hf_kind_of(node) answers with that file's row; everything the tree
+ * asks of a node goes through it.
  *
  * Entries of a small directory are listed in table order for the kinds
- * with a fixed name (README, info, classes, ...); a fixed-name kind is
- * valid when its `exists` says so (NULL: always).
+ * with a fixed name (README, info, classes, ...; a kind's table of rows
+ * in its place); a fixed-name kind is valid when its `exists` says so
+ * (NULL: always).
  *
  * The files, each calling only those below it (tests/mount/t_layout.sh
  * checks there is no circle):
@@ -54,7 +59,8 @@ typedef enum {
     HF_F_INDEX, /* a trace, thread, class or object */
     HF_F_ROW,   /* a row of a parts table: a file, link or link directory */
     HF_F_SLOT,  /* a slot of a link directory */
-    HF_F_WHICH, /* which comparison file (mount.h HF_CMP_*) */
+    HF_F_WHICH, /* which comparison file (mount.h HF_CMP_*), or which row
+                   of its kind's table (`rows`) */
 } hf_kind_field;
 
 typedef struct hf_kind_row hf_kind_row;
@@ -112,6 +118,10 @@ struct hf_kind_row {
     uint32_t parent_b;   /* the directory's b: an entry's link directory */
     bool hidden;         /* a fixed-name entry found by lookup, never listed (.stats) */
     bool self;           /* reports on heapfs, not the dump: readable after it changed */
+    /* Files alike in one kind: a row per file, b of the node saying which
+     * (NULL: the kind is its own row). */
+    const struct hf_kind_row *rows;
+    uint32_t n_rows;
     /* The parts table (model.h hf_dump_ops) its files, links and link
      * directories are rows of: offsetof(hf_dump_ops, table) + 1, 0 none. */
     size_t parts;
@@ -142,6 +152,33 @@ struct hf_kind_row {
  * names nothing valid), and the whole table. */
 const hf_kind_row *hf_kind(hf_node_kind k);
 const hf_kind_row *hf_kind_table(void);
+/* The row of node n: its kind's, or the row of its b in its kind's table;
+ * the row that names nothing valid for a kind or b past the tables. */
+const hf_kind_row *hf_kind_of(const hf_node *n);
+
+/* The row of node n in the table `kinds` (hf_kind_of), NULL when n's kind,
+ * or its b in a kind with a table of rows, names none. */
+static inline const hf_kind_row *hf_kind_row_of(const hf_kind_row *kinds, const hf_node *n)
+{
+    if ((unsigned)n->kind >= HF_N_KINDS)
+        return NULL;
+    const hf_kind_row *k = &kinds[n->kind];
+    return !k->rows ? k : n->b < k->n_rows ? &k->rows[n->b] : NULL;
+}
+
+/* The rows of kind k's entries: its table's, or k itself as one row. */
+static inline uint32_t hf_kind_n_rows(const hf_kind_row *k)
+{
+    return k->rows ? k->n_rows : 1;
+}
+
+/* Row j < hf_kind_n_rows(k) of kind k, and the b of its node. */
+static inline const hf_kind_row *hf_kind_row_at(const hf_kind_row *k, uint32_t j,
+                                                uint32_t *b)
+{
+    *b = k->rows ? j : 0;
+    return k->rows ? &k->rows[j] : k;
+}
 
 /* The parts table of row k in dump d (NULL: none, or no dump). */
 static inline const hf_parts *hf_kind_parts(const hf_kind_row *k, const hf_dump *d)
@@ -155,6 +192,12 @@ static inline const hf_parts *hf_kind_parts(const hf_kind_row *k, const hf_dump 
 static inline const hf_kind_row *tree_kind(const tree_req *q, hf_node_kind k)
 {
     return &q->kinds[k];
+}
+
+/* The row of node n, which names one (tree_valid said so). */
+static inline const hf_kind_row *tree_kind_of(const tree_req *q, const hf_node *n)
+{
+    return hf_kind_row_of(q->kinds, n);
 }
 
 /* node.c */

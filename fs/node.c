@@ -14,9 +14,9 @@
 
 bool tree_valid(const tree_req *q0, const hf_node *n)
 {
-    if ((unsigned)n->kind >= HF_N_KINDS)
+    const hf_kind_row *k = hf_kind_row_of(q0->kinds, n);
+    if (!k)
         return false;
-    const hf_kind_row *k = tree_kind(q0, n->kind);
     if (k->at == HF_AT_MOUNT && n->snap != 0)
         return false;
     tree_req q = tree_req_for(q0, n);
@@ -61,7 +61,7 @@ bool tree_valid_child(const tree_req *q, const hf_node *n)
 {
     hf_node dir = tree_parent(q->kinds, n), child;
     char name[HF_NAME_MAX];
-    uint64_t i = tree_kind(q, n->kind)->b == HF_F_SLOT ? n->b : n->a;
+    uint64_t i = tree_kind_of(q, n)->b == HF_F_SLOT ? n->b : n->a;
     return tree_valid(q, &dir) && tree_big_child(q, &dir, i, name, &child) == TREE_OK;
 }
 
@@ -114,7 +114,7 @@ int tree_link_latest(const tree_req *q, const hf_node *n, GString *out)
 /* A class's or object's link: a row of its parts table. */
 int tree_link_part(const tree_req *q, const hf_node *n, GString *out)
 {
-    const hf_kind_row *k = tree_kind(q, n->kind);
+    const hf_kind_row *k = tree_kind_of(q, n);
     hf_target to;
     if (!q->r.d || !hf_parts_link_target(hf_kind_parts(k, q->r.d), n->b, q->r, n->a, &to))
         return -EINVAL;
@@ -128,7 +128,7 @@ int tree_link_entry(const tree_req *q, const hf_node *n, GString *out)
     hf_node dir = tree_parent(q->kinds, n);
     char name[HF_NAME_MAX];
     hf_target to;
-    if (!q->r.d || dir.b >= hf_parts_n_dirs(hf_kind_parts(tree_kind(q, n->kind), q->r.d)) ||
+    if (!q->r.d || dir.b >= hf_parts_n_dirs(hf_kind_parts(tree_kind_of(q, n), q->r.d)) ||
         tree_linkdir(q, &dir)->entry(q->r.d, q->r.s, n->a, n->b, name, &to) != HF_REF_OK)
         return -EINVAL;
     target_path(q, &to, dir.kind, out);
@@ -200,7 +200,7 @@ bool tree_view_trace(const tree_req *q, const hf_node *n, tree_view *va)
  * view has index 0). */
 bool tree_view_part(const tree_req *q, const hf_node *n, tree_view *va)
 {
-    const hf_kind_row *k = tree_kind(q, n->kind);
+    const hf_kind_row *k = tree_kind_of(q, n);
     if (!q->r.d)
         return false;
     bool row_in_a = k->a == HF_F_ROW;

@@ -11,7 +11,8 @@
 
 tree_req tree_req_for(const tree_req *q, const hf_node *n)
 {
-    hf_kind_at at = (unsigned)n->kind < HF_N_KINDS ? tree_kind(q, n->kind)->at : HF_AT_MOUNT;
+    const hf_kind_row *k = hf_kind_row_of(q->kinds, n);
+    hf_kind_at at = k ? k->at : HF_AT_MOUNT;
     uint32_t snap = at == HF_AT_MOUNT ? 0 : n->snap;
     if (at == q->at && snap == q->snap)
         return *q;
@@ -36,20 +37,25 @@ static void add(tree_entry *e, int *k, const char *name, hf_node n)
     (*k)++;
 }
 
-/* The listed fixed-name kinds of a directory of kind `dir` at snap, in
- * table order (tt_only: only traces/ and threads/). */
+/* The listed fixed-name rows of a directory of kind `dir` at snap, in
+ * table order, a kind's table of rows in its place (tt_only: only
+ * traces/ and threads/). */
 static void add_fixed(const tree_req *q, hf_node_kind dir, uint32_t snap, bool tt_only,
                       tree_entry *e, int *k)
 {
     tree_req cq = *q;
     for (unsigned c = 0; c < HF_N_KINDS; c++) {
-        const hf_kind_row *row = tree_kind(q, (hf_node_kind)c);
-        if (row->parent != dir || !row->name || row->hidden || (tt_only && row->at != HF_AT_TT))
-            continue;
-        hf_node n = hf_node_make((hf_node_kind)c, row->at == HF_AT_MOUNT ? 0 : snap, 0, 0);
-        cq = tree_req_for(&cq, &n);
-        if (!row->exists || row->exists(&cq))
-            add(e, k, row->name, n);
+        const hf_kind_row *kind = tree_kind(q, (hf_node_kind)c);
+        for (uint32_t j = 0, b; j < hf_kind_n_rows(kind); j++) {
+            const hf_kind_row *row = hf_kind_row_at(kind, j, &b);
+            if (row->parent != dir || !row->name || row->hidden ||
+                (tt_only && row->at != HF_AT_TT))
+                continue;
+            hf_node n = hf_node_make((hf_node_kind)c, row->at == HF_AT_MOUNT ? 0 : snap, 0, b);
+            cq = tree_req_for(&cq, &n);
+            if (!row->exists || row->exists(&cq))
+                add(e, k, row->name, n);
+        }
     }
 }
 

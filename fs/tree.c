@@ -69,17 +69,17 @@ hf_snapref hf_tree_source(hf_tree *t, const hf_node *n)
 
 hf_type hf_tree_type(const hf_node *n)
 {
-    return hf_kind(n->kind)->type;
+    return hf_kind_of(n)->type;
 }
 
 bool hf_tree_volatile(const hf_node *n)
 {
-    return hf_kind(n->kind)->text != NULL;
+    return hf_kind_of(n)->text != NULL;
 }
 
 bool hf_tree_reads_dump(const hf_node *n)
 {
-    return !hf_kind(n->kind)->self;
+    return !hf_kind_of(n)->self;
 }
 
 hf_node hf_tree_parent(const hf_node *n)
@@ -99,10 +99,14 @@ bool hf_tree_valid(hf_tree *t, const hf_node *n)
 static bool lookup_hidden(const hf_node *dir, const char *name, hf_node *out)
 {
     for (unsigned c = 0; c < HF_N_KINDS; c++) {
-        const hf_kind_row *k = hf_kind((hf_node_kind)c);
-        if (k->hidden && k->parent == dir->kind && strcmp(k->name, name) == 0) {
-            *out = hf_node_make((hf_node_kind)c, k->at == HF_AT_MOUNT ? 0 : dir->snap, 0, 0);
-            return true;
+        const hf_kind_row *kind = hf_kind((hf_node_kind)c);
+        for (uint32_t j = 0, b; j < hf_kind_n_rows(kind); j++) {
+            const hf_kind_row *k = hf_kind_row_at(kind, j, &b);
+            if (k->hidden && k->parent == dir->kind && strcmp(k->name, name) == 0) {
+                *out = hf_node_make((hf_node_kind)c, k->at == HF_AT_MOUNT ? 0 : dir->snap, 0,
+                                    b);
+                return true;
+            }
         }
     }
     return false;
@@ -116,7 +120,7 @@ int hf_tree_lookup(hf_tree *t, const hf_node *dir, const char *name, hf_node *ou
         *out = *dir;
         return 0;
     }
-    const hf_kind_row *k = hf_kind(dir->kind);
+    const hf_kind_row *k = hf_kind_of(dir);
     if (k->type != HF_T_DIR)
         return -ENOTDIR;
     if (strcmp(name, "..") == 0) {
@@ -140,7 +144,7 @@ int hf_tree_lookup(hf_tree *t, const hf_node *dir, const char *name, hf_node *ou
 
 int hf_tree_readdir(hf_tree *t, const hf_node *dir, uint64_t off, hf_dir_emit emit, void *ctx)
 {
-    const hf_kind_row *k = hf_kind(dir->kind);
+    const hf_kind_row *k = hf_kind_of(dir);
     if (k->type != HF_T_DIR)
         return -ENOTDIR;
     if (off < 1) {
@@ -179,7 +183,7 @@ int hf_tree_readdir(hf_tree *t, const hf_node *dir, uint64_t off, hf_dir_emit em
 
 int hf_tree_readlink(hf_tree *t, const hf_node *n, GString *out)
 {
-    const hf_kind_row *k = hf_kind(n->kind);
+    const hf_kind_row *k = hf_kind_of(n);
     if (!k->readlink)
         return -EINVAL;
     tree_req q = req_of(t, n);
@@ -189,7 +193,7 @@ int hf_tree_readlink(hf_tree *t, const hf_node *n, GString *out)
 /* Fills va with what renders node n's bytes; false for non-files. */
 static bool file_renderer(const tree_req *q, const hf_node *n, tree_view *va)
 {
-    const hf_kind_row *k = hf_kind(n->kind);
+    const hf_kind_row *k = hf_kind_of(n);
     *va = (tree_view){.m = q->m, .n = *n};
     return k->render && (!k->view || k->view(q, n, va));
 }
@@ -198,7 +202,7 @@ static bool file_renderer(const tree_req *q, const hf_node *n, tree_view *va)
  * change while mounted. */
 static GString *direct_text(const tree_req *q, const hf_node *n)
 {
-    const hf_kind_row *k = hf_kind(n->kind);
+    const hf_kind_row *k = hf_kind_of(n);
     GString *s = g_string_new(NULL);
     if (k->readlink)
         k->readlink(q, n, s);
@@ -209,7 +213,7 @@ static GString *direct_text(const tree_req *q, const hf_node *n)
 
 uint64_t hf_tree_size(hf_tree *t, const hf_node *n)
 {
-    const hf_kind_row *k = hf_kind(n->kind);
+    const hf_kind_row *k = hf_kind_of(n);
     tree_req q = req_of(t, n);
     if (k->type == HF_T_LINK || k->text) {
         GString *s = direct_text(&q, n);
@@ -226,7 +230,7 @@ uint64_t hf_tree_size(hf_tree *t, const hf_node *n)
 
 size_t hf_tree_read(hf_tree *t, const hf_node *n, char *buf, size_t size, uint64_t off)
 {
-    const hf_kind_row *k = hf_kind(n->kind);
+    const hf_kind_row *k = hf_kind_of(n);
     tree_req q = req_of(t, n);
     if (k->text) {
         GString *s = direct_text(&q, n);

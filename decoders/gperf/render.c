@@ -235,9 +235,10 @@ static uint64_t render_sites(gperf_dump *g, gperf_snap *sn, uint64_t first, GStr
     return HF_DONE;
 }
 
-/* tables/sites.tsv: render_sites as a table (docs/tables.md). */
-static const char *const site_cols[] = {"trace",         "inuse_objects", "inuse_bytes",
-                                        "alloc_objects", "alloc_bytes",   "frame"};
+/* tables/sites.tsv: render_sites as a table (docs/tables.md), with its
+ * column names (docs/views.md). */
+static const char *const site_cols[] = {"trace",         "inuse_objects", "inuse_space",
+                                        "alloc_objects", "alloc_space",   "frame"};
 
 static uint64_t sites_rows(hf_dump *d, const hf_view *v, uint64_t first, hf_tsv *t,
                            size_t budget)

@@ -18,6 +18,7 @@
 #include "decoders/core/cancel.h"
 #include "decoders/core/names.h"
 #include "decoders/core/search.h"
+#include "decoders/heap/groups.h"
 #include "decoders/heap/retviews.h"
 
 #include <stdio.h>
@@ -331,37 +332,10 @@ int64_t hf_heap_dominated_find(hf_dump *d, uint32_t s, uint64_t o, const char *n
 
 /* ---- duplicate Strings ---- */
 
-typedef struct {
-    uint64_t hash;
-    uint32_t o;
-} str_key;
-
-typedef struct {
-    uint32_t o; /* one of them */
-    uint32_t count;
-    uint64_t wasted;
-} dup_group;
-
-static gint cmp_keys(gconstpointer a, gconstpointer b)
-{
-    const str_key *x = a, *y = b;
-    if (x->hash != y->hash)
-        return x->hash < y->hash ? -1 : 1;
-    return x->o < y->o ? -1 : x->o > y->o;
-}
-
 static gint cmp_u32(gconstpointer a, gconstpointer b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     return (x > y) - (x < y);
-}
-
-static gint cmp_groups(gconstpointer a, gconstpointer b)
-{
-    const dup_group *x = a, *y = b;
-    if (x->wasted != y->wasted)
-        return x->wasted < y->wasted ? 1 : -1;
-    return x->o < y->o ? -1 : x->o > y->o;
 }
 
 /* The index of String ob's value array, -1 when it has none. */
@@ -391,8 +365,39 @@ static uint64_t string_bytes(hf_heap *h, const hf_hsnap *sn, const hf_hobj *ob,
     return n;
 }
 
-/* Strings with equal text: sorted by a 64-bit hash of the text (no table
- * per string), then runs of equal hashes compared by text. */
+/* Strings compared (groups.h hf_equal_ops): t the first's text. */
+typedef struct {
+    hf_heap *h;
+    const hf_hsnap *sn;
+    const GArray *shared; /* every String's value array, sorted */
+    GString *t, *u;
+} str_cmp;
+
+static bool str_text(str_cmp *c, uint32_t o, hf_hobj *ob, GString *out)
+{
+    g_string_truncate(out, 0);
+    return hf_heap_decode(c->h, c->sn, o, ob) && hf_heap_text(c->h, c->sn, ob, out);
+}
+
+static bool str_first(void *ud, uint32_t o)
+{
+    str_cmp *c = ud;
+    hf_hobj ob;
+    return str_text(c, o, &ob, c->t);
+}
+
+static bool str_same(void *ud, uint32_t o, uint64_t *bytes)
+{
+    str_cmp *c = ud;
+    hf_hobj ob;
+    if (!str_text(c, o, &ob, c->u) || !g_string_equal(c->t, c->u))
+        return false;
+    *bytes = string_bytes(c->h, c->sn, &ob, c->shared);
+    return true;
+}
+
+/* Strings with equal text (groups.h hf_equal_groups, by a hash of the
+ * text). */
 uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                                  size_t budget)
 {
@@ -400,7 +405,7 @@ uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, G
     const hf_hsnap *sn = hf_heap_snap(h, v->snap);
     if (!sn || sn->string_class == UINT32_MAX)
         return HF_DONE;
-    GArray *keys = g_array_new(FALSE, FALSE, sizeof(str_key));
+    GArray *keys = g_array_new(FALSE, FALSE, sizeof(hf_equal_key));
     GArray *arrays = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     GString *t = g_string_new(NULL), *u = g_string_new(NULL);
     for (uint64_t o = 0; o < sn->n_objects && !hf_cancel_due(o); o++) {
@@ -410,7 +415,7 @@ uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, G
         g_string_truncate(t, 0);
         if (!hf_heap_text(h, sn, &ob, t))
             continue;
-        str_key k = {hf_hash_bytes(t->str, t->len), (uint32_t)o};
+        hf_equal_key k = {hf_hash_bytes(t->str, t->len), (uint32_t)o};
         g_array_append_val(keys, k);
         int64_t ai = string_array(h, sn, &ob);
         if (ai >= 0) {
@@ -418,52 +423,20 @@ uint64_t hf_heap_view_duplicates(hf_dump *d, const hf_view *v, uint64_t first, G
             g_array_append_val(arrays, a);
         }
     }
-    g_array_sort(keys, cmp_keys);
     g_array_sort(arrays, cmp_u32);
-    GArray *groups = g_array_new(FALSE, FALSE, sizeof(dup_group));
-    bool *done = g_new0(bool, keys->len + 1);
-    for (guint i = 0; i < keys->len; i++) {
-        guint j = i + 1;
-        while (j < keys->len && g_array_index(keys, str_key, j).hash == g_array_index(keys, str_key, i).hash)
-            j++;
-        for (guint a = i; j - i > 1 && a < j; a++) { /* equal hashes: compare texts */
-            if (done[a])
-                continue;
-            hf_hobj oa, ob;
-            hf_heap_decode(h, sn, g_array_index(keys, str_key, a).o, &oa);
-            g_string_truncate(t, 0);
-            hf_heap_text(h, sn, &oa, t);
-            dup_group gr = {g_array_index(keys, str_key, a).o, 1, 0};
-            for (guint b = a + 1; b < j; b++) {
-                if (done[b])
-                    continue;
-                hf_heap_decode(h, sn, g_array_index(keys, str_key, b).o, &ob);
-                g_string_truncate(u, 0);
-                hf_heap_text(h, sn, &ob, u);
-                if (g_string_equal(t, u)) {
-                    done[b] = true;
-                    gr.count++;
-                    gr.wasted += string_bytes(h, sn, &ob, arrays);
-                }
-            }
-            if (gr.count > 1)
-                g_array_append_val(groups, gr);
-        }
-        i = j - 1;
-    }
-    g_array_sort(groups, cmp_groups);
+    static const hf_equal_ops ops = {str_first, str_same};
+    str_cmp c = {h, sn, arrays, t, u};
+    GArray *groups = hf_equal_groups(keys, &ops, &c);
     g_string_append(out, "# count\twasted\ttext\n");
     for (guint i = 0; i < groups->len; i++) {
-        const dup_group *gr = &g_array_index(groups, dup_group, i);
+        const hf_equal_group *gr = &g_array_index(groups, hf_equal_group, i);
         hf_hobj ob;
-        hf_heap_decode(h, sn, gr->o, &ob);
-        g_string_truncate(t, 0);
-        hf_heap_text(h, sn, &ob, t);
-        g_string_append_printf(out, "%u\t%" G_GUINT64_FORMAT "\t", gr->count, (guint64)gr->wasted);
+        if (!str_text(&c, gr->o, &ob, t))
+            continue;
+        g_string_append_printf(out, "%u\t%" G_GUINT64_FORMAT "\t", gr->copies, (guint64)gr->wasted);
         hf_heap_escape_line(out, t->str, t->len);
         g_string_append_c(out, '\n');
     }
-    g_free(done);
     g_array_free(groups, TRUE);
     g_array_free(keys, TRUE);
     g_array_free(arrays, TRUE);

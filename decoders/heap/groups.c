@@ -95,3 +95,59 @@ bool hf_group_sums(const uint32_t *kids, uint32_t n_kids, const uint32_t *idom, 
     g_free(off);
     return ok;
 }
+
+/* ---- groups of equal objects ---- */
+
+static gint cmp_keys(gconstpointer a, gconstpointer b)
+{
+    const hf_equal_key *x = a, *y = b;
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    return x->o < y->o ? -1 : x->o > y->o;
+}
+
+static gint cmp_groups(gconstpointer a, gconstpointer b)
+{
+    const hf_equal_group *x = a, *y = b;
+    if (x->wasted != y->wasted)
+        return x->wasted > y->wasted ? -1 : 1;
+    return x->o < y->o ? -1 : x->o > y->o;
+}
+
+/* The groups of equal objects among the run keys[0 .. n) of one hash;
+ * done: those already in a group. */
+static void group_run(const hf_equal_key *keys, guint n, bool *done, const hf_equal_ops *ops,
+                      void *ud, GArray *groups)
+{
+    for (guint a = 0; a < n; a++) {
+        if (done[a] || !ops->first(ud, keys[a].o))
+            continue;
+        hf_equal_group g = {keys[a].o, 1, 0};
+        uint64_t bytes;
+        for (guint b = a + 1; b < n; b++)
+            if (!done[b] && ops->same(ud, keys[b].o, &bytes)) {
+                done[b] = true;
+                g.copies++;
+                g.wasted += bytes;
+            }
+        if (g.copies > 1)
+            g_array_append_val(groups, g);
+    }
+}
+
+GArray *hf_equal_groups(GArray *keys, const hf_equal_ops *ops, void *ud)
+{
+    g_array_sort(keys, cmp_keys);
+    GArray *groups = g_array_new(FALSE, FALSE, sizeof(hf_equal_group));
+    bool *done = g_new0(bool, keys->len + 1);
+    const hf_equal_key *kv = (const hf_equal_key *)(const void *)keys->data;
+    for (guint i = 0, j; i < keys->len && !hf_cancelled(); i = j) {
+        for (j = i + 1; j < keys->len && kv[j].hash == kv[i].hash;)
+            j++;
+        if (j - i > 1)
+            group_run(kv + i, j - i, done + i, ops, ud, groups);
+    }
+    g_free(done);
+    g_array_sort(groups, cmp_groups);
+    return groups;
+}

@@ -19,11 +19,20 @@
  * 4 bytes per group, and 12 per level of the deepest path.
  * Pure but for hf_cancelled() (core/cancel.h), asked every 65536 nodes:
  * thread-safe.
+ *
+ * And groups of equal objects (hf_equal_groups: waste/arrays' arrays of
+ * equal elements, duplicates' Strings of equal text): objects sorted by a
+ * 64-bit hash of what makes them equal (no table per object), then each
+ * run of one hash compared pairwise by the caller's functions; the groups
+ * of two or more, by the bytes their copies waste.  Thread-safe as the
+ * caller's functions are.
  */
 #ifndef HF_HEAP_GROUPS_H
 #define HF_HEAP_GROUPS_H
 
 #include "decoders/heap/graph.h"
+
+#include <glib.h>
 
 typedef struct {
     uint64_t retained;     /* bytes, each object counted once */
@@ -44,5 +53,35 @@ typedef uint32_t (*hf_group_of)(void *ud, uint32_t v);
 bool hf_group_sums(const uint32_t *kids, uint32_t n_kids, const uint32_t *idom, uint32_t n,
                    const uint64_t *retained, hf_group_of group_of, void *ud,
                    const uint32_t *parent, uint32_t n_groups, hf_group_sum *out);
+
+/* ---- groups of equal objects ---- */
+
+/* Object o, and a hash of what makes it equal to another. */
+typedef struct {
+    uint64_t hash;
+    uint32_t o;
+} hf_equal_key;
+
+/* Equal objects: o the first of them (the lowest index), how many, and
+ * the bytes the copies beyond the first keep. */
+typedef struct {
+    uint32_t o;
+    uint32_t copies;
+    uint64_t wasted;
+} hf_equal_group;
+
+typedef struct {
+    /* Makes o the object the next calls of `same` compare with; false:
+     * o cannot be read, and is compared with nothing. */
+    bool (*first)(void *ud, uint32_t o);
+    /* Whether o equals that object; if so, *bytes: what copy o keeps. */
+    bool (*same)(void *ud, uint32_t o, uint64_t *bytes);
+} hf_equal_ops;
+
+/* The groups of two or more equal objects among keys (an array of
+ * hf_equal_key, sorted here by hash, then object), by wasted bytes, most
+ * first, then by first object: a new array of hf_equal_group.  The runs
+ * not compared yet are left out when the mount goes away (hf_cancelled). */
+GArray *hf_equal_groups(GArray *keys, const hf_equal_ops *ops, void *ud);
 
 #endif

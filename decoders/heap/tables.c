@@ -78,7 +78,7 @@ HF_HEAP_TABLE(hf_heap_objects_tsv, objects_rows, 0)
 /* ---- classes.tsv: one row per class ---- */
 
 static const char *const class_cols[] = {"id",       "name",    "super", "loader",
-                                         "instance_size", "instances", "bytes"};
+                                         "instance_size", "objects", "bytes"};
 
 static void class_row(hf_heap *h, const hf_hsnap *sn, uint64_t i, const void *ud, hf_tsv *t)
 {

@@ -20,6 +20,7 @@
 #include "decoders/core/cancel.h"
 #include "decoders/core/search.h"
 #include "decoders/heap/collections.h"
+#include "decoders/heap/groups.h"
 #include "decoders/heap/inspect.h"
 #include "decoders/heap/render.h"
 
@@ -29,33 +30,6 @@
 #define H(d) ((hf_heap *)(d))
 
 /* ---- waste/arrays ---- */
-
-typedef struct {
-    uint64_t hash;
-    uint32_t o;
-} arr_key;
-
-typedef struct {
-    uint32_t o;      /* the first copy */
-    uint32_t copies;
-    uint64_t wasted;
-} arr_group;
-
-static gint cmp_keys(gconstpointer a, gconstpointer b)
-{
-    const arr_key *x = a, *y = b;
-    if (x->hash != y->hash)
-        return x->hash < y->hash ? -1 : 1;
-    return x->o < y->o ? -1 : x->o > y->o;
-}
-
-static gint cmp_groups(gconstpointer a, gconstpointer b)
-{
-    const arr_group *x = a, *y = b;
-    if (x->wasted != y->wasted)
-        return x->wasted > y->wasted ? -1 : 1;
-    return x->o < y->o ? -1 : x->o > y->o;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -98,24 +72,27 @@ static bool has_elements(const hf_hobj *ob)
     return ob->kind == HF_K_PRIMARRAY && !ob->nodata && ob->length && ob->data;
 }
 
-/* Groups of equal arrays among the run keys[i..j) of one hash. */
-static void group_run(hf_heap *h, const hf_hsnap *sn, const arr_key *keys, guint n, bool *done,
-                      GArray *groups)
+/* Arrays compared (groups.h hf_equal_ops): x the first of a group. */
+typedef struct {
+    hf_heap *h;
+    const hf_hsnap *sn;
+    hf_hobj x;
+} arr_cmp;
+
+static bool arr_first(void *ud, uint32_t o)
 {
-    for (guint a = 0; a < n; a++) {
-        hf_hobj x, y;
-        if (done[a] || !hf_heap_decode(h, sn, keys[a].o, &x))
-            continue;
-        arr_group g = {keys[a].o, 1, 0};
-        for (guint b = a + 1; b < n; b++)
-            if (!done[b] && hf_heap_decode(h, sn, keys[b].o, &y) && same_elements(&x, &y)) {
-                done[b] = true;
-                g.copies++;
-                g.wasted += hf_heap_shallow(h, sn, &y);
-            }
-        if (g.copies > 1)
-            g_array_append_val(groups, g);
-    }
+    arr_cmp *c = ud;
+    return hf_heap_decode(c->h, c->sn, o, &c->x);
+}
+
+static bool arr_same(void *ud, uint32_t o, uint64_t *bytes)
+{
+    arr_cmp *c = ud;
+    hf_hobj y;
+    if (!hf_heap_decode(c->h, c->sn, o, &y) || !same_elements(&c->x, &y))
+        return false;
+    *bytes = hf_heap_shallow(c->h, c->sn, &y);
+    return true;
 }
 
 static const char *const arrays_cols[] = {"objects", "wasted", "length", "id", "class"};
@@ -127,32 +104,24 @@ uint64_t hf_heap_waste_arrays_view(hf_dump *d, const hf_view *v, uint64_t first,
     const hf_hsnap *sn = hf_heap_snap(h, v->snap);
     size_t n_str;
     uint64_t *strs = string_values(h, sn, &n_str);
-    GArray *keys = g_array_new(FALSE, FALSE, sizeof(arr_key));
+    GArray *keys = g_array_new(FALSE, FALSE, sizeof(hf_equal_key));
     for (uint64_t o = 0; o < sn->n_objects && !hf_cancel_due(o); o++) {
         hf_hobj ob;
         if (!is_primitive_array(sn, o) || !hf_heap_decode(h, sn, o, &ob) || !has_elements(&ob) ||
             (n_str && bsearch(&ob.id, strs, n_str, sizeof *strs, cmp_u64)))
             continue;
         uint64_t hash = hf_hash_bytes(ob.data, (size_t)(ob.end - ob.data)) ^ ob.elem ^ ob.length << 8;
-        arr_key k = {hash, (uint32_t)o};
+        hf_equal_key k = {hash, (uint32_t)o};
         g_array_append_val(keys, k);
     }
     g_free(strs);
-    g_array_sort(keys, cmp_keys);
-    GArray *groups = g_array_new(FALSE, FALSE, sizeof(arr_group));
-    bool *done = g_new0(bool, keys->len + 1);
-    const arr_key *kv = (const arr_key *)keys->data;
-    for (guint i = 0, j; i < keys->len && !hf_cancelled(); i = j) {
-        for (j = i + 1; j < keys->len && kv[j].hash == kv[i].hash;)
-            j++;
-        if (j - i > 1)
-            group_run(h, sn, kv + i, j - i, done + i, groups);
-    }
-    g_array_sort(groups, cmp_groups);
+    static const hf_equal_ops ops = {arr_first, arr_same};
+    arr_cmp c = {h, sn};
+    GArray *groups = hf_equal_groups(keys, &ops, &c);
     hf_tsv t = {out, 0, 0};
     hf_heap_put_header(&t, arrays_cols, G_N_ELEMENTS(arrays_cols));
     for (guint i = 0; i < groups->len; i++) {
-        const arr_group *g = &g_array_index(groups, arr_group, i);
+        const hf_equal_group *g = &g_array_index(groups, hf_equal_group, i);
         hf_hobj ob;
         if (!hf_heap_decode(h, sn, g->o, &ob))
             continue;
@@ -166,7 +135,6 @@ uint64_t hf_heap_waste_arrays_view(hf_dump *d, const hf_view *v, uint64_t first,
         hf_tsv_put_str(&t, hf_heap_class(sn, ob.cls)->dir);
         hf_tsv_c(&t, '\n');
     }
-    g_free(done);
     g_array_free(groups, TRUE);
     g_array_free(keys, TRUE);
     return HF_DONE;

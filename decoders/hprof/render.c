@@ -158,11 +158,12 @@ uint64_t hprof_view_sites_agent(hf_dump *base, const hf_view *v, uint64_t first,
     return HF_DONE;
 }
 
-/* tables/sites.tsv: the rows of every ALLOC SITES record (docs/tables.md);
+/* tables/sites.tsv: the rows of every ALLOC SITES record (docs/tables.md),
+ * their columns named and ordered as the `sites` view's (docs/views.md);
  * an item is a record (1 + its index), 0 the header. */
-static const char *const site_cols[] = {"record",      "rank",         "trace",
-                                        "live_bytes",  "live_objects", "alloc_bytes",
-                                        "alloc_objects", "class"};
+static const char *const site_cols[] = {"record",        "rank",        "trace",
+                                        "inuse_objects", "inuse_space", "alloc_objects",
+                                        "alloc_space",   "class"};
 
 static uint64_t sites_rows(hf_dump *base, const hf_view *v, uint64_t first, hf_tsv *t,
                            size_t budget)
@@ -179,8 +180,8 @@ static uint64_t sites_rows(hf_dump *base, const hf_view *v, uint64_t first, hf_t
         for (uint32_t k = 0; k < st.n_sites; k++) {
             hprof_site site;
             hprof_site_at(&st, k, &site);
-            const uint64_t n[7] = {i + 1, k + 1, site.trace, site.live_bytes,
-                                   site.live_instances, site.alloc_bytes, site.alloc_instances};
+            const uint64_t n[7] = {i + 1, k + 1, site.trace, site.live_instances,
+                                   site.live_bytes, site.alloc_instances, site.alloc_bytes};
             for (int c = 0; c < 7; c++) {
                 hf_tsv_put_u64(t, n[c]);
                 hf_tsv_c(t, '\t');

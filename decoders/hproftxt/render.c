@@ -290,8 +290,9 @@ uint64_t hproftxt_view_times_agent(hf_dump *d, const hf_view *v, uint64_t first,
 
 /* ---- tables (docs/tables.md): SITES and CPU rows as the scan read them ---- */
 
-static const char *const site_cols[] = {"trace",       "live_bytes",    "live_objects",
-                                        "alloc_bytes", "alloc_objects", "class"};
+/* (named and ordered as the `sites` view's columns, docs/views.md) */
+static const char *const site_cols[] = {"trace",         "inuse_objects", "inuse_space",
+                                        "alloc_objects", "alloc_space",   "class"};
 
 static uint64_t sites_rows(hf_dump *d, const hf_view *v, uint64_t first, hf_tsv *t,
                            size_t budget)
@@ -304,8 +305,8 @@ static uint64_t sites_rows(hf_dump *d, const hf_view *v, uint64_t first, hf_tsv 
         if (hf_tsv_stop(t, start, budget, i + 1))
             return i + 1;
         const hproftxt_site *r = &g_array_index(sn->sites, hproftxt_site, i);
-        const uint64_t n[5] = {r->trace, r->live_bytes, r->live_objs, r->alloc_bytes,
-                               r->alloc_objs};
+        const uint64_t n[5] = {r->trace, r->live_objs, r->live_bytes, r->alloc_objs,
+                               r->alloc_bytes};
         for (int k = 0; k < 5; k++) {
             hf_tsv_put_u64(t, n[k]);
             hf_tsv_c(t, '\t');

@@ -243,7 +243,7 @@ static void G_GNUC_PRINTF(2, 3) note(walker *w, const char *fmt, ...)
 
 static const char *kind_name(const hf_node *n)
 {
-    return hf_kind(n->kind)->what;
+    return hf_kind_of(n)->what;
 }
 
 typedef struct {
@@ -416,7 +416,7 @@ static void visit_link(walker *w, const hf_node *dir, const hf_node *n)
                       kind_name(n), hf_tree_size(w->t, n), (size_t)s->len);
         /* entries of link directories (refs/) may point at objects absent
          * from the dump; the rest must resolve. */
-        if (hf_kind(n->kind)->b != HF_F_SLOT && !resolve(w->t, dir, s->str))
+        if (hf_kind_of(n)->b != HF_F_SLOT && !resolve(w->t, dir, s->str))
             violation(w, "%s -> %s leads nowhere", kind_name(n), s->str);
     }
     g_string_free(s, TRUE);
@@ -456,7 +456,7 @@ static void probe_lookups(walker *w, const hf_node *dir, const dent *some)
 /* A part is valid exactly when the decoder says the node has it. */
 static void valid_iff(walker *w, const hf_node *n, bool there, const char *what)
 {
-    unsigned i = hf_kind(n->kind)->a == HF_F_ROW ? (unsigned)n->a : n->b;
+    unsigned i = hf_kind_of(n)->a == HF_F_ROW ? (unsigned)n->a : n->b;
     bool valid = hf_tree_valid(w->t, n);
     if (valid && !there)
         violation(w, "%s %u is valid", what, i);
@@ -546,7 +546,7 @@ static void visit(walker *w, const hf_node *dir_of_n, const hf_node *n);
 static bool same_kind_name(hf_tree *t, const hf_node *dir, const hf_node *found,
                            const hf_node *listed, char name[HF_NAME_MAX])
 {
-    const hf_kind_row *row = hf_kind(found->kind);
+    const hf_kind_row *row = hf_kind_of(found);
     if (found->kind != listed->kind || found->snap != listed->snap ||
         !hf_kind(dir->kind)->big || row->a != HF_F_INDEX || row->b != HF_F_ZERO)
         return false;
@@ -686,6 +686,10 @@ uint64_t hf_walk_mount(hf_mount *m, const hf_walk_opts *o, hf_walk_stats *st)
     if (hf_tree_lookup(w.t, &root, ".stats", &stats) != 0 ||
         hf_tree_read(w.t, &stats, w.buf, READ_CHUNK, 0) == 0)
         violation(&w, ".stats cannot be read");
+    /* the root's files are one kind, b says which: none past their table */
+    hf_node past = hf_node_make(HF_N_ROOT_FILE, 0, 0, HF_RF_N), back;
+    if (hf_tree_valid(w.t, &past) || hf_ino_decode(hf_ino_encode(&past), &back))
+        violation(&w, "a root file past the table is valid");
     hf_tree_free(w.t);
     hf_cache_free(cache);
     g_string_free(w.path, TRUE);

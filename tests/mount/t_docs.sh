@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # t_docs.sh - docs that cannot drift: every code name and repository path
-# that docs/*.md, docs/heapfs.1 and README.md write must exist in the tree.
+# that docs/*.md, the man pages docs/*.[1-8] and README.md write must exist
+# in the tree; the man pages render; the links between the docs resolve.
 #   - names: every hf_/HF_ identifier (hf_open*, hf_mount_* name a family:
 #     some identifier starts so), and every other snake_case name written
 #     as code (`name` or `name(...)`), must occur in a source file (.c, .h,
@@ -16,13 +17,22 @@
 #   - placeholders: a capitalised part (NAME, FORMAT, X) or "foo" (the
 #     example format of adding-a-format.md) stands for any name:
 #     tests/unit/test_MODULE.c, hf_decoder_NAME, decoders/foo/decoder.c.
+#   - man pages: `man -l` and groff (-ww, at the widths man uses) read every
+#     docs/*.[1-8] without a warning; a page one of them names (heapfs(1),
+#     heapfs-tree(7)) is a page of docs/; `make install` installs each;
+#   - links: every [text](target) of README.md and docs/*.md that is not a
+#     URL names a file of the repository, relative to the document, and its
+#     #anchor a heading of that file; docs/README.md lists every docs/*.md
+#     and man page.
 # One "not ok" line per broken reference, with the document, the line
 # number and the name, then the line itself; one "ok" line per document.
 # bench/RESULTS.md is history and is not checked.
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT" || exit 1
 
-python3 - README.md docs/*.md docs/heapfs.1 <<'PY'
+PAGES=(docs/*.[1-8])
+
+python3 - README.md docs/*.md "${PAGES[@]}" <<'PY'
 import fnmatch, os, re, sys
 
 docs = sys.argv[1:]
@@ -167,3 +177,70 @@ for doc in docs:
         print('ok - %s: the %d code names and %d repository paths it writes exist'
               % (doc, count['name'], count['path']))
 PY
+
+# ---- man pages -------------------------------------------------------------------
+if command -v groff >/dev/null; then
+  for page in "${PAGES[@]}"; do
+    bad=""
+    for args in "-z" "-Tutf8 -rLL=80n -z" "-Tutf8 -rLL=60n -z"; do
+      # shellcheck disable=SC2086
+      out=$(groff -man -ww $args "$page" 2>&1) && [ -z "$out" ] || bad="$bad$args: $out"$'\n'
+    done
+    if command -v man >/dev/null; then
+      out=$(MANWIDTH=80 man -l "$page" 2>&1 >/dev/null)
+      [ -z "$out" ] && MANWIDTH=80 man -l "$page" 2>/dev/null | grep -q '^NAME' || bad="${bad}man -l: $out"
+    fi
+    if [ -z "$bad" ]; then echo "ok - $page: groff -ww and man -l read it without a warning"
+    else echo "not ok - $page: groff -ww and man -l read it without a warning"; printf '#   %s\n' "$bad" | head -20; fi
+  done
+else
+  echo "not ok - groff is installed (bash contrib/install-deps.sh)"
+fi
+# pages named by the pages: heapfs*(N) must be docs/heapfs*.N
+named=$(sed -n 's/^\.BR \(heapfs[^ ]*\) (\([1-8]\)).*/\1.\2/p' "${PAGES[@]}" | sed 's/\\-/-/g' | sort -u)
+missing=$(for p in $named; do [ -f "docs/$p" ] || echo "$p"; done)
+check_eq "the heapfs pages the man pages name are in docs/ ($(echo $named))" "" "$missing"
+installs=$(make -s -n install DESTDIR=/nonexistent 2>/dev/null)
+missing=$(for p in "${PAGES[@]}"; do grep -q "$p >" <<<"$installs" || echo "$p"; done)
+check_eq "make install installs every man page" "" "$missing"
+
+# ---- links between the docs -----------------------------------------------------
+python3 - README.md docs/*.md <<'PY'
+import os, re, sys
+
+def slug(h):
+    """GitHub's anchor of a heading"""
+    h = re.sub(r'[`*_]', '', h.strip().lower())
+    return re.sub(r'\s', '-', re.sub(r'[^\w\s-]', '', h))
+
+def anchors(path):
+    with open(path, encoding='utf-8') as fh:
+        text = re.sub(r'```.*?```', '', fh.read(), flags=re.S)
+    return {slug(m) for m in re.findall(r'^#+\s+(.*)$', text, re.M)}
+
+LINK = re.compile(r'\[[^\]]*\]\(([^)\s]+)\)')
+for doc in sys.argv[1:]:
+    bad = 0
+    with open(doc, encoding='utf-8') as fh:
+        text = fh.read()
+    for ln, line in enumerate(re.sub(r'```.*?```', lambda m: '\n' * m.group(0).count('\n'),
+                                     text, flags=re.S).split('\n'), 1):
+        for target in LINK.findall(line):
+            if re.match(r'[a-z]+:', target):
+                continue                     # https:, mailto:
+            path, _, anchor = target.partition('#')
+            path = os.path.normpath(os.path.join(os.path.dirname(doc), path)) if path else doc
+            why = None
+            if not os.path.exists(path):
+                why = 'no such file'
+            elif anchor and path.endswith('.md') and anchor not in anchors(path):
+                why = 'no such heading'
+            if why:
+                print('not ok - %s:%d: link %s: %s' % (doc, ln, target, why))
+                bad += 1
+    if not bad:
+        print('ok - %s: its links resolve' % doc)
+PY
+listed=$(grep -o '](\([^)#]*\))' docs/README.md | sed 's/^](//; s/)$//' | sort -u)
+missing=$(cd docs && for f in *.md [a-z]*.[1-8]; do [ "$f" = README.md ] || grep -qx "$f" <<<"$listed" || echo "$f"; done)
+check_eq "docs/README.md lists every page of docs/" "" "$(echo $missing)"

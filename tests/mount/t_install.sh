@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # heapfs installed the way Debian users run a FUSE file system:
-#   - make install DESTDIR=... installs exactly the binary, heapfs(1), README
+#   - make install DESTDIR=... installs exactly the binary, heapfs(1),
+#     heapfs-tree(7), README
 #     and the contrib examples; PREFIX= changes the paths the page and the
 #     systemd unit name; make uninstall leaves no file behind;
-#   - the installed binary mounts a corpus dump; man finds the installed page;
+#   - the installed binary mounts a corpus dump; man finds the installed pages;
 #   - contrib/systemd/heapfs@.service passes systemd-analyze verify (where
 #     systemd-analyze exists) and its ExecStart returns once the mount is live
 #     (Type=forking), and SIGTERM unmounts;
@@ -34,18 +35,21 @@ usr/local/share/doc/heapfs/README.md
 usr/local/share/doc/heapfs/contrib/ganesha-heapfs.conf
 usr/local/share/doc/heapfs/contrib/nfs.md
 usr/local/share/doc/heapfs/contrib/systemd/heapfs@.service
-usr/local/share/man/man1/heapfs.1"
+usr/local/share/man/man1/heapfs.1
+usr/local/share/man/man7/heapfs-tree.7"
 check_eq "installed files (PREFIX /usr/local)" "$want" "$(files_in "$DEST")"
 BIN=$DEST/usr/local/bin/heapfs
 MAN=$DEST/usr/local/share/man
 UNIT=$DEST/usr/local/share/doc/heapfs/contrib/systemd/heapfs@.service
-check_eq "modes: binary 755, page 644, unit 644" "755 644 644" \
-  "$(stat -c %a "$BIN" "$MAN/man1/heapfs.1" "$UNIT" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
+check_eq "modes: binary 755, pages 644, unit 644" "755 644 644 644" \
+  "$(stat -c %a "$BIN" "$MAN/man1/heapfs.1" "$MAN/man7/heapfs-tree.7" "$UNIT" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
 check "the installed binary runs (--version)" bash -c "'$BIN' --version | grep -q '^heapfs '"
 check "the installed binary is not the build's symlink" test ! -L "$BIN"
 check "the installed page is docs/heapfs.1 (default PREFIX)" cmp -s "$MAN/man1/heapfs.1" "$ROOT/docs/heapfs.1"
 if command -v man >/dev/null; then
   check_eq "man finds the installed page" "$MAN/man1/heapfs.1" "$(man -M "$MAN" -w heapfs 2>/dev/null)"
+  check_eq "man finds the page of the tree" "$MAN/man7/heapfs-tree.7" \
+    "$(man -M "$MAN" -w heapfs-tree 2>/dev/null)"
 fi
 
 if HEAPFS=$BIN hf_mount "$DUMP"; then

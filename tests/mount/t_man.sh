@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# heapfs(1), docs/heapfs.1, is kept true:
-#   - groff reads it without a warning (-ww), at the widths man uses;
-#   - it has the usual sections, in order;
+# heapfs(1), docs/heapfs.1, is kept true (t_docs.sh checks that groff and
+# man read it, and docs/heapfs-tree.7, without a warning):
+#   - it has the usual sections, in order, and heapfs-tree(7) the tree's;
 #   - the options under OPTIONS are exactly the ones `heapfs --help` lists
 #     (both ways), and its list of options accepted and ignored is --help's;
 #   - the exit statuses it states for --check and for a refused mount hold.
@@ -11,24 +11,17 @@ PAGE=$ROOT/docs/heapfs.1
 check "docs/heapfs.1 exists" test -s "$PAGE"
 command -v groff >/dev/null || { echo "not ok - groff is installed (bash contrib/install-deps.sh)"; exit 0; }
 
-# ---- groff -ww ------------------------------------------------------------------
-for args in "-z" "-Tutf8 -rLL=80n -z" "-Tutf8 -rLL=60n -z"; do
-  # shellcheck disable=SC2086
-  out=$(groff -man -ww $args "$PAGE" 2>&1)
-  if [ -z "$out" ]; then echo "ok - groff -man -ww $args: no warning"
-  else echo "not ok - groff -man -ww $args: no warning"; printf '#   %s\n' "$out" | head -20; fi
-done
-if command -v man >/dev/null; then
-  check "man -l renders the page" bash -c "MANWIDTH=80 man -l '$PAGE' | grep -q '^EXIT STATUS'"
-fi
-
 # ---- sections -------------------------------------------------------------------
-want="NAME SYNOPSIS DESCRIPTION OPTIONS THE TREE FORMATS EXAMPLES ENVIRONMENT FILES EXIT STATUS SEE ALSO"
-got=$(sed -n 's/^\.SH "\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$PAGE" | tr '\n' ' ' | sed 's/ $//')
-check_eq "sections, in order" "$want" "$got"
+sections() { sed -n 's/^\.SH "\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$1" | tr '\n' ' ' | sed 's/ $//'; }
+check_eq "sections, in order" \
+  "NAME SYNOPSIS DESCRIPTION OPTIONS EXAMPLES ENVIRONMENT FILES EXIT STATUS SEE ALSO" "$(sections "$PAGE")"
+check_eq "heapfs-tree(7): sections, in order" "NAME DESCRIPTION THE TREE FORMATS SEE ALSO" \
+  "$(sections "$ROOT/docs/heapfs-tree.7")"
 
 page_version=$(sed -n 's/^\.TH .*"heapfs \([^"]*\)".*/\1/p' "$PAGE")
 check_eq "the page's version is heapfs --version's" "$("$HEAPFS" --version | sed -n 's/^heapfs \([^ ]*\).*/\1/p')" "$page_version"
+check_eq "heapfs-tree(7)'s version is heapfs(1)'s" "$page_version" \
+  "$(sed -n 's/^\.TH .*"heapfs \([^"]*\)".*/\1/p' "$ROOT/docs/heapfs-tree.7")"
 
 # ---- options: --help against the page -------------------------------------------
 # One option per line, "-f", "--check", "-o cache_size": the leading option

@@ -4,7 +4,9 @@
 #
 #  1. Every corpus file (HPROF, BMD, HPROF text, gperftools) and OEMP
 #     fixture: each tables/*.tsv and the table.tsv of a few classes has the
-#     header's column count on every row, and its size (stat) is the bytes read.
+#     header's column count on every row, and its size (stat) is the bytes read;
+#     the columns are named as the views name them (tables/sites.tsv: the
+#     `sites` view's columns, in its order).
 #  2. A JVM dump of the corpus: sqlite3 imports objects.tsv and its GROUP BY
 #     class equals the histogram; classes.tsv's counts equal it too; rows of
 #     classes/NAME/table.tsv equal the fields files of the same objects; reads
@@ -52,6 +54,18 @@ for dump in "$CORPUS"/hprof/*.hprof "$CORPUS"/hprof/*.bin "$CORPUS"/bmd/*.bmd "$
     done <"$TESTTMP/picked"
   done
   check "$name: has tables" test "$n" -gt 0
+  # one name for one idea: a sites table has the sites view's columns
+  # (after HPROF's record and rank), and no table says instances, live_ or
+  # *_bytes where the views say objects, inuse_space, alloc_space
+  for s in "$MNT"/snapshots/*; do
+    [ -f "$s/tables/sites.tsv" ] && [ -f "$s/sites" ] || continue
+    check_eq "$name: $(basename "$s")/tables/sites.tsv has the columns of sites" \
+      "$(head -1 "$s/sites" | sed 's/^# //')" "$(head -1 "$s/tables/sites.tsv" | sed 's/^record\trank\t//')"
+  done
+  odd=$(for t in "$MNT"/snapshots/*/tables/*.tsv; do
+          [ -e "$t" ] && head -1 "$t" | tr '\t' '\n' | grep -xE 'instances|live_.*|(inuse|alloc)_bytes' | sed "s|^|$(basename "$t"): |"
+        done | sort -u)
+  check_eq "$name: the tables name columns as the views do (docs/views.md)" "" "$odd"
   check_eq "$name: $n tables have the header's column count on every row" 0 "$bad"
   check_eq "$name: sizes of the tables are the bytes read" 0 "$badsize"
   hf_umount
@@ -79,7 +93,7 @@ else
   echo "not ok - sqlite3 is installed (contrib/install-deps.sh)"
 fi
 awk -F '\t' 'NR > 1 && $6 > 0 { print $6, $7, $2 }' "$T/classes.tsv" | LC_ALL=C sort >"$TESTTMP/ctsv"
-check "classes.tsv's instances and bytes equal the histogram" diff "$TESTTMP/hist" "$TESTTMP/ctsv"
+check "classes.tsv's objects and bytes equal the histogram" diff "$TESTTMP/hist" "$TESTTMP/ctsv"
 
 # table.tsv against the fields files: booleans as 1/0, chars as their
 # code, null empty; the columns are the fields in the fields file's order.

@@ -1,6 +1,7 @@
 /* Unit tests for decoders/heap/groups.c: retained bytes of groups of
  * objects, each counted once, on dominator trees made by hand and at
- * random (against a walk up every node's dominators). */
+ * random (against a walk up every node's dominators); groups of equal
+ * objects among hashes that collide. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -168,12 +169,63 @@ static void test_random(void **state)
     g_rand_free(r);
 }
 
+/* ---- groups of equal objects ---- */
+
+/* Objects are values; the hash is the value mod 3, so unequal values
+ * share runs; an object's bytes are its index + 1; value 0 cannot be read. */
+typedef struct {
+    const int *value;
+    int x;
+} eq_objs;
+
+static bool eq_first(void *ud, uint32_t o)
+{
+    eq_objs *e = ud;
+    e->x = e->value[o];
+    return e->x != 0;
+}
+
+static bool eq_same(void *ud, uint32_t o, uint64_t *bytes)
+{
+    eq_objs *e = ud;
+    *bytes = o + 1;
+    return e->value[o] != 0 && e->value[o] == e->x;
+}
+
+static void test_equal_groups(void **state)
+{
+    /*                 0  1  2  3  4  5  6  7  8  9 */
+    const int v[] = {7, 4, 7, 1, 4, 7, 0, 0, 9, 2};
+    GArray *keys = g_array_new(FALSE, FALSE, sizeof(hf_equal_key));
+    for (uint32_t o = G_N_ELEMENTS(v); o-- > 0;) { /* in reverse: sorted by the call */
+        hf_equal_key k = {(uint64_t)v[o] % 3, o};
+        g_array_append_val(keys, k);
+    }
+    eq_objs e = {v, 0};
+    static const hf_equal_ops ops = {eq_first, eq_same};
+    GArray *g = hf_equal_groups(keys, &ops, &e);
+    /* 7 at 0, 2, 5: copies 3, wasted 3 + 6; 4 at 1, 4: wasted 5; the
+     * unreadable 0s, 1, 9 and 2 alone are no group */
+    assert_int_equal(g->len, 2);
+    const hf_equal_group *a = &g_array_index(g, hf_equal_group, 0),
+                         *b = &g_array_index(g, hf_equal_group, 1);
+    assert_int_equal(a->o, 0);
+    assert_int_equal(a->copies, 3);
+    assert_int_equal(a->wasted, 9);
+    assert_int_equal(b->o, 1);
+    assert_int_equal(b->copies, 2);
+    assert_int_equal(b->wasted, 5);
+    g_array_free(g, TRUE);
+    g_array_free(keys, TRUE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_by_hand),
         cmocka_unit_test(test_none),
         cmocka_unit_test(test_random),
+        cmocka_unit_test(test_equal_groups),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

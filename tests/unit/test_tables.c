@@ -343,8 +343,8 @@ static void test_hostile(void **state)
     assert_contains(th_snap_file(d, 0, "tables/references.tsv"), "\n0x1000\tr\\nq\t0x1100\n");
     assert_contains(th_snap_file(d, 0, "tables/classes.tsv"), "\n0x400\tBad\\tName\\n\xff\t");
     assert_contains(th_snap_file(d, 0, "tables/sites.tsv"),
-                    "record\trank\ttrace\tlive_bytes\tlive_objects\talloc_bytes\talloc_objects\t"
-                    "class\n1\t1\t300\t48\t2\t96\t4\tBad\\tName\\n\xff\n");
+                    "record\trank\ttrace\tinuse_objects\tinuse_space\talloc_objects\talloc_space\t"
+                    "class\n1\t1\t300\t2\t48\t4\t96\tBad\\tName\\n\xff\n");
     char *dir = g_strdup("Bad\tName\n\xff");
     assert_contains(th_class_file(d, 0, dir, "table.tsv"),
                     "id\tshallow\tf\\tg\tr\\nq\n0x1000\t");

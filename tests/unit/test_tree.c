@@ -608,7 +608,8 @@ static void test_any_inode_answers(void **state)
         hf_node_make(HF_N_SNAP, 2, 0, 0),         /* no third snapshot */
         hf_node_make(HF_N_CLASS_LINK, 0, 0, 0),   /* A has no super */
         hf_node_make(HF_N_OBJ_FILE, 0, 2, 2),     /* even objects lack value */
-        hf_node_make(HF_N_INFO, 1, 0, 0),         /* root files carry no snapshot */
+        hf_node_make(HF_N_ROOT_FILE, 1, 0, HF_RF_INFO), /* root files carry no snapshot */
+        hf_node_make(HF_N_ROOT_FILE, 0, 0, HF_RF_N),    /* past the root files */
         hf_node_make(HF_N_TRACE, 0, 2, 0),
     };
     for (size_t i = 0; i < G_N_ELEMENTS(bad); i++)
@@ -636,35 +637,53 @@ static void test_lookup_rejects_bad_names(void **state)
  * a file made anew or through the cache; its directory is a directory that
  * leads to the root; a big directory's entries and a small one's parts
  * are kinds whose directory it is. */
+static void check_row(unsigned k, const hf_kind_row *kind, const hf_kind_row *r)
+{
+    if (!r->what || strcmp(r->what, "?") == 0)
+        fail_msg("kind %u has no row", k);
+    assert_int_equal(r->type == HF_T_DIR, (r->list != NULL) + (r->big != NULL));
+    assert_int_equal(r->type == HF_T_LINK, r->readlink != NULL);
+    assert_int_equal(r->type == HF_T_FILE, (r->render != NULL) + (r->text != NULL));
+    assert_int_equal(hf_kind(r->parent)->type, HF_T_DIR);
+    hf_node_kind up = (hf_node_kind)k;
+    for (unsigned i = 0; i < HF_N_KINDS && up != HF_N_ROOT; i++)
+        up = hf_kind(up)->parent;
+    assert_int_equal(up, HF_N_ROOT);
+    if (r->name) /* a fixed name: nothing in a, b only which row of its kind */
+        assert_true(r->a == HF_F_ZERO && r->b == (kind->rows ? HF_F_WHICH : HF_F_ZERO));
+    assert_true(!r->hidden || r->name);
+    if (r->big)
+        assert_int_equal(hf_kind(r->child)->parent, k);
+    hf_node_kind parts[] = {r->file, r->link, r->linkdir};
+    for (size_t i = 0; i < G_N_ELEMENTS(parts); i++)
+        if (parts[i]) {
+            assert_int_equal(hf_kind(parts[i])->parent, k);
+            assert_int_equal(hf_kind(parts[i])->parts, r->parts);
+        }
+}
+
+/* Every kind has a row, or a table of rows (one per file, b saying
+ * which), with one shape: a directory small or big, a link, a file made
+ * anew or through the cache; its directory is a directory that leads to
+ * the root; a big directory's entries and a small one's parts are kinds
+ * whose directory it is. */
 static void test_every_kind_has_a_row(void **state)
 {
     for (unsigned k = 0; k < HF_N_KINDS; k++) {
-        const hf_kind_row *r = hf_kind((hf_node_kind)k);
-        if (!r->what || strcmp(r->what, "?") == 0)
-            fail_msg("kind %u has no row", k);
-        assert_int_equal(r->type == HF_T_DIR, (r->list != NULL) + (r->big != NULL));
-        assert_int_equal(r->type == HF_T_LINK, r->readlink != NULL);
-        assert_int_equal(r->type == HF_T_FILE, (r->render != NULL) + (r->text != NULL));
-        assert_int_equal(hf_kind(r->parent)->type, HF_T_DIR);
-        hf_node_kind up = (hf_node_kind)k;
-        for (unsigned i = 0; i < HF_N_KINDS && up != HF_N_ROOT; i++)
-            up = hf_kind(up)->parent;
-        assert_int_equal(up, HF_N_ROOT);
-        if (r->name)
-            assert_true(r->a == HF_F_ZERO && r->b == HF_F_ZERO);
-        assert_true(!r->hidden || r->name);
-        if (r->big)
-            assert_int_equal(hf_kind(r->child)->parent, k);
-        hf_node_kind parts[] = {r->file, r->link, r->linkdir};
-        for (size_t i = 0; i < G_N_ELEMENTS(parts); i++)
-            if (parts[i]) {
-                assert_int_equal(hf_kind(parts[i])->parent, k);
-                assert_int_equal(hf_kind(parts[i])->parts, r->parts);
-            }
+        const hf_kind_row *kind = hf_kind((hf_node_kind)k);
+        assert_true(!kind->rows || (kind->n_rows > 0 && kind->b == HF_F_WHICH));
+        for (uint32_t j = 0, b; j < hf_kind_n_rows(kind); j++) {
+            const hf_kind_row *r = hf_kind_row_at(kind, j, &b);
+            check_row(k, kind, r);
+            hf_node n = hf_node_make((hf_node_kind)k, 0, 0, b);
+            assert_ptr_equal(hf_kind_of(&n), r);
+        }
     }
     for (unsigned k = 0; k < HF_DIRS_MAX; k++)
         assert_int_equal(hf_kind(HF_N_OBJ_ENTRY + k)->parent_b, k);
     assert_string_equal(hf_kind(HF_N_KINDS)->what, "?");
+    hf_node past = hf_node_make(HF_N_ROOT_FILE, 0, 0, HF_RF_N);
+    assert_string_equal(hf_kind_of(&past)->what, "?");
 }
 
 /* A listed node, checked against its row: its directory, type, fields,
@@ -672,7 +691,7 @@ static void test_every_kind_has_a_row(void **state)
  * is not valid. */
 static void check_listed(hf_tree *t, const hf_node *dir, const hf_node *n)
 {
-    const hf_kind_row *r = hf_kind(n->kind);
+    const hf_kind_row *r = hf_kind_of(n);
     hf_node up = hf_tree_parent(n), bad = *n;
     if (!(n->kind == HF_N_SNAP_FILE && dir->kind == HF_N_SNAP_SUBDIR))
         assert_true(hf_node_equal(&up, dir));
@@ -698,15 +717,22 @@ static void check_listed(hf_tree *t, const hf_node *dir, const hf_node *n)
     }
 }
 
+/* What seen[] of visit_kinds counts: a kind, or a root file (after the kinds). */
+#define N_SEEN (HF_N_KINDS + HF_RF_N)
+static unsigned seen_at(const hf_node *n)
+{
+    return n->kind == HF_N_ROOT_FILE ? HF_N_KINDS + n->b : n->kind;
+}
+
 /* Lists dir (a big one: its first 3 entries) and checks and visits each. */
-static void visit_kinds(hf_tree *t, const hf_node *dir, bool seen[HF_N_KINDS])
+static void visit_kinds(hf_tree *t, const hf_node *dir, bool seen[N_SEEN])
 {
     listing l = {g_ptr_array_new_with_free_func(g_free), g_array_new(FALSE, FALSE, sizeof(hf_node)),
                  hf_kind(dir->kind)->big ? 2 + 3 : 0, 0};
     assert_int_equal(hf_tree_readdir(t, dir, 0, collect, &l), 0);
     for (guint i = 2; i < l.nodes->len; i++) {
         hf_node n = g_array_index(l.nodes, hf_node, i);
-        seen[n.kind] = true;
+        seen[seen_at(&n)] = true;
         check_listed(t, dir, &n);
         if (hf_tree_type(&n) == HF_T_DIR)
             visit_kinds(t, &n, seen);
@@ -721,9 +747,10 @@ static bool f_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void 
     return !retained;
 }
 
-/* Every kind but the link directories the fake lacks is listed somewhere
- * in one dump's tree or two dumps' (traces/ and threads/ in each snapshot,
- * growth), and agrees with its row there; .stats is found, not listed. */
+/* Every kind but the link directories the fake lacks, and every root file,
+ * is listed somewhere in one dump's tree or two dumps' (traces/ and
+ * threads/ in each snapshot, growth), and agrees with its row there;
+ * .stats is found, not listed. */
 static void test_kinds_agree_with_listings(void **state)
 {
     fixture *f = *state;
@@ -736,16 +763,23 @@ static void test_kinds_agree_with_listings(void **state)
     hf_dump *both[] = {&a, &b};
     hf_mount *m2 = hf_mount_new(both, 2, false);
     hf_tree *t2 = hf_tree_new(m2, f->cache);
-    bool seen[HF_N_KINDS] = {false};
+    bool seen[N_SEEN] = {false};
     hf_node root = hf_node_make(HF_N_ROOT, 0, 0, 0), stats;
     seen[HF_N_ROOT] = true;
     visit_kinds(f->t, &root, seen);
     visit_kinds(t2, &root, seen);
     assert_int_equal(hf_tree_lookup(t2, &root, ".stats", &stats), 0);
-    seen[stats.kind] = !hf_tree_reads_dump(&stats) && hf_tree_volatile(&stats);
+    assert_int_equal(stats.kind, HF_N_ROOT_FILE);
+    seen[seen_at(&stats)] = !hf_tree_reads_dump(&stats) && hf_tree_volatile(&stats);
     for (unsigned k = 0; k < HF_N_KINDS; k++)
-        if (!seen[k] && !(k >= HF_N_OBJ_ENTRY + 2 && k <= HF_N_OBJ_ENTRY_LAST))
+        if (!seen[k] && !(k >= HF_N_OBJ_ENTRY + 2 && k <= HF_N_OBJ_ENTRY_LAST) &&
+            k != HF_N_ROOT_FILE) /* (each of its files below) */
             fail_msg("no %s listed", hf_kind((hf_node_kind)k)->what);
+    for (uint32_t b = 0; b < HF_RF_N; b++) {
+        hf_node n = hf_node_make(HF_N_ROOT_FILE, 0, 0, b);
+        if (!seen[HF_N_KINDS + b])
+            fail_msg("no %s listed", hf_kind_of(&n)->what);
+    }
     hf_node traces = walk(t2, "snapshots/6/traces");
     assert_int_equal(traces.snap, 3);
     hf_tree_free(t2);
