@@ -19,13 +19,13 @@ typedef struct {
     size_t rec; /* offset of the open record's length field */
 } bld;
 
-static void u1(bld *b, uint8_t v) { g_byte_array_append(b->b, &v, 1); }
-static void u2(bld *b, uint16_t v) { u1(b, v >> 8); u1(b, (uint8_t)v); }
-static void u4(bld *b, uint32_t v) { u2(b, v >> 16); u2(b, (uint16_t)v); }
-static void u8(bld *b, uint64_t v) { u4(b, (uint32_t)(v >> 32)); u4(b, (uint32_t)v); }
-static void id(bld *b, uint64_t v) { if (b->idsz == 8) u8(b, v); else u4(b, (uint32_t)v); }
+static inline void u1(bld *b, uint8_t v) { g_byte_array_append(b->b, &v, 1); }
+static inline void u2(bld *b, uint16_t v) { u1(b, v >> 8); u1(b, (uint8_t)v); }
+static inline void u4(bld *b, uint32_t v) { u2(b, v >> 16); u2(b, (uint16_t)v); }
+static inline void u8(bld *b, uint64_t v) { u4(b, (uint32_t)(v >> 32)); u4(b, (uint32_t)v); }
+static inline void id(bld *b, uint64_t v) { if (b->idsz == 8) u8(b, v); else u4(b, (uint32_t)v); }
 
-static bld start(unsigned idsz, const char *version)
+static inline bld start(unsigned idsz, const char *version)
 {
     bld b = {g_byte_array_new(), idsz, 0};
     g_byte_array_append(b.b, (const uint8_t *)version, (guint)strlen(version) + 1);
@@ -33,27 +33,27 @@ static bld start(unsigned idsz, const char *version)
     u8(&b, UINT64_C(1136073600000)); /* 2006-01-01T00:00:00Z */
     return b;
 }
-static void rec(bld *b, uint8_t tag)
+static inline void rec(bld *b, uint8_t tag)
 {
     u1(b, tag);
     u4(b, 0);
     b->rec = b->b->len;
     u4(b, 0);
 }
-static void end(bld *b)
+static inline void end(bld *b)
 {
     uint32_t n = b->b->len - b->rec - 4;
     uint8_t *p = b->b->data + b->rec;
     p[0] = n >> 24, p[1] = n >> 16, p[2] = n >> 8, p[3] = (uint8_t)n;
 }
-static void str(bld *b, uint64_t sid, const char *s)
+static inline void str(bld *b, uint64_t sid, const char *s)
 {
     rec(b, HPROF_STRING);
     id(b, sid);
     g_byte_array_append(b->b, (const uint8_t *)s, (guint)strlen(s));
     end(b);
 }
-static void load_class(bld *b, uint32_t serial, uint64_t cid, uint64_t name)
+static inline void load_class(bld *b, uint32_t serial, uint64_t cid, uint64_t name)
 {
     rec(b, HPROF_LOAD_CLASS);
     u4(b, serial);
@@ -63,7 +63,7 @@ static void load_class(bld *b, uint32_t serial, uint64_t cid, uint64_t name)
     end(b);
 }
 /* CLASS DUMP with n fields {name id, type} and statics {name, type, value}. */
-static void class_dump(bld *b, uint64_t cid, uint64_t super, uint32_t isize, int nstat,
+static inline void class_dump(bld *b, uint64_t cid, uint64_t super, uint32_t isize, int nstat,
                        const uint64_t *stat, int nf, const uint64_t *f)
 {
     u1(b, HPROF_GC_CLASS_DUMP);
@@ -92,7 +92,7 @@ static void class_dump(bld *b, uint64_t cid, uint64_t super, uint32_t isize, int
         u1(b, (uint8_t)f[2 * i + 1]);
     }
 }
-static void instance(bld *b, uint64_t oid, uint64_t cid, const uint8_t *data, uint32_t n)
+static inline void instance(bld *b, uint64_t oid, uint64_t cid, const uint8_t *data, uint32_t n)
 {
     u1(b, HPROF_GC_INSTANCE_DUMP);
     id(b, oid);
@@ -111,7 +111,7 @@ G_GNUC_UNUSED static void obj_array(bld *b, uint64_t oid, uint64_t cls, uint32_t
     for (uint32_t i = 0; i < n; i++)
         id(b, ids[i]);
 }
-static void prim_array(bld *b, uint64_t oid, uint8_t type, uint32_t n, const uint8_t *data,
+static inline void prim_array(bld *b, uint64_t oid, uint8_t type, uint32_t n, const uint8_t *data,
                        unsigned width)
 {
     u1(b, HPROF_GC_PRIM_ARRAY_DUMP);
