@@ -69,6 +69,9 @@ typedef struct {
 /* A class id no node id can be (the heap layer keys classes by id). */
 #define V8_CLASS_ID(k) ((UINT64_C(1) << 62) | (uint64_t)(k))
 
+/* One snapshot.  What open fills in (scan, derive) is also what its index
+ * file holds (store.c: a column per array, the counts in its head): a
+ * field added here must be added there too, or a remount lacks it. */
 typedef struct {
     char *path;
     GMappedFile *map;     /* the file */
