@@ -21,7 +21,7 @@
 #ifndef HF_HPROF_H
 #define HF_HPROF_H
 
-#include "decoders/core/keepfile.h"
+#include "decoders/core/keepstore.h"
 #include "decoders/core/progress.h"
 #include "decoders/heap/heap.h"
 #include "decoders/heap/profile.h"
@@ -75,18 +75,8 @@ typedef struct {
     uint64_t id, off; /* off: of the STRING record body */
 } hprof_strref;
 
-/* The index file of this dump (store.c; core/keepfile.h, heap/persist.h). */
-typedef struct {
-    GPtrArray *paths; /* where to look and write; empty: -o index=none */
-    hf_keepkey key;   /* of the dump as it was opened */
-    bool keyed;
-    hf_keepr *r;      /* the file the index came from: mapped while the dump lives */
-    char *why;        /* a file that was there but not used: why */
-    double seconds;   /* indexing took, when built */
-    GMutex lock;      /* guards status, which the writer thread replaces
-                         (zero-filled: no init, as a static GMutex) */
-    char *status;     /* the .stats line */
-} hprof_store;
+/* The index file of this dump (store.c; core/keepstore.h, heap/persist.h). */
+typedef hf_keepstore hprof_store;
 
 typedef struct hprof_dump {
     hf_heap heap; /* first: a hprof_dump is an hf_heap is an hf_dump */

@@ -1,11 +1,11 @@
 /*
- * store.c - the HPROF dump's index file (core/keepfile.h): what the scan
+ * store.c - the HPROF dump's index file (core/keepstore.h): what the scan
  * found besides the heap graph (heap/persist.h saves that) goes in one
  * section, HF_KEEP_FORMAT: version, time, record counts, the strings table,
  * LOAD CLASS records and the ALLOC SITES records' offsets.  Every offset
  * into the dump read back is checked against the dump, as the scan does.
  *
- * Single-threaded, inside open; the .stats line is read-only afterwards.
+ * Single-threaded, inside open; the .stats line is keepstore.h's.
  */
 #include "decoders/hprof/hprof.h"
 #include "decoders/heap/persist.h"
@@ -15,39 +15,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static double now(void)
-{
-    return g_get_monotonic_time() / 1e6;
-}
-
 bool hprof_store_begin(hprof_store *store, const char *path, const uint8_t *data, size_t size,
                        const hf_open_opts *opts, GError **err)
 {
-    store->paths = hf_keep_candidates(path, opts ? opts->index : "none", "");
-    if (store->paths->len)
-        store->keyed = hf_keep_key(&store->key, path, data, size, "hprof", 0);
-    /* -o index=FILE naming what is no index file (the dump itself, as a
-     * slip of the keyboard makes it): said now, not found replaced later */
-    char *no = store->keyed && opts && opts->index
-                   ? hf_keep_not_replaceable(opts->index, &store->key)
-                   : NULL;
-    if (no)
-        g_set_error(err, HF_ERROR, HF_ERROR_OPEN,
-                    "%s: -o index=%s: %s (heapfs replaces only its own index files)", path,
-                    opts->index, no);
-    bool ok = no == NULL;
-    g_free(no);
-    return ok;
+    return hf_keepstore_begin(store, "hprof", path, data, size, opts, err);
 }
 
 void hprof_store_clear(hprof_store *store)
 {
-    if (store->paths)
-        g_ptr_array_free(store->paths, TRUE);
-    hf_keepr_free(store->r);
-    g_free(store->why);
-    g_free(store->status);
-    memset(store, 0, sizeof *store);
+    hf_keepstore_clear(store);
 }
 
 /* ---- the HPROF section ---- */
@@ -140,105 +116,47 @@ static bool load(hprof_dump *d, const hf_keepr *r)
     return c.ok && c.p == c.end;
 }
 
-bool hprof_store_load(hprof_dump *d)
+/* Both parts, or neither: the heap's arrays are forgotten on failure. */
+static bool load_all(const hf_keepr *r, void *ud)
 {
-    hprof_store *store = &d->store;
-    if (!store->keyed)
-        return false;
-    double t0 = now();
-    store->r = hf_keepr_open(&store->key, store->paths, &store->why);
-    if (!store->r)
-        return false;
+    hprof_dump *d = ud;
     d->load_classes = g_array_new(FALSE, FALSE, sizeof(hprof_load_class));
     d->sites = g_array_new(FALSE, FALSE, sizeof(uint64_t));
     d->sites_snap = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    if (!hf_heap_load(&d->heap, store->r) || !load(d, store->r)) {
-        g_free(store->why);
-        store->why = g_strdup_printf("%s: damaged (inconsistent contents)", hf_keepr_path(store->r));
-        hf_heap_unmap(&d->heap);
-        g_clear_pointer(&store->r, hf_keepr_free);
-        return false;
-    }
-    size_t bytes;
-    hf_keepr_data(store->r, &bytes);
-    store->status = g_strdup_printf("index: loaded from %s in %.3f s (%zu bytes)\n",
-                                    hf_keepr_path(store->r), now() - t0, bytes);
-    return true;
+    if (hf_heap_load(&d->heap, r) && load(d, r))
+        return true;
+    hf_heap_unmap(&d->heap);
+    return false;
 }
 
-static void set_status(hprof_store *store, char *line)
+bool hprof_store_load(hprof_dump *d)
 {
-    g_mutex_lock(&store->lock);
-    g_free(store->status);
-    store->status = line;
-    g_mutex_unlock(&store->lock);
-}
-
-/* "index: built in 2.07 s (why the file found was not used)" */
-static GString *built_line(const hprof_store *store)
-{
-    GString *s = g_string_new(NULL);
-    g_string_printf(s, "index: built in %.2f s", store->seconds);
-    if (store->why)
-        g_string_append_printf(s, " (%s)", store->why);
-    return s;
+    return hf_keepstore_load(&d->store, load_all, d);
 }
 
 void hprof_store_built(hprof_dump *d, double seconds)
 {
-    hprof_store *store = &d->store;
-    store->seconds = seconds;
-    GString *s = built_line(store);
-    g_string_append(s, store->paths->len ? ", index file not written yet\n"
-                                         : ", no index file (-o index=none)\n");
-    set_status(store, g_string_free(s, FALSE));
+    hf_keepstore_built(&d->store, seconds);
+}
+
+static void fill(hf_keepw *w, void *ud)
+{
+    hprof_dump *d = ud;
+    hf_heap_save(&d->heap, w);
+    save(d, w);
 }
 
 void hprof_store_save(hf_dump *base)
 {
     hprof_dump *d = (hprof_dump *)base;
-    hprof_store *store = &d->store;
-    if (store->r || !store->paths->len)
-        return; /* loaded from one, or none wanted */
-    GString *s = built_line(store);
-    const hf_dump *b = &d->heap.base;
-    hf_keepkey again;
-    struct stat st;
-    if (!store->keyed || !hf_keep_key(&again, b->path, b->data, b->size, "hprof", 0) ||
-        memcmp(&again, &store->key, sizeof again) != 0 || stat(b->path, &st) != 0) {
-        g_string_append(s, ", index file not written: the dump changed after it was opened");
-    } else {
-        double t0 = now();
-        hf_keepw *w = hf_keepw_new();
-        hf_heap_save(&d->heap, w);
-        save(d, w);
-        char *why = NULL;
-        /* no more readable than the dump: the index holds its names */
-        char *to = hf_keepw_write(w, &store->key, store->paths, st.st_mode & 0644, &why);
-        if (to) /* results computed from this heap are this file's */
-            hf_heap_graphs_source(d->heap.graphs, hf_keepw_id(w));
-        hf_keepw_free(w);
-        struct stat kept;
-        if (to && stat(to, &kept) == 0)
-            g_string_append_printf(s, ", written to %s in %.2f s (%jd bytes)", to, now() - t0,
-                                   (intmax_t)kept.st_size);
-        else if (to)
-            g_string_append_printf(s, ", written to %s in %.2f s", to, now() - t0);
-        else
-            g_string_append_printf(s, ", index file not written (%s)", why ? why : "no place");
-        g_free(to);
-        g_free(why);
-    }
-    g_string_append_c(s, '\n');
-    set_status(store, g_string_free(s, FALSE));
+    uint64_t id = hf_keepstore_save(&d->store, base->path, base->data, base->size, fill, d);
+    if (id) /* results computed from this heap are this file's */
+        hf_heap_graphs_source(d->heap.graphs, id);
 }
 
 void hprof_status(hf_dump *base, GString *out)
 {
     hprof_dump *d = (hprof_dump *)base;
-    g_mutex_lock(&d->store.lock);
-    if (d->store.status)
-        g_string_append(out, d->store.status);
-    g_mutex_unlock(&d->store.lock);
+    hf_keepstore_status(&d->store, out);
     hf_heap_graph_status(base, out);
 }

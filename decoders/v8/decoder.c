@@ -72,14 +72,17 @@ static bool v8_detect(const uint8_t *head, size_t len)
 
 /* ---- open ---- */
 
-static const hf_dump_ops v8_ops;
+static const hf_dump_ops v8_ops, v8_one_ops;
 
 static void v8_destroy(hf_dump *base)
 {
     v8_dump *d = (v8_dump *)base;
+    if (d->store.r)
+        v8_store_unmap(d); /* its arrays are the index file's */
     if (d->snaps)
         g_ptr_array_free(d->snaps, TRUE);
     hf_heap_clear(&d->heap);
+    hf_keepstore_clear(&d->store);
     g_free(d);
 }
 
@@ -124,21 +127,25 @@ static void build_pprof(hf_heap_pprof_out *o, uint32_t s, void *ud)
     hf_heap_pprof_add_objects(o, s);
 }
 
-static hf_dump *open_files(const char *const *paths, int n, GMappedFile *map, GError **err)
+static v8_dump *v8_new(const char *path, GMappedFile *map, const hf_dump_ops *ops)
 {
     v8_dump *d = g_new0(v8_dump, 1);
-    hf_heap_init(&d->heap, &v8_ops, &v8_codec, paths[0], map, 8);
+    hf_heap_init(&d->heap, ops, &v8_codec, path, map, 8);
     d->snaps = g_ptr_array_new_with_free_func((GDestroyNotify)v8_snap_free);
+    return d;
+}
+
+/* The files read and put on the heap layer. */
+static bool parse(v8_dump *d, const char *const *paths, int n, GMappedFile *map, GError **err)
+{
     uint64_t base = 0;
     uint32_t tbase = 0;
     for (int i = 0; i < n; i++) {
         v8_snap *sn = g_new0(v8_snap, 1);
         sn->path = g_strdup(paths[i]);
         g_ptr_array_add(d->snaps, sn);
-        if (!load(d, sn, i == 0 ? map : NULL, err) || !v8_scan(&d->heap.base, sn, err)) {
-            v8_destroy(&d->heap.base);
-            return NULL;
-        }
+        if (!load(d, sn, i == 0 ? map : NULL, err) || !v8_scan(&d->heap.base, sn, err))
+            return false;
         sn->base = base;
         base += sn->n;
         if (sn->n_tnodes > UINT32_MAX - 1 - tbase) { /* traces numbered past 2^32: none */
@@ -151,21 +158,57 @@ static hf_dump *open_files(const char *const *paths, int n, GMappedFile *map, GE
         tbase += sn->n_tnodes;
     }
     v8_build_heap(d);
+    return true;
+}
+
+static hf_dump *finish(v8_dump *d)
+{
     d->heap.pprof = hf_heap_pprof_new(&d->heap, d->heap.snaps->len, "node", build_pprof, d,
                                       v8_trace_names, NULL);
     return &d->heap.base;
 }
 
+/* One file: from its index file when there is a valid one, else parsed
+ * (the index file is written once the mount is live: v8_store_save). */
 static hf_dump *v8_open(const char *path, GMappedFile *map, const hf_open_opts *opts,
                         GError **err)
 {
-    return open_files(&path, 1, map, err);
+    v8_dump *d = v8_new(path, map, &v8_one_ops);
+    const uint8_t *data = (const uint8_t *)g_mapped_file_get_contents(map);
+    if (!hf_keepstore_begin(&d->store, "v8", path, data, g_mapped_file_get_length(map), opts,
+                            err))
+        goto fail;
+    if (!v8_store_load(d)) {
+        hf_keepstore store = d->store; /* what the attempt found goes on to the new one */
+        d->store = (hf_keepstore){0};
+        v8_destroy(&d->heap.base);
+        d = v8_new(path, map, &v8_one_ops);
+        d->store = store;
+        double t0 = g_get_monotonic_time() / 1e6;
+        if (!parse(d, &path, 1, map, err))
+            goto fail;
+        hf_keepstore_built(&d->store, g_get_monotonic_time() / 1e6 - t0);
+    }
+    if (d->store.keyed) { /* dominator results go to files beside the index, keyed to it */
+        hf_keepkey results = d->store.key;
+        results.source = d->store.r ? hf_keepr_id(d->store.r) : 0; /* built: v8_store_save sets it */
+        hf_heap_graphs_keep(d->heap.graphs, path, opts->index, &results);
+    }
+    return finish(d);
+fail:
+    v8_destroy(&d->heap.base);
+    return NULL;
 }
 
 static hf_dump *v8_open_series(const char *const *paths, int n, const hf_open_opts *opts,
                                GError **err)
 {
-    return open_files(paths, n, NULL, err);
+    v8_dump *d = v8_new(paths[0], NULL, &v8_ops);
+    if (!parse(d, paths, n, NULL, err)) {
+        v8_destroy(&d->heap.base);
+        return NULL;
+    }
+    return finish(d);
 }
 
 const hf_decoder hf_decoder_v8 = {
@@ -218,24 +261,21 @@ static const hf_linkdir object_dirs[] = {
     {NULL},
 };
 
-static const hf_dump_ops v8_ops = {
-    .format = "v8",
-    .destroy = v8_destroy,
-    .describe = v8_describe,
-    .render_info = v8_view_info,
-    .status = hf_heap_graph_status,
-    .class_name = hf_heap_class_name,
-    .object_name = hf_heap_object_name,
-    .tally = hf_heap_tally,
-    .text = v8_text,
-    /* HF_HEAP_GRAPH_OPS but for traces/, which are the call trees' */
-    .render_trace = v8_view_trace, .n_traces = v8_n_traces, .trace_number = v8_trace_number,
-    .n_snapshots = hf_heap_n_snapshots, .snapshot_number = hf_heap_snapshot_number,
-    .n_threads = hf_heap_n_threads, .thread_name = hf_heap_thread_name,
-    .n_classes = hf_heap_n_classes, .class_find = hf_heap_class_find,
-    .n_objects = hf_heap_n_objects, .object_find = hf_heap_object_find,
-    .thread = {.files = hf_heap_thread_files},
-    .snapshot = {.files = snap_files},
-    .class_ = {class_files, NULL, NULL},
-    .object = {object_files, hf_heap_object_links, object_dirs},
-};
+/* A series and one file: only one file has an index file (store.c).
+ * HF_HEAP_GRAPH_OPS but for traces/, which are the call trees'. */
+#define V8_OPS                                                                             \
+    .format = "v8", .destroy = v8_destroy, .describe = v8_describe,                        \
+    .render_info = v8_view_info, .class_name = hf_heap_class_name,                         \
+    .object_name = hf_heap_object_name, .tally = hf_heap_tally, .text = v8_text,           \
+    .render_trace = v8_view_trace, .n_traces = v8_n_traces, .trace_number = v8_trace_number, \
+    .n_snapshots = hf_heap_n_snapshots, .snapshot_number = hf_heap_snapshot_number,        \
+    .n_threads = hf_heap_n_threads, .thread_name = hf_heap_thread_name,                    \
+    .n_classes = hf_heap_n_classes, .class_find = hf_heap_class_find,                      \
+    .n_objects = hf_heap_n_objects, .object_find = hf_heap_object_find,                    \
+    .thread = {.files = hf_heap_thread_files}, .snapshot = {.files = snap_files},          \
+    .class_ = {class_files, NULL, NULL},                                                   \
+    .object = {object_files, hf_heap_object_links, object_dirs}
+
+static const hf_dump_ops v8_ops = {V8_OPS, .status = hf_heap_graph_status};
+static const hf_dump_ops v8_one_ops = {V8_OPS, .status = v8_status,
+                                       .after_mount = v8_store_save};

@@ -108,10 +108,15 @@ static bool stated_size(const hf_heap *h, uint64_t loc, uint64_t *size)
     return true;
 }
 
+void v8_heap_hooks(hf_heap *h)
+{
+    h->stated_size = stated_size;
+}
+
 void v8_build_heap(v8_dump *d)
 {
     hf_heap *h = &d->heap;
-    h->stated_size = stated_size;
+    v8_heap_hooks(h);
     for (guint s = 0; s < d->snaps->len; s++) {
         v8_snap *sn = g_ptr_array_index(d->snaps, s);
         hf_hsnap *hs = hf_heap_add_snap(h);

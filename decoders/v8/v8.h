@@ -21,6 +21,7 @@
  *              class info
  *   objects.c  objects/0xID/: info, edges, value, refs/
  *   traces.c   allocation traces: the call tree, frame names, sites
+ *   store.c    the index file of a one-file mount (core/keepstore.h)
  *
  * Objects are V8 nodes.  A node's locator (the heap layer's loc) is its
  * ordinal plus its snapshot's `base`, so the codec, which sees only a
@@ -28,11 +29,14 @@
  *
  * Ownership: the dump owns everything.  The file's bytes (mapped, or
  * inflated when gzipped) stay until destroy: strings are decoded from them
- * on demand.  Thread safety: read-only after open.
+ * on demand.  A snapshot loaded from its index file has its columns and
+ * strings in that file's mapping instead (store.c), which the dump's store
+ * holds until destroy.  Thread safety: read-only after open.
  */
 #ifndef HF_V8_H
 #define HF_V8_H
 
+#include "decoders/core/keepstore.h"
 #include "decoders/heap/heap.h"
 
 /* Node and edge types as the meta of every V8 version since 2012 names
@@ -65,6 +69,9 @@ typedef struct {
 /* A class id no node id can be (the heap layer keys classes by id). */
 #define V8_CLASS_ID(k) ((UINT64_C(1) << 62) | (uint64_t)(k))
 
+/* One snapshot.  What open fills in (scan, derive) is also what its index
+ * file holds (store.c: a column per array, the counts in its head): a
+ * field added here must be added there too, or a remount lacks it. */
 typedef struct {
     char *path;
     GMappedFile *map;     /* the file */
@@ -108,6 +115,7 @@ typedef struct {
 typedef struct {
     hf_heap heap; /* first: heap.base is the hf_dump */
     GPtrArray *snaps; /* v8_snap *, one per file */
+    hf_keepstore store; /* the index file (store.c): one-file mounts only */
 } v8_dump;
 
 extern const hf_decoder hf_decoder_v8;
@@ -204,6 +212,8 @@ static inline bool v8_essential(const v8_snap *sn, uint32_t e)
 
 /* The snapshots on the heap layer, then hf_heap_finish. */
 void v8_build_heap(v8_dump *d);
+/* What the layer asks of V8 besides the codec (built or loaded heaps). */
+void v8_heap_hooks(hf_heap *h);
 /* The snapshot and node ordinal of a locator; NULL when none. */
 const v8_snap *v8_at(const v8_dump *d, uint64_t loc, uint32_t *ord);
 /* Node ordinal of heap object o of snapshot s. */
@@ -215,6 +225,16 @@ static inline uint32_t v8_ord(const v8_dump *d, uint32_t s, uint64_t o)
 }
 /* Heap object index of node `ord` of snapshot s, -1. */
 int64_t v8_object_of(const v8_dump *d, uint32_t s, uint32_t ord);
+
+/* ---- store.c ---- */
+
+/* Fills d (one snapshot, d->store begun) from an index file; false when
+ * there is no usable one (then throw d away).  save: hf_dump_ops.after_mount.
+ * unmap: forgets the arrays in the file (before freeing).  status: .stats. */
+bool v8_store_load(v8_dump *d);
+void v8_store_save(hf_dump *d);
+void v8_store_unmap(v8_dump *d);
+void v8_status(hf_dump *d, GString *out);
 
 /* ---- traces.c ---- */
 

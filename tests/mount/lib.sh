@@ -91,6 +91,19 @@ hf_mount() {
   hf_mount_series "$@" "$dump"
 }
 
+# wait_written MNT: until .stats says the index file (heapfs -o index=) was
+# written (or not); "not written yet" is not an answer (up to 30 s: the
+# machine may be busy)
+wait_written() {
+  local i
+  for i in $(seq 1 300); do
+    grep '^index: ' "$1/.stats" | grep -v 'not written yet' | grep -q 'written to\|not written\|no index file' &&
+      return 0
+    sleep 0.1
+  done
+  return 1
+}
+
 hf_umount() {
   fusermount3 -u "$MNT"
 }

@@ -15,17 +15,6 @@ mkdir -p "$D"
 cp "$SRC" "$D/a.hprof"
 IX=$D/a.hprof.heapfs-index
 
-# wait_written MNT: until .stats says the index file was written (or not);
-# "not written yet" is not an answer (up to 30 s: the machine may be busy)
-wait_written() {
-  local i
-  for i in $(seq 1 300); do
-    grep '^index: ' "$1/.stats" | grep -v 'not written yet' | grep -q 'written to\|not written\|no index file' &&
-      return 0
-    sleep 0.1
-  done
-  return 1
-}
 stats_index() { grep '^index: ' "$1/.stats"; }
 # same_views A B: the views a user reads, byte for byte
 same_views() {

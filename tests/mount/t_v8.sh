@@ -118,6 +118,121 @@ else
   echo "not ok - the hand-made snapshot mounts"
 fi
 
+# ---- the index file: a remount maps it and reads no JSON ----
+# (.stats says "index: loaded from FILE"; "built" means the JSON was read)
+IXD=$TESTTMP/ix
+mkdir -p "$IXD"
+# same_views A B: what a user reads, byte for byte: the main views and
+# tables, a recursive listing of classes/ and the files of four classes,
+# every object's name, and the files of one object in 1499 (refs/ and
+# referrers/ listed)
+same_views() {
+  local a=$1 b=$2 f o c
+  cmp -s "$a/info" "$b/info" && cmp -s "$a/errors" "$b/errors" || return 1
+  for f in info histogram histogram-retained roots strings detached heap.pprof stacks.folded \
+           dominators suspects tables/classes.tsv tables/objects.tsv tables/references.tsv; do
+    cmp -s <(cat "$a/latest/$f" 2>&1 | sed "s|$a|MNT|g") <(cat "$b/latest/$f" 2>&1 | sed "s|$b|MNT|g") || return 1
+  done
+  diff <(cd "$a/latest/classes" && ls -R) <(cd "$b/latest/classes" && ls -R) >/dev/null || return 1
+  for c in Foo Entry Link '(string)'; do
+    [ ! -e "$a/latest/classes/$c" ] || diff -r --no-dereference "$a/latest/classes/$c" "$b/latest/classes/$c" >/dev/null || return 1
+  done
+  cmp -s <(ls "$a/latest/objects") <(ls "$b/latest/objects") || return 1
+  for o in $(ls "$a/latest/objects" | awk 'NR % 1499 == 1'); do
+    for f in info edges value retained refs referrers; do
+      cmp -s <(cd "$a/latest/objects/$o" && { cat $f || ls -l $f; } 2>&1 | sed 's/ [A-Z][a-z][a-z] .*->/ ->/') \
+             <(cd "$b/latest/objects/$o" && { cat $f || ls -l $f; } 2>&1 | sed 's/ [A-Z][a-z][a-z] .*->/ ->/') || return 1
+    done
+  done
+}
+# first_then_second FILE LABEL: mounts FILE twice, the second time from
+# the index file the first wrote; compares them; leaves both unmounted
+first_then_second() {
+  local f=$1 label=$2 m1
+  hf_mount "$f" || { echo "not ok - $label: first mount"; return; }
+  m1=$MNT
+  check "$label: first mount builds the index and writes $(basename "$f").heapfs-index" \
+    bash -c "$(declare -f wait_written); wait_written '$m1' && grep -q '^index: built in .*, written to $f.heapfs-index' '$m1/.stats'"
+  hf_mount "$f" || { echo "not ok - $label: second mount"; fusermount3 -u "$m1"; return; }
+  check "$label: second mount loads the index file" grep -q "^index: loaded from $f.heapfs-index" "$MNT/.stats"
+  check "$label: every view the same on both mounts" same_views "$m1" "$MNT"
+  hf_umount
+  fusermount3 -u "$m1"
+}
+cp "$TESTTMP/h.1.heapsnapshot" "$IXD/a.heapsnapshot"
+first_then_second "$IXD/a.heapsnapshot" "plain"
+cp "$TESTTMP/h1.gz" "$IXD/g.heapsnapshot.gz"
+first_then_second "$IXD/g.heapsnapshot.gz" "gzipped"
+head -c $(($(stat -c %s "$TESTTMP/h.1.heapsnapshot") * 2 / 3)) "$TESTTMP/h.1.heapsnapshot" > "$IXD/cut.heapsnapshot"
+first_then_second "$IXD/cut.heapsnapshot" "cut at 2/3"
+
+IX=$IXD/a.heapsnapshot.heapfs-index
+if hf_mount "$IXD/a.heapsnapshot" -o index=none; then
+  REF=$MNT
+  check "-o index=none: .stats says no index file" grep -q '^index: built in .*no index file (-o index=none)' "$REF/.stats"
+  # the retained sizes' results (same_views read dominators) go beside
+  # the index file; a remount maps them
+  check "retained sizes kept in a.heapsnapshot.heapfs-index.retained-strong.1" \
+    test -s "$IX.retained-strong.1"
+  hf_mount "$IXD/a.heapsnapshot"
+  cat "$MNT/latest/dominators" > /dev/null
+  check "remount: the retained sizes loaded, not computed" \
+    bash -c "grep -q 'retained sizes, snapshot 1: loaded from $IX.retained-strong.1' '$MNT/.stats' && ! grep -q 'snapshot 1: computed' '$MNT/.stats'"
+  hf_umount
+  # a damaged index file: a byte of a section checked whole (kind 2, CRC-32)
+  python3 - "$IX" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+n = struct.unpack_from('<I', b, 16)[0]
+for i in range(n):
+    sid, kind, off, ln = struct.unpack_from('<IIQQ', b, 176 + 24 * i)
+    if kind == 2 and ln > 64:
+        b[off + ln // 2] ^= 0xff
+        break
+open(sys.argv[1], 'wb').write(b)
+PY
+  hf_mount "$IXD/a.heapsnapshot"
+  check "a damaged index file is refused: .stats says why" \
+    bash -c "$(declare -f wait_written); wait_written '$MNT' && grep -q '^index: built in .* ($IX: damaged (checksum)), written to $IX' '$MNT/.stats'"
+  check "...and the views are the snapshot's" same_views "$REF" "$MNT"
+  hf_umount
+  hf_mount "$IXD/a.heapsnapshot"
+  check "...and the rewritten file is loaded" grep -q "^index: loaded from $IX" "$MNT/.stats"
+  hf_umount
+  # another snapshot's index file in its place: refused (its key)
+  cp "$IXD/g.heapsnapshot.gz.heapfs-index" "$IX"
+  hf_mount "$IXD/a.heapsnapshot"
+  check "another dump's index file is refused" grep -q "^index: built in .* ($IX: " "$MNT/.stats"
+  check "...the views are the snapshot's" same_views "$REF" "$MNT"
+  hf_umount
+  fusermount3 -u "$REF"
+else
+  echo "not ok - mount -o index=none"
+fi
+cp "$TESTTMP/h.1.heapsnapshot" "$IXD/none.heapsnapshot"
+if hf_mount "$IXD/none.heapsnapshot" -o index=none; then
+  cat "$MNT/latest/dominators" > /dev/null
+  sleep 0.5
+  check "-o index=none writes nothing" test -z "$(ls "$IXD" | grep '^none\.heapsnapshot\.')"
+  hf_umount
+else
+  echo "not ok - mount -o index=none"
+fi
+# the snapshot changed (another of the same size would do: the key has
+# mtime, ctime and sampled contents): indexed anew
+cp "$TESTTMP/h.2.heapsnapshot" "$IXD/a.heapsnapshot"
+if hf_mount "$IXD/a.heapsnapshot"; then
+  check "a changed snapshot is indexed anew" grep -q '^index: built in' "$MNT/.stats"
+  check_eq "...and shows its own 300 Leak" 300 "$(count "$MNT/latest" Leak)"
+  hf_umount
+else
+  echo "not ok - a changed snapshot mounts"
+fi
+out=$("$HEAPFS" --check "$IXD/a.heapsnapshot" 2>&1)
+check "--check lists the kept index file" grep -q "^kept: [0-9]* $IX\$" <<< "$out"
+"$HEAPFS" --forget "$IXD/a.heapsnapshot" > /dev/null 2>&1
+check "--forget removes the index file and the results" test -z "$(ls "$IXD" | grep '^a\.heapsnapshot\.')"
+
 # allocation traces (node --track-heap-objects): Tracked objects made in
 # makeTracked(), called from the top level of the script
 cat > "$TESTTMP/tracked.js" <<'JS'
