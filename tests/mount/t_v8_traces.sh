@@ -60,7 +60,15 @@ if hf_mount "$TESTTMP/w.1.heapsnapshot"; then
   check_eq "the tree's root has no frames" 0 "$(wc -c < "$MNT/traces/1")"
   N1=$(ls "$MNT/traces" | wc -l)
   check_eq "info counts them" "traces: $N1" "$(grep '^traces:' "$MNT/info")"
+  check "the index file is written" wait_written "$MNT"
+  traces_digest() { (cd "$1/traces" && ls | sort -n | xargs cat | md5sum); cat "$1/latest/sites" | md5sum; }
+  first=$(traces_digest "$MNT")
   hf_umount
+  if hf_mount "$TESTTMP/w.1.heapsnapshot"; then
+    check "remounted from its index file" grep -q '^index: loaded from' "$MNT/.stats"
+    check_eq "remounted: every traces/N and sites as the first mount's" "$first" "$(traces_digest "$MNT")"
+    hf_umount
+  fi
 else
   echo "not ok - w.1.heapsnapshot mounts"
 fi
