@@ -62,6 +62,7 @@ typedef struct {
     uint32_t tn_per, tf_per;      /* fields per trace node, per function */
     uint8_t ntypes[TYPES_MAX], etypes[TYPES_MAX];
     uint32_t n_ntypes, n_etypes;
+    uint64_t past_ntypes, past_etypes; /* type numbers past the meta's lists */
     uint64_t edge_sum;            /* edges the nodes' edge_count add up to */
     uint64_t *ecount;             /* per node, until the edges are read */
 } scanner;
@@ -224,6 +225,7 @@ static void put_node(scanner *s, uint64_t n, const uint64_t *val)
     v8_snap *sn = s->sn;
     uint64_t t = val[s->nfield[F_TYPE]];
     sn->type[n] = t < s->n_ntypes ? s->ntypes[t] : V8N_OTHER;
+    s->past_ntypes += t >= s->n_ntypes;
     sn->name[n] = (uint32_t)MIN(val[s->nfield[F_NAME]], UINT32_MAX);
     sn->id[n] = val[s->nfield[F_ID]];
     sn->raw_size[n] = val[s->nfield[F_SIZE]];
@@ -238,6 +240,7 @@ static void put_edge(scanner *s, uint64_t n, const uint64_t *val)
     v8_snap *sn = s->sn;
     uint64_t t = val[s->efield[G_TYPE]], to = val[s->efield[G_TO]];
     sn->etype[n] = t < s->n_etypes ? s->etypes[t] : V8E_OTHER;
+    s->past_etypes += t >= s->n_etypes;
     sn->ename[n] = (uint32_t)MIN(val[s->efield[G_NAME]], UINT32_MAX);
     sn->eto[n] = to % s->nf == 0 && to / s->nf < sn->n ? (uint32_t)(to / s->nf) : UINT32_MAX;
 }
@@ -486,6 +489,12 @@ static void index_edges(scanner *s)
     if (sn->meta_nodes != sn->n)
         hf_problem_nooff(s->d, "%s: meta node_count %" G_GUINT64_FORMAT ", nodes %u",
                          sn->path, sn->meta_nodes, sn->n);
+    if (s->past_ntypes)
+        hf_problem_nooff(s->d, "%s: %" G_GUINT64_FORMAT " nodes have a type past the meta's "
+                         "node_types: shown as type \"?\"", sn->path, s->past_ntypes);
+    if (s->past_etypes)
+        hf_problem_nooff(s->d, "%s: %" G_GUINT64_FORMAT " edges have a type past the meta's "
+                         "edge_types: shown as type \"?\"", sn->path, s->past_etypes);
 }
 
 bool v8_scan(hf_dump *d, v8_snap *sn, GError **err)

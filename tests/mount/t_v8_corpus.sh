@@ -35,7 +35,12 @@ for f in "$CORPUS"/v8/*.heapsnapshot.gz; do
     continue
   fi
   S=$MNT/latest
-  check "$name: no problems" test ! -s "$MNT/errors"
+  # the one problem the 2017 file has: 13 nodes whose type number is past
+  # its meta's node_types (DevTools calls them "(undefined)")
+  check "$name: errors says 13 nodes have a type past node_types" \
+    grep -q ': 13 nodes have a type past the meta.s node_types: shown as type "?"' "$MNT/errors"
+  check_eq "$name: ... and nothing else" \
+    0 "$(grep -v '^#' "$MNT/errors" | grep -v -c 'nodes have a type past the meta.s node_types')"
   check "$name: info says v8, gzipped" grep -q '^gzip: yes' "$S/info"
   stated=$(zcat "$f" | head -c 4096 | grep -o '"node_count":[0-9]*' | cut -d: -f2)
   check_eq "$name: the nodes its meta states" "nodes: $stated" "$(grep '^nodes:' "$S/info")"
