@@ -201,8 +201,13 @@ hf_umount
 # ---- the dump truncated while mounted: listing objects fails, as reading does ----
 for how in built loaded; do
   cp "$SRC" "$D/cut-$how.hprof"
-  if [ $how = loaded ]; then hf_mount "$D/cut-$how.hprof"; sleep 1; hf_umount; fi
+  if [ $how = loaded ]; then
+    hf_mount "$D/cut-$how.hprof"
+    for i in $(seq 1 300); do grep -qs '^index: .*written to' "$MNT/.stats" && break; sleep 0.1; done
+    hf_umount
+  fi
   hf_mount "$D/cut-$how.hprof"
+  check "$how index: .stats says so" grep -q "^index: $how" "$MNT/.stats"
   check "$how index: the objects list before" bash -c "ls '$MNT/latest/objects' | grep -q '^0x'"
   truncate -s 100000 "$D/cut-$how.hprof"
   out=$(ls "$MNT/latest/objects" 2>&1 | head -3)
