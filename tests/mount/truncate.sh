@@ -104,7 +104,12 @@ truncate_files() {
       grep -vE ": (ok|refused)" "$TESTTMP/out" | head -5 | sed 's/^/# /'
       tail -c 300 "$TESTTMP/out" | tail -1 | sed 's/^/# last: /'
       grep -E "ERROR|SUMMARY|runtime error|HANG|hang" "$TESTTMP/err" | head -5 | sed 's/^/# /'
-      cp "$TESTTMP/out" "$TESTTMP/err" /tmp/ 2>/dev/null
+      # kept for a look (TESTTMP goes at exit), by file: the scripts run
+      # side by side, and a fixed /tmp/out would be the other's
+      mkdir -p "$ROOT/$B/truncate-failed" &&
+        cp "$TESTTMP/out" "$ROOT/$B/truncate-failed/$b.out" &&
+        cp "$TESTTMP/err" "$ROOT/$B/truncate-failed/$b.err" &&
+        echo "# kept: $B/truncate-failed/$b.out and .err"
     fi
     # A refusal is one line that names the file.
     bad=$(grep -E "^[^ ]+@[0-9]+: refused: " "$TESTTMP/out" | grep -vc "hf_walk-[0-9]*-$b")
