@@ -28,7 +28,9 @@
  * more than the bound, the least recently used.  "Used" is the later of
  * the file's atime and mtime; hf_keepr_open sets the atime of a file it
  * opens (futimens), since relatime updates it once a day at most and
- * noatime never.  The file just written is never removed, nor a locked
+ * noatime never; peeking at a header here (a trim, --forget) leaves it
+ * alone (O_NOATIME), else a trim's reads would mark every file it looks
+ * at as just used.  The file just written is never removed, nor a locked
  * one, so the directory can exceed the bound by those.
  *
  * Thread safety: hf_keepdir_set_max once, before any thread writes a kept

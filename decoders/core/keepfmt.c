@@ -31,7 +31,15 @@ int hf_keepfmt_open(const char *path, struct stat *st, const char **bad)
         *bad = kind_of(st->st_mode);
         return -1;
     }
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    /* Reading the header is no use of the file: under relatime the read
+     * would set the atime, which the cache directory's bound takes for
+     * the last use (keepdir.h), so a trim that peeks at every file would
+     * make them all just used.  Readers set it themselves (hf_keepr_open).
+     * O_NOATIME is refused (EPERM) on a file of another user. */
+    int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+    int fd = open(path, flags | O_NOATIME);
+    if (fd < 0 && errno == EPERM)
+        fd = open(path, flags);
     if (fd < 0) {
         *bad = errno == ELOOP ? kind_of(S_IFLNK) : g_strerror(errno);
         return -1;

@@ -45,7 +45,8 @@ G_STATIC_ASSERT(sizeof(hf_keepent) == 24);
 /* path opened for reading when it is a regular file, else -1 with *bad
  * (static; NULL when it does not exist).  Never blocks: the type is
  * checked before opening (a FIFO another user planted would block open()
- * forever) and again after (O_NONBLOCK, O_NOFOLLOW). */
+ * forever) and again after (O_NONBLOCK, O_NOFOLLOW).  Leaves the atime
+ * alone (O_NOATIME, on files of this user): it is the last use. */
 int hf_keepfmt_open(const char *path, struct stat *st, const char **bad);
 /* Whether the file open at fd begins as a kept file does. */
 bool hf_keepfmt_has_magic(int fd);

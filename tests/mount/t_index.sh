@@ -16,9 +16,13 @@ cp "$SRC" "$D/a.hprof"
 IX=$D/a.hprof.heapfs-index
 
 stats_index() { grep '^index: ' "$1/.stats"; }
-# same_views A B: the views a user reads, byte for byte
+# same_views A B: the views a user reads, byte for byte.  The sampled
+# objects' files are read by one tail per mount (each file under a
+# "==> ID/FILE <==" line; one missing on one side only shows), not by a
+# cat and a cmp per file: 1400 processes per call, 8 calls, were a third of
+# this script's time on a busy machine.
 same_views() {
-  local a=$1 b=$2 f o
+  local a=$1 b=$2 f sample
   cmp -s "$a/info" "$b/info" && cmp -s "$a/errors" "$b/errors" || return 1
   for f in histogram roots strings heap.pprof stacks.folded dominators; do
     cmp -s "$a/latest/$f" "$b/latest/$f" || return 1
@@ -26,11 +30,9 @@ same_views() {
   diff -r --no-dereference "$a/latest/classes" "$b/latest/classes" >/dev/null || return 1
   diff -r --no-dereference "$a/threads" "$b/threads" >/dev/null || return 1
   cmp -s <(ls "$a/latest/objects") <(ls "$b/latest/objects") || return 1
-  for o in $(ls "$a/latest/objects" | awk 'NR % 97 == 1'); do
-    for f in info fields retained; do
-      cmp -s <(cat "$a/latest/objects/$o/$f" 2>/dev/null) <(cat "$b/latest/objects/$o/$f" 2>/dev/null) || return 1
-    done
-  done
+  sample=$(ls "$a/latest/objects" | awk 'NR % 97 == 1 { print $0 "/info"; print $0 "/fields"; print $0 "/retained" }')
+  cmp -s <(cd "$a/latest/objects" && xargs -d '\n' tail -n +1 -- <<<"$sample" 2>/dev/null) \
+         <(cd "$b/latest/objects" && xargs -d '\n' tail -n +1 -- <<<"$sample" 2>/dev/null)
 }
 
 # ---- -o index=none: the reference, and nothing written ----
