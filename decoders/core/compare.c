@@ -1,5 +1,6 @@
 /* compare.c - see compare.h. */
 #include "decoders/core/compare.h"
+#include "decoders/core/names.h"
 
 #include "decoders/core/search.h"
 
@@ -200,18 +201,22 @@ uint64_t hf_compare_strings_new(const hf_textset *before, hf_snapref b, uint64_t
                                 GString *out, size_t budget)
 {
     size_t start = out->len;
+    if (first == 0) /* item 0 is the header; item o + 1 is object o */
+        g_string_append(out, "# id\ttext\n");
     GString *t = g_string_new(NULL);
     char name[HF_NAME_MAX];
-    for (uint64_t o = first, n = b.d->ops->n_objects(b.d, b.s); o < n; o++) {
+    for (uint64_t o = first ? first - 1 : 0, n = b.d->ops->n_objects(b.d, b.s); o < n; o++) {
         g_string_truncate(t, 0);
         if (!b.d->ops->text(b.d, b.s, o, t) || textset_has(before, hf_hash_bytes(t->str, t->len)))
             continue;
         if (hf_budget_spent(out, start, budget)) {
             g_string_free(t, TRUE);
-            return o;
+            return o + 1;
         }
         b.d->ops->object_name(b.d, b.s, o, name);
-        g_string_append_printf(out, "%s %s\n", name, t->str);
+        g_string_append_printf(out, "%s\t", name);
+        hf_escape_text(out, t->str, t->len);
+        g_string_append_c(out, '\n');
     }
     g_string_free(t, TRUE);
     return HF_DONE;

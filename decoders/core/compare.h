@@ -61,8 +61,9 @@ typedef struct hf_textset hf_textset;
 bool hf_compare_has_strings(hf_snapref a, hf_snapref b);
 hf_textset *hf_textset_new(hf_snapref a);
 void hf_textset_free(hf_textset *t);
-/* strings-new: "ID TEXT" (as `strings` writes them) for every string of b
- * whose text is not in `before`, in object order; item = object index. */
+/* strings-new: a "# id<TAB>text" header, then "ID<TAB>TEXT" (as `strings`
+ * writes them, the text escaped) for every string of b whose text is not in
+ * `before`, in object order; item 0 is the header, item o + 1 object o. */
 uint64_t hf_compare_strings_new(const hf_textset *before, hf_snapref b, uint64_t first,
                                 GString *out, size_t budget);
 
