@@ -45,7 +45,7 @@ void v8_describe(hf_dump *d, GString *out)
 
 uint64_t v8_view_info(hf_dump *d, const hf_view *v, uint64_t first, GString *out, size_t budget)
 {
-    g_string_append(out, "format: v8 heap snapshot\n");
+    hf_info_format(out, d->ops->format);
     for (guint s = 0; s < D(d)->snaps->len; s++) {
         const v8_snap *sn = g_ptr_array_index(D(d)->snaps, s);
         g_string_append_printf(out, "snapshot %u: %s%s\n", s + 1, sn->path,

@@ -27,7 +27,7 @@ count() { awk -v c="$2" '$1 != "#" && $3 == c {print $1}' "$1/histogram"; }
 
 if hf_mount "$TESTTMP/h.1.heapsnapshot"; then
   S=$MNT/latest
-  check "info says v8" grep -q '^format: v8 heap snapshot' "$MNT/info"
+  check "info says v8, with the format's name" bash -c 'grep -qx "format: v8" "$1" && grep -qx "format name: V8 heap snapshot (.heapsnapshot)" "$1"' _ "$MNT/info"
   check_eq "1000 Foo in the histogram" 1000 "$(count "$S" Foo)"
   check_eq "500 Entry" 500 "$(count "$S" Entry)"
   check_eq "200 Link" 200 "$(count "$S" Link)"
