@@ -11,6 +11,7 @@
 #include "decoders/core/search.h"
 #include "decoders/core/workmem.h"
 #include "decoders/heap/graphfile.h"
+#include "decoders/heap/graphids.h"
 
 #include <string.h>
 #include <sys/mman.h>
@@ -113,120 +114,13 @@ void hf_heap_graphs_free(hf_hgraphs *g)
     g_free(g);
 }
 
-/* ---- resolving ids: the sorted ids, and a table of where each bucket of
- * the id range starts, so a lookup reads one bucket of a few ids ---- */
-
-typedef struct {
-    uint64_t *ids;
-    uint16_t *low; /* instead of ids when the buckets are 2^16 ids wide or less:
-                      the low bits of id - lo (the bucket gives the rest) */
-    uint32_t *tab;
-    uint64_t lo, nb;
-    unsigned shift;
-    uint32_t n;
-} resolver;
-
-/* The ids array, filled by the first pass over the references (source):
- * one pass over the dump for both.  Written in order, then either
- * replaced by low[] or searched. */
-static bool resolver_alloc(resolver *r, uint32_t n)
-{
-    r->n = n;
-    r->ids = hf_work_alloc_seq(sizeof(uint64_t) * (n ? n : 1));
-    return r->ids != NULL;
-}
-
-/* ids[] as low[]: 2 bytes an object instead of 8, so that the table and
- * low[], which the second pass reads at random, hold 4 bytes an object
- * and stay in RAM when the 8-byte ids would be a file. */
-static bool resolver_narrow(resolver *r)
-{
-    if (r->shift > 16)
-        return true;
-    r->low = hf_work_alloc(sizeof(uint16_t) * (r->n ? r->n : 1));
-    if (!r->low)
-        return false;
-    for (uint32_t i = 0; i < r->n; i++)
-        r->low[i] = (uint16_t)(r->ids[i] - r->lo);
-    g_clear_pointer(&r->ids, hf_work_free);
-    return true;
-}
-
-static bool below_u16(const void *ud, uint64_t i)
-{
-    const hf_search_key *k = ud;
-    return ((const uint16_t *)k->a)[i] < k->key;
-}
-
-/* The table, once every id is in r->ids. */
-static bool resolver_index(resolver *r)
-{
-    uint32_t n = r->n;
-    /* Sorted ids: the first is the least and the last the greatest.  A dump
-     * that changed underneath may break that, so take both from all ids:
-     * last - first could wrap around and size the table wrong. */
-    uint64_t lo = n ? r->ids[0] : 0, hi = lo;
-    for (uint32_t i = 0; i < n; i++) {
-        lo = MIN(lo, r->ids[i]);
-        hi = MAX(hi, r->ids[i]);
-    }
-    r->lo = lo;
-    uint64_t range = hi - lo, want = n / 2 + 1;
-    r->shift = 0;
-    while ((range >> r->shift) >= want) /* (range >> shift) + 1 > want, without overflow */
-        r->shift++;
-    r->nb = (range >> r->shift) + 1;
-    r->tab = hf_work_alloc(sizeof(uint32_t) * (r->nb + 1));
-    if (!r->tab)
-        return false;
-    hf_work_random(r->ids); /* filled in order; now binary searches: no read-around */
-    /* A dump that changed underneath may give ids out of order: clamp, so
-     * lookups can only miss, never read outside the table. */
-    uint64_t b = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t bi = r->ids[i] < r->lo ? 0 : (r->ids[i] - r->lo) >> r->shift;
-        if (bi >= r->nb)
-            bi = r->nb - 1;
-        while (b <= bi)
-            r->tab[b++] = i;
-    }
-    while (b <= r->nb)
-        r->tab[b++] = n;
-    return resolver_narrow(r);
-}
-
-static void resolver_free(resolver *r)
-{
-    hf_work_free(r->ids);
-    hf_work_free(r->low);
-    hf_work_free(r->tab);
-}
-
-static uint32_t resolve(const resolver *r, uint64_t id)
-{
-    if (id < r->lo)
-        return HF_NONE;
-    uint64_t b = (id - r->lo) >> r->shift;
-    if (b >= r->nb)
-        return HF_NONE;
-    uint32_t i = r->tab[b], j = r->tab[b + 1];
-    if (r->low) { /* the bucket's ids share their high bits (a dump changed
-                     underneath, its ids out of order, may give a wrong node) */
-        uint16_t key = (uint16_t)(id - r->lo);
-        i += (uint32_t)hf_lower_bound(0, j - i, below_u16, &(hf_search_key){r->low + i, key, false});
-        return i < j && r->low[i] == key ? i : HF_NONE;
-    }
-    i += (uint32_t)hf_lower_bound_u64(r->ids + i, j - i, id);
-    return i < r->n && r->ids[i] == id ? i : HF_NONE;
-}
-
 /* ---- the edges ---- */
 
 typedef struct {
     hf_heap *h;
     const hf_hsnap *sn;
     uint32_t n;
-    resolver res;
+    hf_resolver res;
     uint32_t *class_node; /* per class: node of its class object, HF_NONE */
     uint32_t *referent;   /* per class: ref slot to leave out, HF_NONE */
     uint32_t *roots;      /* root nodes, sorted, unique */
@@ -246,7 +140,7 @@ typedef struct {
 
 static void emit_id(const gctx *c, bool counting, uint64_t id, hf_edge_emit emit, void *ectx)
 {
-    uint32_t t = counting ? c->n : resolve(&c->res, id);
+    uint32_t t = counting ? c->n : hf_resolve(&c->res, id);
     emit(ectx, t == HF_NONE ? c->n : t); /* an id not in the dump: to the root, harmless */
 }
 
@@ -363,7 +257,7 @@ static bool ctx_init(gctx *c, hf_heap *h, const hf_hsnap *sn)
     c->h = h;
     c->sn = sn;
     c->n = (uint32_t)sn->n_objects;
-    if (!resolver_alloc(&c->res, c->n))
+    if (!hf_resolver_alloc(&c->res, c->n))
         return false;
     guint nc = sn->classes->len;
     c->class_node = g_new(uint32_t, nc ? nc : 1);
@@ -384,17 +278,17 @@ static bool ctx_resolve(void *ud, uint32_t *deg)
 {
     gctx *c = ud;
     const hf_hsnap *sn = c->sn;
-    if (hf_cancelled() || !resolver_index(&c->res))
+    if (hf_cancelled() || !hf_resolver_index(&c->res))
         return false;
     for (guint k = 0; k < sn->classes->len; k++) {
         const hf_hclass *cl = hf_heap_class(sn, k);
-        c->class_node[k] = cl->id ? resolve(&c->res, cl->id) : HF_NONE;
+        c->class_node[k] = cl->id ? hf_resolve(&c->res, cl->id) : HF_NONE;
     }
     /* thread serial -> thread node, from the THREAD OBJECT roots */
     GHashTable *thread_node = g_hash_table_new(g_direct_hash, g_direct_equal);
     for (guint i = 0; i < sn->roots->len; i++) {
         const hf_hroot *r = &g_array_index(sn->roots, hf_hroot, i);
-        uint32_t node = resolve(&c->res, r->id);
+        uint32_t node = hf_resolve(&c->res, r->id);
         if (r->kind == HF_ROOT_THREAD_OBJECT && r->thread && node != HF_NONE)
             g_hash_table_insert(thread_node, GUINT_TO_POINTER(r->thread),
                                 GUINT_TO_POINTER(node + 1));
@@ -403,7 +297,7 @@ static bool ctx_resolve(void *ud, uint32_t *deg)
     c->locals = g_new(uint64_t, sn->roots->len + 1);
     for (guint i = 0; i < sn->roots->len; i++) {
         const hf_hroot *r = &g_array_index(sn->roots, hf_hroot, i);
-        uint32_t node = resolve(&c->res, r->id);
+        uint32_t node = hf_resolve(&c->res, r->id);
         if (node == HF_NONE)
             continue;
         guint t = is_local_root(r->kind) && r->thread
@@ -443,7 +337,7 @@ static bool ctx_resolve(void *ud, uint32_t *deg)
 
 static void ctx_free(gctx *c)
 {
-    resolver_free(&c->res);
+    hf_resolver_free(&c->res);
     g_free(c->class_node);
     g_free(c->referent);
     g_free(c->roots);
