@@ -11,15 +11,27 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+/* What a phase cost the process (all its threads). */
+typedef struct {
+    double cpu;      /* user + system seconds */
+    long major;      /* major page faults */
+    uint64_t read;   /* bytes read from storage (/proc/self/io), 0 unknown */
+} counters;
+
 struct hf_work {
     hf_work_opt opt;
     uint64_t budget;             /* RAM the arrays may hold */
     uint64_t avail;              /* auto: what hf_mem_available said */
+    uint64_t anon_cap;           /* auto: a third of hf_mem_total, UINT64_MAX unknown */
     char *why, *dir;
     uint64_t ram, file;          /* held now */
     uint64_t ram_peak, file_peak, both_peak;
     unsigned failures;           /* allocations that failed, RAM or file */
     struct rusage start;         /* the process's page faults at the start */
+    GString *phases;             /* "name secs major, ..." of the phases ended */
+    const char *phase;           /* the phase running, NULL before the first */
+    double phase_t0;             /* its start (monotonic seconds) */
+    counters phase_at;           /* the process's counters at its start */
 };
 
 typedef struct {
@@ -72,6 +84,7 @@ static bool read_number(const char *root, const char *path, const char *key, uin
 typedef struct {
     uint64_t avail;
     char *why;
+    uint64_t total; /* the least of MemTotal and the cgroups' limits */
 } bound;
 
 static void lower(bound *b, uint64_t v, char *why)
@@ -103,9 +116,11 @@ static void cgroup_level(bound *b, const char *root, const char *dir, bool v1)
     uint64_t held = usage > cache ? usage - cache : 0;
     for (unsigned i = 0; i < (v1 ? 1u : 2u); i++) {
         f = g_strconcat(dir, v1 ? "/memory.limit_in_bytes" : "/", v1 ? "" : v2_limits[i], NULL);
-        if (read_number(root, f, NULL, &limit) && limit < (1ull << 62))
+        if (read_number(root, f, NULL, &limit) && limit < (1ull << 62)) {
             lower(b, limit > held ? limit - held : 0,
                   g_strdup_printf("cgroup %s", f + strlen("/sys/fs/cgroup")));
+            b->total = MIN(b->total, limit);
+        }
         g_free(f);
     }
 }
@@ -151,10 +166,11 @@ static void cgroups(bound *b, const char *root)
     g_free(text);
 }
 
-uint64_t hf_mem_available(const char *root, char **why)
+/* Both figures; the test variable makes the total unknown. */
+static bound memory(const char *root)
 {
     const char *fake = g_getenv("HEAPFS_TEST_MEM_AVAILABLE");
-    bound b = {UINT64_MAX, NULL};
+    bound b = {UINT64_MAX, NULL, UINT64_MAX};
     uint64_t kb;
     if (fake) {
         b.avail = g_ascii_strtoull(fake, NULL, 10);
@@ -162,15 +178,37 @@ uint64_t hf_mem_available(const char *root, char **why)
     } else {
         if (read_number(root, "/proc/meminfo", "MemAvailable", &kb))
             lower(&b, kb * 1024, g_strdup("MemAvailable"));
+        if (read_number(root, "/proc/meminfo", "MemTotal", &kb))
+            b.total = kb * 1024;
         cgroups(&b, root);
     }
     if (!b.why)
         b.why = g_strdup("unknown: no /proc/meminfo");
+    return b;
+}
+
+uint64_t hf_mem_available(const char *root, char **why)
+{
+    bound b = memory(root);
     if (why)
         *why = b.why;
     else
         g_free(b.why);
     return b.avail;
+}
+
+uint64_t hf_mem_total(const char *root)
+{
+    bound b = memory(root);
+    g_free(b.why);
+    return b.total;
+}
+
+/* The process's anonymous memory (RssAnon), 0 when unknown. */
+static uint64_t rss_anon(void)
+{
+    uint64_t kb;
+    return read_number("", "/proc/self/status", "RssAnon", &kb) ? kb * 1024 : 0;
 }
 
 /* ---- the arrays ---- */
@@ -183,10 +221,17 @@ hf_work *hf_work_begin(const hf_work_opt *o, const char *dir)
     w->dir = g_strdup(dir);
     getrusage(RUSAGE_SELF, &w->start);
     switch (o->mode) {
-    case HF_WORK_AUTO:
-        w->avail = hf_mem_available("", &w->why);
+    case HF_WORK_AUTO: { /* half of what is available; anonymous memory within a third */
+        bound b = memory("");
+        w->avail = b.avail;
+        w->why = b.why;
         w->budget = w->avail / 2;
+        w->anon_cap = b.total == UINT64_MAX ? UINT64_MAX : b.total / 3;
+        uint64_t anon = rss_anon();
+        if (w->anon_cap != UINT64_MAX)
+            w->budget = MIN(w->budget, w->anon_cap > anon ? w->anon_cap - anon : 0);
         break;
+    }
     case HF_WORK_RAM:
         w->budget = UINT64_MAX;
         break;
@@ -197,8 +242,49 @@ hf_work *hf_work_begin(const hf_work_opt *o, const char *dir)
         w->budget = o->limit;
         break;
     }
+    w->phases = g_string_new(NULL);
     current = w;
     return w;
+}
+
+static counters counters_now(void)
+{
+    struct rusage r;
+    getrusage(RUSAGE_SELF, &r);
+    counters c = {r.ru_utime.tv_sec + r.ru_stime.tv_sec +
+                      (r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e6,
+                  r.ru_majflt, 0};
+    if (!read_number("", "/proc/self/io", "read_bytes", &c.read))
+        c.read = 0;
+    return c;
+}
+
+/* Ends w's running phase, noting what it cost. */
+static void phase_close(hf_work *w)
+{
+    if (!w->phase)
+        return;
+    double secs = g_get_monotonic_time() / 1e6 - w->phase_t0;
+    counters now = counters_now(), *at = &w->phase_at;
+    double read = (double)(now.read - MIN(now.read, at->read)) / (1 << 30);
+    g_string_append_printf(w->phases, "%s%s %.1f %.1f %ld %.2f", w->phases->len ? ", " : "",
+                           w->phase, secs, now.cpu - at->cpu, now.major - at->major, read);
+    /* G_MESSAGES_DEBUG=all shows them as they end (a long run) */
+    g_debug("working arrays: %s took %.1f s, %.1f s CPU, %ld major faults, %.2f GiB read "
+            "(%.2f GiB in RAM, %.2f in files)", w->phase, secs, now.cpu - at->cpu,
+            now.major - at->major, read, (double)w->ram / (1 << 30), (double)w->file / (1 << 30));
+    w->phase = NULL;
+}
+
+void hf_work_phase(const char *name)
+{
+    hf_work *w = current;
+    if (!w)
+        return;
+    phase_close(w);
+    w->phase = name;
+    w->phase_t0 = g_get_monotonic_time() / 1e6;
+    w->phase_at = counters_now();
 }
 
 static double gib(uint64_t bytes)
@@ -214,6 +300,7 @@ unsigned hf_work_failures(const hf_work *w)
 void hf_work_end(hf_work *w, GString *out)
 {
     g_assert(current == w);
+    phase_close(w);
     current = NULL;
     g_mutex_lock(&lock);
     GHashTableIter it;
@@ -235,14 +322,22 @@ void hf_work_end(hf_work *w, GString *out)
         g_string_append_printf(out, "; retained_mem=%s", hf_work_opt_name(&w->opt, name, sizeof name));
         if (w->opt.mode == HF_WORK_AUTO)
             g_string_append_printf(out, ": half of %.2f GiB available by %s", gib(w->avail), w->why);
+        if (w->opt.mode == HF_WORK_AUTO && w->anon_cap != UINT64_MAX)
+            g_string_append_printf(out, ", anonymous memory within %.2f GiB "
+                                   "(a third of the memory)", gib(w->anon_cap));
         if (w->failures)
             g_string_append_printf(out, "; %u arrays could not be had", w->failures);
         struct rusage now;
         getrusage(RUSAGE_SELF, &now);
-        g_string_append_printf(out, "; page faults of the daemon meanwhile: %ld major, %ld minor)",
+        g_string_append_printf(out, "; page faults of the daemon meanwhile: %ld major, %ld minor",
                                now.ru_majflt - w->start.ru_majflt,
                                now.ru_minflt - w->start.ru_minflt);
+        if (w->phases->len)
+            g_string_append_printf(out, "; phases (seconds, CPU seconds, major faults, GiB "
+                                   "read): %s", w->phases->str);
+        g_string_append_c(out, ')');
     }
+    g_string_free(w->phases, TRUE);
     g_free(w->why);
     g_free(w->dir);
     g_free(w);
@@ -279,13 +374,25 @@ static void note(hf_work *w, uint64_t len, bool file, bool add)
     w->both_peak = MAX(w->both_peak, w->ram + w->file);
 }
 
-void *hf_work_alloc(size_t bytes)
+/* Whether w puts an array of len bytes in a file. */
+static bool to_file(const hf_work *w, size_t len)
+{
+    return w->budget < len || w->ram > w->budget - len;
+}
+
+bool hf_work_in_ram(size_t bytes)
+{
+    hf_work *w = current;
+    return !w || !to_file(w, bytes ? bytes : 1);
+}
+
+static void *work_alloc(size_t bytes, bool in_order)
 {
     hf_work *w = current;
     size_t len = bytes ? bytes : 1;
     if (!w)
         return g_try_malloc(len);
-    bool file = w->budget < len || w->ram > w->budget - len;
+    bool file = to_file(w, len) || (in_order && w->file > 0);
     void *p = file ? map_file(w->dir, len) : g_try_malloc(len);
     if (!p) {
         w->failures++;
@@ -300,6 +407,16 @@ void *hf_work_alloc(size_t bytes)
     note(w, len, file, true);
     g_mutex_unlock(&lock);
     return p;
+}
+
+void *hf_work_alloc(size_t bytes)
+{
+    return work_alloc(bytes, false);
+}
+
+void *hf_work_alloc_seq(size_t bytes)
+{
+    return work_alloc(bytes, true);
 }
 
 void *hf_work_alloc0(size_t bytes)
@@ -334,11 +451,22 @@ void hf_work_free(void *p)
         g_free(p);
 }
 
-void hf_work_random(void *p)
+/* madvise(p, its length, advice) when p is an array in a file. */
+static void advise(void *p, int advice)
 {
     g_mutex_lock(&lock);
     block *b = p && blocks ? g_hash_table_lookup(blocks, p) : NULL;
     if (b && b->file)
-        madvise(p, b->len, MADV_RANDOM);
+        madvise(p, b->len, advice);
     g_mutex_unlock(&lock);
+}
+
+void hf_work_random(void *p)
+{
+    advise(p, MADV_RANDOM);
+}
+
+void hf_work_cold(void *p)
+{
+    advise(p, MADV_COLD);
 }

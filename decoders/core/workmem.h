@@ -12,7 +12,10 @@
  * within its budget, else in a file.  The budget is the mount's choice
  * (-o retained_mem=): auto (half the memory available to the daemon,
  * hf_mem_available: the rest stays for the page cache, which holds the
- * dump and the files' pages), ram (no bound), file (0: every array in a
+ * dump and the files' pages; and no more than keeps the daemon's
+ * anonymous memory, its index included, within a third of hf_mem_total:
+ * what the kernel cannot page out stays small, so a dump larger than
+ * memory leaves the page cache most of it), ram (no bound), file (0: every array in a
  * file, even a small one: what the tests use), or a size.  Without an
  * hf_work (tests of graph.c, tools) hf_work_alloc is g_try_malloc.
  *
@@ -56,6 +59,10 @@ const char *hf_work_opt_name(const hf_work_opt *o, char *buf, size_t len);
  * $HEAPFS_TEST_MEM_AVAILABLE (bytes), when set, is the answer: the tests'
  * way to play a small machine. */
 uint64_t hf_mem_available(const char *root, char **why);
+/* The memory the daemon could have at all: the least of MemTotal and the
+ * limits of the memory cgroups above it (read as hf_mem_available does);
+ * UINT64_MAX when unknown or $HEAPFS_TEST_MEM_AVAILABLE is set. */
+uint64_t hf_mem_total(const char *root);
 
 typedef struct hf_work hf_work;
 
@@ -69,6 +76,13 @@ hf_work *hf_work_begin(const hf_work_opt *o, const char *dir);
  * page faults the process took since hf_work_begin (getrusage: all its
  * threads, the computation's helpers included). */
 void hf_work_end(hf_work *w, GString *out);
+/* Starts phase `name` (a static string) of the calling thread's
+ * computation, ending the one before: hf_work_end lists what each phase
+ * cost the process ("phases (seconds, CPU seconds, major faults, GiB
+ * read): dfs 12.3 10.1 4567 0.02, ..."; read: /proc/self/io's
+ * read_bytes), to see which access order costs; G_MESSAGES_DEBUG=all
+ * logs each as it ends.  Nothing without an hf_work. */
+void hf_work_phase(const char *name);
 /* How many of w's allocations failed so far (no RAM, no file). */
 unsigned hf_work_failures(const hf_work *w);
 
@@ -77,8 +91,22 @@ unsigned hf_work_failures(const hf_work *w);
 void *hf_work_alloc(size_t bytes);
 /* The same, zeroed. */
 void *hf_work_alloc0(size_t bytes);
+/* hf_work_alloc for an array read and written in order only: once the
+ * computation has an array in a file, this one goes to a file too, and
+ * the RAM left is for the arrays read at random, whose page faults in a
+ * file cost a read each (a pass in order reads ahead). */
+void *hf_work_alloc_seq(size_t bytes);
 void hf_work_free(void *p);
+/* Whether hf_work_alloc(bytes) would now give RAM (always, without an
+ * hf_work): a computation may fill an array earlier than it needs it when
+ * it costs no RAM (retained.c: the shallow sizes read with the references,
+ * one pass over the dump less). */
+bool hf_work_in_ram(size_t bytes);
 /* Advice for an array read at random (no read-ahead of its file). */
 void hf_work_random(void *p);
+/* Advice for an array not read for a while (phases that need others):
+ * its file's pages go first when the page cache is short (MADV_COLD), so
+ * the arrays of the phases between keep theirs.  Nothing for RAM. */
+void hf_work_cold(void *p);
 
 #endif

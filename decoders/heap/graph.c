@@ -3,6 +3,7 @@
  * tree and BFS parents over a heap snapshot.  See graph.h.
  */
 #include "decoders/heap/graph.h"
+#include "decoders/heap/graphmem.h"
 
 #include "decoders/core/cancel.h"
 #include "decoders/core/search.h"
@@ -14,13 +15,6 @@
 
 #include <glib.h>
 
-/* Arrays of count uint32_t, from the thread's working memory (core/
- * workmem.h: RAM, or a file for a graph larger than memory); at least one
- * entry, so that an empty graph's arrays are not NULL (a failure). */
-static uint32_t *try_u32(size_t count)
-{
-    return hf_work_alloc((count ? count : 1) * sizeof(uint32_t));
-}
 
 void hf_csr_free(hf_csr *g)
 {
@@ -113,10 +107,16 @@ static bool build_pass(build_part *parts, unsigned n_parts, bool counting)
 
 bool hf_csr_build(hf_csr *out, uint32_t n, hf_edge_source src, void *ud)
 {
+    return hf_csr_build_with(out, n, src, NULL, ud);
+}
+
+bool hf_csr_build_with(hf_csr *out, uint32_t n, hf_edge_source src, hf_edge_between between,
+                       void *ud)
+{
     memset(out, 0, sizeof *out);
     if (n > UINT32_MAX - 2)
         return false;
-    uint32_t *off = try_u32((size_t)n + 2);
+    uint32_t *off = try_u32_seq((size_t)n + 2);
     if (!off)
         return false;
     /* Nodes in contiguous ranges, one per core: resolving references is
@@ -125,11 +125,13 @@ bool hf_csr_build(hf_csr *out, uint32_t n, hf_edge_source src, void *ud)
     if (n < 4096)
         n_parts = 1;
     build_part parts[HF_BUILD_THREADS];
+    hf_work_phase("count references");
     for (unsigned i = 0; i < n_parts; i++)
         parts[i] = (build_part){src, ud, off, (uint32_t)((uint64_t)(n + 1) * i / n_parts),
                                 (uint32_t)((uint64_t)(n + 1) * (i + 1) / n_parts),
                                 {.limit = n}, true};
     bool ok = build_pass(parts, n_parts, true);
+    ok = ok && (!between || between(ud, off + 1));
     uint64_t total = 0;
     off[0] = 0;
     for (uint64_t v = 0; ok && v <= n; v++) {
@@ -137,7 +139,8 @@ bool hf_csr_build(hf_csr *out, uint32_t n, hf_edge_source src, void *ud)
         ok = total <= UINT32_MAX;
         off[v + 1] = (uint32_t)total;
     }
-    uint32_t *dst = ok ? try_u32((size_t)total) : NULL;
+    uint32_t *dst = ok ? try_u32_seq((size_t)total) : NULL;
+    hf_work_phase("store references");
     for (unsigned i = 0; i < n_parts; i++)
         parts[i].c.dst = dst;
     /* Each node gets exactly the room it asked for: a node that emits a
@@ -166,7 +169,30 @@ static void bucket_starts(uint32_t *off, uint32_t buckets)
         off[k] += off[k - 1];
 }
 
-bool hf_csr_transpose(const hf_csr *g, hf_csr *out)
+/* One range [a, b) of destinations: count their edges, turn the counts
+ * into starts (off[a + 1] is a's start already), and place the sources.
+ * False when cancelled. */
+static bool transpose_range(const hf_csr *g, uint32_t *off, uint32_t *dst, uint32_t a, uint32_t b)
+{
+    uint32_t n = g->n, m = hf_csr_edges(g);
+    for (uint32_t e = 0; e < m; e++) {
+        assert(g->dst[e] <= n);
+        if (g->dst[e] - a < b - a)
+            off[g->dst[e] + 2]++;
+    }
+    for (uint64_t k = (uint64_t)a + 2; k <= (uint64_t)b + 1; k++)
+        off[k] += off[k - 1];
+    for (uint32_t v = 0; v <= n; v++) {
+        if (hf_cancel_due(v))
+            return false;
+        for (uint32_t e = g->off[v]; e < g->off[v + 1]; e++)
+            if (g->dst[e] - a < b - a)
+                dst[off[g->dst[e] + 1]++] = v;
+    }
+    return true;
+}
+
+bool hf_csr_transpose_chunked(const hf_csr *g, hf_csr *out, size_t chunk)
 {
     memset(out, 0, sizeof *out);
     uint32_t n = g->n, m = hf_csr_edges(g);
@@ -178,25 +204,32 @@ bool hf_csr_transpose(const hf_csr *g, hf_csr *out)
         hf_work_free(dst);
         return false;
     }
+    hf_work_phase("transpose");
     memset(off, 0, ((size_t)n + 3) * sizeof *off);
-    for (uint32_t e = 0; e < m; e++) {
-        assert(g->dst[e] <= n);
-        off[g->dst[e] + 2]++;
-    }
-    bucket_starts(off, n + 1);
-    for (uint32_t v = 0; v <= n; v++) {
-        if (hf_cancel_due(v)) {
+    /* destinations per range: chunk bytes of off and dst, at the mean degree */
+    uint64_t per = MAX(chunk / (4 + 4 * ((uint64_t)m / ((uint64_t)n + 1) + 1)), 1);
+    for (uint64_t a = 0; a <= n; a += per) {
+        uint32_t b = (uint32_t)MIN(a + per, (uint64_t)n + 1);
+        if (!transpose_range(g, off, dst, (uint32_t)a, b)) {
             hf_work_free(off);
             hf_work_free(dst);
             return false;
         }
-        for (uint32_t e = g->off[v]; e < g->off[v + 1]; e++)
-            dst[off[g->dst[e] + 1]++] = v;
     }
     out->n = n; /* off keeps its spare entry: n + 3 */
     out->off = off;
     out->dst = dst;
     return true;
+}
+
+bool hf_csr_transpose(const hf_csr *g, hf_csr *out)
+{
+    /* in files, ranges of 512 MiB: a random write dirties only the range's
+     * pages, each written back once, not again and again as the page cache
+     * cycles through the whole array; in RAM one range */
+    uint64_t m = hf_csr_edges(g);
+    bool ram = hf_work_in_ram((size_t)(m ? m : 1) * 4) && hf_work_in_ram(((size_t)g->n + 3) * 4);
+    return hf_csr_transpose_chunked(g, out, ram ? SIZE_MAX : (size_t)512 << 20);
 }
 
 /* ---- dominators (Semi-NCA) ----
@@ -239,8 +272,6 @@ static inline uint32_t node_of(const snca *s, uint32_t i)
  * dependent misses is what costs (about 150 ns each on a VM, against a few
  * ns for misses the CPU can overlap).  So the loops below ask for memory
  * they will need a little later, to turn chains into overlapping loads. */
-#define PREFETCH(p) __builtin_prefetch(p)
-enum { AHEAD = 8 }; /* how many edges or nodes to fetch ahead */
 
 /* Preorder DFS from the virtual root without a stack: the path back to the
  * root is the parent array (idom[], by number) and each open node keeps
@@ -419,14 +450,19 @@ static bool dom_compute(const hf_csr *succ, hf_csr *drop, const hf_csr *pred, ui
     if (s.pre && s.semi) {
         memset(s.pre, 0xff, len * sizeof *s.pre);
         hf_work_random(s.pre); /* filled in order, then read by node: at random */
+        hf_work_phase("dfs");
         count = dfs(&s);
     }
     if (drop)
         hf_csr_free(drop);
     if (count)
         s.link = hf_work_alloc(count * sizeof(link_t));
-    bool ok = s.link && semidominators(&s, count) && nearest_common_ancestors(&s, count);
+    hf_work_phase("semidominators");
+    bool ok = s.link && semidominators(&s, count);
+    hf_work_phase("nca");
+    ok = ok && nearest_common_ancestors(&s, count);
     if (ok) {
+        hf_work_phase("idom");
         idom_to_nodes(&s, count);
         *n_reached = count - 1;
     }
@@ -454,6 +490,7 @@ void hf_dom_retained(uint32_t n, const uint32_t *idom, const uint32_t *order, ui
                      const uint64_t *shallow, uint64_t *retained)
 {
     /* shallow may alias retained: each entry is read before it is written */
+    hf_work_phase("retained");
     for (uint32_t v = 0; v < n; v++)
         retained[v] = idom[v] == HF_NONE ? 0 : shallow[v];
     retained[n] = 0;
@@ -595,6 +632,7 @@ bool hf_dom_children(uint32_t n, const uint32_t *idom, const uint64_t *retained,
     uint32_t *off = try_u32((size_t)n + 3);
     if (!off)
         return false;
+    hf_work_phase("children");
     memset(off, 0, ((size_t)n + 3) * sizeof *off);
     uint32_t kids = 0;
     for (uint32_t v = 0; v < n; v++)
@@ -635,143 +673,6 @@ fail:
     hf_work_free(dst);
     hf_work_free(key);
     return false;
-}
-
-/* ---- shortest paths ---- */
-
-/* The queue gives the next nodes in advance, so each is fetched in three
- * stages: its offsets, then its edge list, then its targets' parents. */
-static inline void prefetch_queue(const hf_csr *g, const uint32_t *queue, uint32_t head,
-                                  uint32_t tail, const uint32_t *parent)
-{
-    if (head + 3 * AHEAD < tail)
-        PREFETCH(&g->off[queue[head + 3 * AHEAD]]);
-    if (head + 2 * AHEAD < tail)
-        PREFETCH(&g->dst[g->off[queue[head + 2 * AHEAD]]]);
-    if (head + AHEAD < tail) {
-        uint32_t u = queue[head + AHEAD];
-        for (uint32_t e = g->off[u]; e < g->off[u + 1] && e < g->off[u] + 4; e++)
-            PREFETCH(&parent[g->dst[e]]);
-    }
-}
-
-bool hf_graph_bfs(const hf_csr *succ, uint32_t *parent)
-{
-    uint32_t n = succ->n;
-    uint32_t *queue = try_u32((size_t)n + 1);
-    if (!queue)
-        return false;
-    memset(parent, 0xff, ((size_t)n + 1) * sizeof *parent);
-    const uint32_t *off = succ->off, *dst = succ->dst;
-    uint32_t head = 0, tail = 0;
-    parent[n] = n;
-    queue[tail++] = n;
-    while (head < tail) {
-        if (hf_cancel_due(head)) {
-            hf_work_free(queue);
-            return false;
-        }
-        prefetch_queue(succ, queue, head, tail, parent);
-        uint32_t v = queue[head++];
-        for (uint32_t e = off[v]; e < off[v + 1]; e++) {
-            uint32_t w = dst[e];
-            assert(w <= n);
-            if (parent[w] == HF_NONE) {
-                parent[w] = v;
-                queue[tail++] = w;
-            }
-        }
-    }
-    hf_work_free(queue);
-    return true;
-}
-
-uint32_t hf_graph_depth(const uint32_t *parent, uint32_t n, uint32_t v)
-{
-    if (parent[v] == HF_NONE)
-        return HF_NONE;
-    uint32_t d = 0;
-    for (; v != n; v = parent[v])
-        d++;
-    return d;
-}
-
-/* ---- packed parents ---- */
-
-bool hf_parents_pack(const uint32_t *parent, const hf_csr *pred, hf_parents *out)
-{
-    uint32_t n = pred->n;
-    memset(out, 0, sizeof *out);
-    out->slot = hf_work_alloc((size_t)n + 1);
-    if (!out->slot)
-        return false;
-    GArray *far = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-    for (uint32_t v = 0; v < n; v++) {
-        if (hf_cancel_due(v)) {
-            g_array_free(far, TRUE);
-            g_clear_pointer(&out->slot, hf_work_free);
-            return false;
-        }
-        uint32_t u = parent[v];
-        if (u == HF_NONE) {
-            out->slot[v] = HF_SLOT_NONE;
-            continue;
-        }
-        /* the first place of u in v's referrers (ascending) */
-        uint32_t a = pred->off[v];
-        uint32_t k = (uint32_t)hf_lower_bound_u32(pred->dst + a, pred->off[v + 1] - a, u);
-        assert(a + k < pred->off[v + 1] && pred->dst[a + k] == u);
-        if (k < HF_SLOT_FAR) {
-            out->slot[v] = (uint8_t)k;
-        } else {
-            out->slot[v] = HF_SLOT_FAR;
-            uint64_t e = (uint64_t)v << 32 | u;
-            g_array_append_val(far, e);
-        }
-    }
-    out->slot[n] = 0; /* n's parent is n: hf_parents_get knows */
-    /* far is in ascending order: v ascends */
-    out->n_far = far->len;
-    out->far = (uint64_t *)(void *)g_array_free(far, FALSE);
-    return true;
-}
-
-uint32_t hf_parents_get(const hf_parents *p, const hf_csr *pred, uint32_t v)
-{
-    uint32_t n = pred->n;
-    if (v >= n)
-        return v == n ? n : HF_NONE;
-    uint8_t k = p->slot[v];
-    if (k == HF_SLOT_NONE)
-        return HF_NONE;
-    if (k < HF_SLOT_FAR) {
-        uint32_t e = pred->off[v] + k;
-        return e < pred->off[v + 1] && pred->dst[e] <= n ? pred->dst[e] : HF_NONE;
-    }
-    size_t a = hf_lower_bound_u64(p->far, p->n_far, (uint64_t)v << 32);
-    if (a == p->n_far || (p->far[a] >> 32) != v || (uint32_t)p->far[a] > n)
-        return HF_NONE;
-    return (uint32_t)p->far[a];
-}
-
-uint32_t hf_parents_depth(const hf_parents *p, const hf_csr *pred, uint32_t v)
-{
-    uint32_t n = pred->n, d = 0;
-    for (; v != n; d++) {
-        if (d > n)
-            return HF_NONE; /* a loop: only a damaged file has one */
-        v = hf_parents_get(p, pred, v);
-        if (v == HF_NONE)
-            return HF_NONE;
-    }
-    return d;
-}
-
-void hf_parents_free(hf_parents *p)
-{
-    hf_work_free(p->slot);
-    g_free(p->far);
-    memset(p, 0, sizeof *p);
 }
 
 /* ---- children without offsets ---- */

@@ -93,6 +93,7 @@
 #define HF_GRAPH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define HF_NONE UINT32_MAX /* "no node": unreachable, no parent */
@@ -125,10 +126,26 @@ typedef void (*hf_edge_source)(void *ud, uint32_t v, bool counting, hf_edge_emit
  * graph has more than UINT32_MAX edges, or memory runs out. */
 bool hf_csr_build(hf_csr *out, uint32_t n, hf_edge_source src, void *ud);
 
+/* hf_csr_build with a step between the passes: between(ud, deg), deg[v]
+ * (v in 0..n) the number of edges v emitted in the first pass, may change
+ * those numbers and prepare src for the second pass (resolve what the
+ * first pass gathered: one pass over the input less); false stops the
+ * build (false, *out empty).  NULL: hf_csr_build. */
+typedef bool (*hf_edge_between)(void *ud, uint32_t *deg);
+bool hf_csr_build_with(hf_csr *out, uint32_t n, hf_edge_source src, hf_edge_between between,
+                       void *ud);
+
 /* The predecessor graph of g (same n), by counting sort in O(n + m);
  * each node's predecessors come out in ascending order.  False on
  * allocation failure. */
 bool hf_csr_transpose(const hf_csr *g, hf_csr *out);
+
+/* The same, over ranges of destinations of about `chunk` bytes of the
+ * output each (one pass over g per range): the writes of a range stay in
+ * its part of the output.  hf_csr_transpose uses one range when the output
+ * is in RAM, ranges of 512 MiB when its arrays are files (workmem.h), so
+ * that each dirty page is written back once. */
+bool hf_csr_transpose_chunked(const hf_csr *g, hf_csr *out, size_t chunk);
 
 /* Frees what g owns and empties it; g may be empty or already freed. */
 void hf_csr_free(hf_csr *g);

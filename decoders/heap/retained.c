@@ -11,6 +11,7 @@
 #include "decoders/core/search.h"
 #include "decoders/core/workmem.h"
 #include "decoders/heap/graphfile.h"
+#include "decoders/heap/graphids.h"
 
 #include <string.h>
 #include <sys/mman.h>
@@ -113,94 +114,20 @@ void hf_heap_graphs_free(hf_hgraphs *g)
     g_free(g);
 }
 
-/* ---- resolving ids: the sorted ids, and a table of where each bucket of
- * the id range starts, so a lookup reads one bucket of a few ids ---- */
-
-typedef struct {
-    uint64_t *ids;
-    uint32_t *tab;
-    uint64_t lo, nb;
-    unsigned shift;
-    uint32_t n;
-} resolver;
-
-static bool resolver_init(resolver *r, hf_heap *h, const hf_hsnap *sn)
-{
-    uint32_t n = (uint32_t)sn->n_objects;
-    r->n = n;
-    r->ids = hf_work_alloc(sizeof(uint64_t) * (n ? n : 1));
-    if (!r->ids)
-        return false;
-    for (uint32_t i = 0; i < n; i++) {
-        if (hf_cancel_due(i))
-            r->n = n = i; /* the rest is not needed: compute() gives up */
-        else
-            r->ids[i] = hf_heap_object_id(h, sn, i);
-    }
-    /* Sorted ids: the first is the least and the last the greatest.  A dump
-     * that changed underneath may break that, so take both from all ids:
-     * last - first could wrap around and size the table wrong. */
-    uint64_t lo = n ? r->ids[0] : 0, hi = lo;
-    for (uint32_t i = 0; i < n; i++) {
-        lo = MIN(lo, r->ids[i]);
-        hi = MAX(hi, r->ids[i]);
-    }
-    r->lo = lo;
-    uint64_t range = hi - lo, want = n / 2 + 1;
-    r->shift = 0;
-    while ((range >> r->shift) >= want) /* (range >> shift) + 1 > want, without overflow */
-        r->shift++;
-    r->nb = (range >> r->shift) + 1;
-    r->tab = hf_work_alloc(sizeof(uint32_t) * (r->nb + 1));
-    if (!r->tab)
-        return false;
-    hf_work_random(r->ids); /* filled in order; now binary searches: no read-around */
-    /* A dump that changed underneath may give ids out of order: clamp, so
-     * lookups can only miss, never read outside the table. */
-    uint64_t b = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t bi = r->ids[i] < r->lo ? 0 : (r->ids[i] - r->lo) >> r->shift;
-        if (bi >= r->nb)
-            bi = r->nb - 1;
-        while (b <= bi)
-            r->tab[b++] = i;
-    }
-    while (b <= r->nb)
-        r->tab[b++] = n;
-    return true;
-}
-
-static void resolver_free(resolver *r)
-{
-    hf_work_free(r->ids);
-    hf_work_free(r->tab);
-}
-
-static uint32_t resolve(const resolver *r, uint64_t id)
-{
-    if (id < r->lo)
-        return HF_NONE;
-    uint64_t b = (id - r->lo) >> r->shift;
-    if (b >= r->nb)
-        return HF_NONE;
-    uint32_t i = r->tab[b], j = r->tab[b + 1];
-    i += (uint32_t)hf_lower_bound_u64(r->ids + i, j - i, id);
-    return i < r->n && r->ids[i] == id ? i : HF_NONE;
-}
-
 /* ---- the edges ---- */
 
 typedef struct {
     hf_heap *h;
     const hf_hsnap *sn;
     uint32_t n;
-    resolver res;
+    hf_resolver res;
     uint32_t *class_node; /* per class: node of its class object, HF_NONE */
     uint32_t *referent;   /* per class: ref slot to leave out, HF_NONE */
     uint32_t *roots;      /* root nodes, sorted, unique */
     size_t n_roots;
     uint64_t *locals;     /* thread node << 32 | local node, sorted, unique */
     size_t n_locals;
+    uint64_t *size;       /* n + 1 shallow sizes filled by the second pass, or NULL */
 } gctx;
 
 typedef struct {
@@ -213,7 +140,7 @@ typedef struct {
 
 static void emit_id(const gctx *c, bool counting, uint64_t id, hf_edge_emit emit, void *ectx)
 {
-    uint32_t t = counting ? c->n : resolve(&c->res, id);
+    uint32_t t = counting ? c->n : hf_resolve(&c->res, id);
     emit(ectx, t == HF_NONE ? c->n : t); /* an id not in the dump: to the root, harmless */
 }
 
@@ -248,17 +175,25 @@ static void locals_of(const gctx *c, uint32_t v, size_t *first, size_t *end)
 static void source(void *ud, uint32_t v, bool counting, hf_edge_emit emit, void *ectx)
 {
     gctx *c = ud;
-    if (v == c->n) {
-        for (size_t i = 0; i < c->n_roots; i++)
+    if (v == c->n) { /* counted by ctx_resolve */
+        for (size_t i = 0; i < c->n_roots && !counting; i++)
             emit(ectx, c->roots[i]);
         return;
     }
+    if (counting)
+        c->res.ids[v] = hf_heap_object_id(c->h, c->sn, v);
     hf_hobj ob;
     if (!hf_heap_decode(c->h, c->sn, v, &ob))
         return;
-    uint32_t cn = c->class_node[ob.cls];
-    if (cn != HF_NONE && cn != v)
-        emit(ectx, cn);
+    if (!counting && c->size)
+        c->size[v] = hf_heap_shallow(c->h, c->sn, &ob);
+    /* Counted before the class objects are resolved: one whose object is
+     * not in the dump, or that is v itself, points at the root (harmless,
+     * and no view shows it) */
+    if (hf_heap_class(c->sn, ob.cls)->id) {
+        uint32_t cn = counting ? c->n : c->class_node[ob.cls];
+        emit(ectx, cn == HF_NONE || cn == v ? c->n : cn);
+    }
     ref_ud r = {c, counting, HF_NONE, emit, ectx};
     if (ob.kind == HF_K_INSTANCE)
         r.skip = c->referent[ob.cls];
@@ -268,9 +203,9 @@ static void source(void *ud, uint32_t v, bool counting, hf_edge_emit emit, void 
         if (self && self->loader_id)
             emit_id(c, counting, self->loader_id, emit, ectx);
     }
-    size_t a, b;
+    size_t a, b; /* counted by ctx_resolve */
     locals_of(c, v, &a, &b);
-    for (; a < b; a++)
+    for (; a < b && !counting; a++)
         emit(ectx, (uint32_t)c->locals[a]);
 }
 
@@ -315,28 +250,45 @@ static bool is_local_root(uint8_t kind)
            kind == HF_ROOT_NATIVE_STACK || kind == HF_ROOT_THREAD_BLOCK;
 }
 
-/* False when the resolver's arrays cannot be had. */
+/* What the first pass over the references needs: the ids array it fills,
+ * each class's referent slot.  False when the ids array cannot be had. */
 static bool ctx_init(gctx *c, hf_heap *h, const hf_hsnap *sn)
 {
     c->h = h;
     c->sn = sn;
     c->n = (uint32_t)sn->n_objects;
-    if (!resolver_init(&c->res, h, sn))
+    if (!hf_resolver_alloc(&c->res, c->n))
         return false;
     guint nc = sn->classes->len;
     c->class_node = g_new(uint32_t, nc ? nc : 1);
     c->referent = g_new(uint32_t, nc ? nc : 1);
     for (guint k = 0; k < nc; k++) {
         const hf_hclass *cl = hf_heap_class(sn, k);
-        c->class_node[k] = cl->id ? resolve(&c->res, cl->id) : HF_NONE;
         int kind = reference_kind(sn, cl);
         c->referent[k] = kind > (int)h->base.reach ? referent_slot(sn, cl) : HF_NONE;
+    }
+    return true;
+}
+
+/* Between the two passes (hf_csr_build_with): the ids are all read, so
+ * resolve the class objects, the roots and the thread locals, and add
+ * the edges the first pass could not count: the roots' (node n) and the
+ * locals under each thread. */
+static bool ctx_resolve(void *ud, uint32_t *deg)
+{
+    gctx *c = ud;
+    const hf_hsnap *sn = c->sn;
+    if (hf_cancelled() || !hf_resolver_index(&c->res))
+        return false;
+    for (guint k = 0; k < sn->classes->len; k++) {
+        const hf_hclass *cl = hf_heap_class(sn, k);
+        c->class_node[k] = cl->id ? hf_resolve(&c->res, cl->id) : HF_NONE;
     }
     /* thread serial -> thread node, from the THREAD OBJECT roots */
     GHashTable *thread_node = g_hash_table_new(g_direct_hash, g_direct_equal);
     for (guint i = 0; i < sn->roots->len; i++) {
         const hf_hroot *r = &g_array_index(sn->roots, hf_hroot, i);
-        uint32_t node = resolve(&c->res, r->id);
+        uint32_t node = hf_resolve(&c->res, r->id);
         if (r->kind == HF_ROOT_THREAD_OBJECT && r->thread && node != HF_NONE)
             g_hash_table_insert(thread_node, GUINT_TO_POINTER(r->thread),
                                 GUINT_TO_POINTER(node + 1));
@@ -345,7 +297,7 @@ static bool ctx_init(gctx *c, hf_heap *h, const hf_hsnap *sn)
     c->locals = g_new(uint64_t, sn->roots->len + 1);
     for (guint i = 0; i < sn->roots->len; i++) {
         const hf_hroot *r = &g_array_index(sn->roots, hf_hroot, i);
-        uint32_t node = resolve(&c->res, r->id);
+        uint32_t node = hf_resolve(&c->res, r->id);
         if (node == HF_NONE)
             continue;
         guint t = is_local_root(r->kind) && r->thread
@@ -370,12 +322,22 @@ static bool ctx_init(gctx *c, hf_heap *h, const hf_hsnap *sn)
         if (!k || c->locals[k - 1] != c->locals[i])
             c->locals[k++] = c->locals[i];
     c->n_locals = k;
+    /* The shallow sizes now when their array would be a file anyway:
+     * written in order and left to the page cache, that is one pass over
+     * the dump less (in RAM, they wait: the peak is lower without them) */
+    size_t len = sizeof(uint64_t) * ((size_t)c->n + 1);
+    if (!hf_work_in_ram(len))
+        c->size = hf_work_alloc0(len);
+    deg[c->n] = (uint32_t)c->n_roots;
+    for (size_t i = 0; i < c->n_locals; i++)
+        if (++deg[c->locals[i] >> 32] == 0)
+            return false; /* 2^32 edges from one node */
     return true;
 }
 
 static void ctx_free(gctx *c)
 {
-    resolver_free(&c->res);
+    hf_resolver_free(&c->res);
     g_free(c->class_node);
     g_free(c->referent);
     g_free(c->roots);
@@ -524,42 +486,54 @@ static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
     double t0 = g_get_monotonic_time() / 1e6;
     uint32_t n = (uint32_t)sn->n_objects;
     g->n = n;
-    g->idom = hf_work_alloc(sizeof(uint32_t) * ((size_t)n + 1));
-    /* order holds the BFS parents first, until they are packed */
-    uint32_t *order = hf_work_alloc(sizeof(uint32_t) * ((size_t)n + 1));
+    size_t len = sizeof(uint32_t) * ((size_t)n + 1);
+    uint32_t *order = NULL; /* holds the BFS parents first, until they are packed */
     gctx c = {0};
     hf_csr succ = {0}, kids = {0};
     uint32_t reached = 0;
-    bool ok = g->idom && order;
+    bool ok = true;
     char *what = g_strdup_printf("snapshot %u", s + 1);
     hf_progress *pr = hf_progress_new(what, 0); /* on a terminal only */
     g_free(what);
     if (ok) {
-        hf_progress_phase(pr, "sorting ids");
+        hf_progress_phase(pr, "reading ids and references");
         dump_advice(h, MADV_SEQUENTIAL); /* the ids, then the references */
         ok = ctx_init(&c, h, sn);
-        hf_progress_phase(pr, "reading references");
-        ok = ok && !hf_cancelled() && hf_csr_build(&succ, n, source, &c);
+        ok = ok && !hf_cancelled() && hf_csr_build_with(&succ, n, source, ctx_resolve, &c);
         dump_advice(h, MADV_RANDOM);
+        dump_advice(h, MADV_COLD); /* its pages go before the working arrays' */
+        g->retained = c.size;
+        hf_work_cold(g->retained);
         ctx_free(&c);
     }
     if (ok) {
         hf_progress_phase(pr, "dominators");
         g->edges = hf_csr_edges(&succ);
         /* BFS first: the dominator pass frees succ after its DFS, which
-         * keeps the peak lower */
-        ok = hf_csr_transpose(&succ, &g->pred) && hf_graph_bfs(&succ, order) &&
-             hf_parents_pack(order, &g->pred, &g->parent) &&
-             hf_dom_compute_free_succ(&succ, &g->pred, g->idom, order, &reached);
+         * keeps the peak lower; and before the transpose, so that pred is
+         * not there to crowd succ out of the page cache.  order and idom
+         * are asked for only when needed: the first arrays asked for get
+         * the RAM (workmem.h).  Between the packing of the parents and the
+         * semidominators pred is idle: its pages may go first. */
+        ok = (order = hf_work_alloc(len)) && hf_graph_bfs(&succ, order) &&
+             hf_csr_transpose(&succ, &g->pred) && hf_parents_pack(order, &g->pred, &g->parent) &&
+             (g->idom = hf_work_alloc(len));
+        if (ok) {
+            hf_work_cold(g->pred.off);
+            hf_work_cold(g->pred.dst);
+        }
+        ok = ok && hf_dom_compute_free_succ(&succ, &g->pred, g->idom, order, &reached);
     }
     hf_csr_free(&succ);
     /* shallow sizes only now, not while reading the references: 8 bytes per
      * object less at the peak (the dominator DFS), for one more pass */
-    if (ok) {
+    if (ok && !g->retained) {
         hf_progress_phase(pr, "retained sizes");
         dump_advice(h, MADV_SEQUENTIAL);
+        hf_work_phase("shallow sizes");
         ok = (g->retained = shallow_sizes(h, sn)) != NULL;
         dump_advice(h, MADV_RANDOM);
+        dump_advice(h, MADV_COLD);
     }
     if (ok) {
         for (uint32_t v = 0; v < n; v++)
@@ -573,6 +547,7 @@ static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
     if (ok) {
         c.sn = sn;
         c.n = n;
+        hf_work_phase("class retained");
         ok = class_retained(&c, g, &kids) && !hf_cancelled();
     }
     hf_work_free(order);

@@ -25,9 +25,12 @@
  * per reference + 4, idom 4, BFS parent 1 (graph.h: hf_parents), retained
  * 8, dominator-tree children 4 (no offsets: graph.h hf_dom_kids_of).
  * While computing also the successors (4 per reference + 4), 16 for the
- * dominator algorithm and 10 for resolving ids; the retained array is
- * made (shallow sizes, read back from the dump) only after the dominator
- * pass, so it is not part of the peak.  All of these arrays come from an
+ * dominator algorithm and 10 for resolving ids (4 when the ids' buckets
+ * are narrow: retained.c resolver_narrow); the retained array is made
+ * (shallow sizes, read back from the dump) only after the dominator pass,
+ * so it is not part of the peak, unless it would be a file anyway: then
+ * the second pass over the references fills it, one pass over the dump
+ * less (docs/retained.md "How it is computed").  All of these arrays come from an
  * hf_work (core/workmem.h) opened for the computation with the mount's
  * -o retained_mem (hf_dump.work): RAM within its budget, mapped files in
  * the index file's directory beyond it, kept as they are for the mount's

@@ -72,6 +72,10 @@ static void test_cgroup_v2(void **state)
     assert_int_equal(hf_mem_available(root, &why), 536870912ull - 100000000);
     assert_string_equal(why, "cgroup /box/job/memory.high");
     g_free(why);
+    /* what auto keeps anonymous memory within a third of: the least limit */
+    assert_int_equal(hf_mem_total(root), 536870912ull);
+    put(root, "/proc/self/cgroup", "0::/\n");
+    assert_int_equal(hf_mem_total(root), 24000000ull * 1024);
     rm_root(root);
 }
 
@@ -95,6 +99,7 @@ static void test_fake_for_tests(void **state)
     char *root = fake_root(), *why = NULL;
     g_setenv("HEAPFS_TEST_MEM_AVAILABLE", "12345", TRUE);
     assert_int_equal(hf_mem_available(root, &why), 12345);
+    assert_int_equal(hf_mem_total(root), UINT64_MAX); /* no cap on a played machine */
     g_unsetenv("HEAPFS_TEST_MEM_AVAILABLE");
     assert_string_equal(why, "HEAPFS_TEST_MEM_AVAILABLE");
     g_free(why);
