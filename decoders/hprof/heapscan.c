@@ -28,6 +28,9 @@
 #include <stdlib.h>
 
 #define THREADS_MAX 64 /* so that key numbers fit (build.h) */
+/* Body bytes per default thread: below this a thread costs more to start
+ * (and, on a loaded machine, to be scheduled) than it saves. */
+#define BYTES_PER_THREAD ((uint64_t)1 << 20)
 
 typedef struct {
     uint64_t off, heap_id, name;
@@ -284,12 +287,16 @@ static gpointer worker_main(gpointer ud)
     return NULL;
 }
 
-unsigned hprof_heapscan_threads(void)
+unsigned hprof_heapscan_threads(uint64_t bytes)
 {
     const char *env = getenv("HEAPFS_THREADS");
     long n = env && *env ? strtol(env, NULL, 10) : 0;
-    if (n < 1)
+    if (n < 1) {
         n = g_get_num_processors();
+        uint64_t enough = bytes / BYTES_PER_THREAD;
+        if (enough < (uint64_t)n)
+            n = (long)enough;
+    }
     return n < 1 ? 1 : n > THREADS_MAX ? THREADS_MAX : (unsigned)n;
 }
 

@@ -135,9 +135,10 @@ uint64_t hprof_heapscan_bytes(const hprof_heapscan *hs);
 unsigned hprof_heapscan_run(hprof_heapscan *hs, GPtrArray *class_dumps, unsigned threads,
                             hf_progress *progress);
 void hprof_heapscan_free(hprof_heapscan *hs);
-/* Threads to scan with: $HEAPFS_THREADS (a testing and tuning knob), else
- * the processors online; at most 64. */
-unsigned hprof_heapscan_threads(void);
+/* Threads to scan `bytes` of bodies with: $HEAPFS_THREADS (a testing and
+ * tuning knob), else the processors online but no more than one per whole
+ * MiB (a small dump is scanned on the calling thread alone); at most 64. */
+unsigned hprof_heapscan_threads(uint64_t bytes);
 /* Text of string id (modified UTF-8), NULL when absent.  *len set. */
 const char *hprof_string_text(const hprof_dump *d, uint64_t id, uint32_t *len);
 /* Interned display name of a string id, or "0x<id>" when absent. */

@@ -373,7 +373,8 @@ void hprof_index(hprof_dump *d)
         g_free(name);
     }
     h->base.index_threads =
-        hprof_heapscan_run(sc.hs, sc.class_dumps, hprof_heapscan_threads(), pr);
+        hprof_heapscan_run(sc.hs, sc.class_dumps,
+                           hprof_heapscan_threads(hprof_heapscan_bytes(sc.hs)), pr);
     hf_progress_phase(pr, "sorting");
     h->build_threads = h->base.index_threads;
     finish(&sc);
