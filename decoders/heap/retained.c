@@ -402,9 +402,12 @@ static gpointer shallow_range(gpointer ud)
     return NULL;
 }
 
+/* Below this many objects a second thread costs more than it saves. */
+#define SHALLOW_THREAD_MIN (1u << 20)
+
 /* Each object's shallow size (n + 1 entries, the virtual root's 0), read
- * back from the dump, half of them on a second thread; NULL without
- * memory. */
+ * back from the dump, half of them on a second thread when there are many;
+ * NULL without memory. */
 static uint64_t *shallow_sizes(hf_heap *h, const hf_hsnap *sn)
 {
     uint32_t n = (uint32_t)sn->n_objects;
@@ -412,7 +415,8 @@ static uint64_t *shallow_sizes(hf_heap *h, const hf_hsnap *sn)
     if (!size)
         return NULL;
     shallow_part a = {h, sn, size, 0, n / 2}, b = {h, sn, size, n / 2, n};
-    GThread *t = g_thread_try_new("heapfs-shallow", shallow_range, &b, NULL);
+    GThread *t = n < SHALLOW_THREAD_MIN ? NULL
+                                        : g_thread_try_new("heapfs-shallow", shallow_range, &b, NULL);
     if (!t)
         shallow_range(&b);
     shallow_range(&a);
