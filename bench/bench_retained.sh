@@ -96,7 +96,7 @@ for ((r = 0; r < RUNS; r++)); do
   KEPT=$(sed -n 's/^retained sizes, snapshot .*, \([0-9]*\) bytes kept, \([0-9]*\) references.*/\1 \2/p' "$MNT/.stats" | head -1)
   A_SECOND+=("$(secs catfile "$MNT/latest/dominators")")
   TOP=$(grep -v '^#' "$MNT/latest/dominators" | head -1)
-  top=${TOP%% *}
+  top=${TOP%%$'\t'*}  # dominators: TAB between columns (docs/views.md)
   [ -n "$top" ] && [ -d "$MNT/latest/objects/$top" ] || die "no object in latest/dominators"
   A_PATH+=("$(secs catfile "$MNT/latest/objects/$top/path")")
   A_DOM+=("$(secs lshead "$MNT/latest/objects/$top/dominated")")
@@ -182,7 +182,7 @@ row "  extra anonymous bytes / object" "$(f1 "$EXTRA") B" "kept until unmount (.
 row "  daemon RssAnon peak while computing" "$(kb_mib "$PEAK") MiB" "$(f1 "$PEXTRA") B/object over the index (polled every 0.1 s)"
 row "  daemon VmHWM (anon + mapped dump)" "$(kb_mib "$HWM") MiB"
 row "cat latest/dominators, second" "$(f2 "$(m "${A_SECOND[@]}")") s"
-row "cat objects/TOP/path" "$(f2 "$(m "${A_PATH[@]}")") s" "TOP $top ($(echo "$TOP" | awk '{ print $NF }'), retained $TOPRET B)"
+row "cat objects/TOP/path" "$(f2 "$(m "${A_PATH[@]}")") s" "TOP $top ($(echo "$TOP" | awk -F'\t' '{ print $NF }'), retained $TOPRET B)"
 row "ls objects/TOP/dominated | head" "$(f2 "$(m "${A_DOM[@]}")") s" "$((NDOM - 2)) entries listed"
 row "ls objects/CLASS/referrers" "$(f2 "$(m "${A_REFC[@]}")") s" "$cid, class object of $cls: $((NREFC - 2)) entries listed"
 row "ls objects/INSTANCE/referrers" "$(f2 "$(m "${A_REFI[@]}")") s" "$iid, a $cls: $((NREFI - 2)) listed"
