@@ -95,7 +95,8 @@ static const hf_dump_ops fops = {
 
 static const char *const no_strings[] = {""};
 static const char *const strings1[] = {"alpha", NULL, "beta", ""};
-static const char *const strings2[] = {"beta", "gamma", NULL, "alpha", "gamma", "delta", ""};
+static const char *const strings2[] = {"beta", "gamma", NULL, "alpha", "gamma", "delta",
+                                       "two\nlines", ""};
 
 static const frow rows1[] = {{"Steady", 5, 80},   {"Grows", 10, 160}, {"Shrinks", 8, 128},
                              {"Leaves", 3, 48},   {"Twice", 1, 16},   {"Twice", 2, 32},
@@ -169,7 +170,9 @@ static void test_strings_new(void **state)
     hf_textset *t = hf_textset_new((hf_snapref){d, 0});
     GString *out = g_string_new(NULL);
     assert_true(hf_compare_strings_new(t, (hf_snapref){d, 1}, 0, out, SIZE_MAX) == HF_DONE);
-    assert_string_equal(out->str, "0x101 gamma\n0x104 gamma\n0x105 delta\n");
+    /* strings' header and rows; a newline in a text stays in its row */
+    assert_string_equal(out->str, "# id\ttext\n0x101\tgamma\n0x104\tgamma\n0x105\tdelta\n"
+                                  "0x106\ttwo\\nlines\n");
     /* In pieces: each call makes progress and resumes at an object. */
     GString *parts = g_string_new(NULL);
     for (uint64_t it = 0; it != HF_DONE;)
