@@ -194,6 +194,12 @@ typedef struct {
                      char name[HF_NAME_MAX]);
 } hf_heap_codec;
 
+/* value and element for a format whose objects hold no values the layer
+ * can address (HPROF text, V8): both always false. */
+bool hf_codec_no_value(const hf_heap *h, unsigned t, const uint8_t **p, const uint8_t *end,
+                       uint64_t *v);
+bool hf_codec_no_element(const hf_heap *h, const hf_hobj *ob, uint64_t i, uint64_t *v);
+
 /* Objects met while building, before the object index (build.h). */
 typedef struct {
     uint64_t *v; /* {id, loc} pairs */

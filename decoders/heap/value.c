@@ -101,6 +101,17 @@ void hf_heap_format_value(GString *out, unsigned t, uint64_t v)
     }
 }
 
+bool hf_codec_no_value(const hf_heap *h, unsigned t, const uint8_t **p, const uint8_t *end,
+                       uint64_t *v)
+{
+    return false;
+}
+
+bool hf_codec_no_element(const hf_heap *h, const hf_hobj *ob, uint64_t i, uint64_t *v)
+{
+    return false;
+}
+
 /* ---- text ---- */
 
 static void append_utf16_unit_seq(GString *out, const hf_heap *h, const hf_hobj *ob,

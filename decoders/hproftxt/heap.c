@@ -204,24 +204,13 @@ static bool codec_object(const hf_heap *h, uint64_t loc, hf_hobj *ob)
     return true;
 }
 
-static bool codec_value(const hf_heap *h, unsigned t, const uint8_t **p, const uint8_t *end,
-                        uint64_t *v)
-{
-    return false;
-}
-
-static bool codec_element(const hf_heap *h, const hf_hobj *ob, uint64_t i, uint64_t *v)
-{
-    return false;
-}
-
 const hf_heap_codec hproftxt_codec = {
     .fixed_be = false,
     .object_id = codec_object_id,
     .shape = codec_shape,
     .object = codec_object,
-    .value = codec_value,
-    .element = codec_element,
+    .value = hf_codec_no_value,
+    .element = hf_codec_no_element,
 };
 
 /* ---- sub-lines of an object: "\tname\t\tID" ---- */

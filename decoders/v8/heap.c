@@ -202,17 +202,6 @@ static bool codec_object(const hf_heap *h, uint64_t loc, hf_hobj *ob)
     return true;
 }
 
-static bool codec_value(const hf_heap *h, unsigned t, const uint8_t **p, const uint8_t *end,
-                        uint64_t *v)
-{
-    return false;
-}
-
-static bool codec_element(const hf_heap *h, const hf_hobj *ob, uint64_t i, uint64_t *v)
-{
-    return false;
-}
-
 /* References for dominators, paths and referrers: the essential edges,
  * slot = the edge's position among the node's edges; the root also
  * reaches the orphans, at slots after its own edges. */
@@ -258,8 +247,8 @@ const hf_heap_codec v8_codec = {
     .object_id = codec_object_id,
     .shape = codec_shape,
     .object = codec_object,
-    .value = codec_value,
-    .element = codec_element,
+    .value = hf_codec_no_value,
+    .element = hf_codec_no_element,
     .refs = codec_refs,
     .ref_name = codec_ref_name,
 };
