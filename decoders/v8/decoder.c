@@ -72,30 +72,42 @@ static bool v8_detect(const uint8_t *head, size_t len)
 
 /* ---- open ---- */
 
-static const hf_dump_ops v8_ops, v8_one_ops;
+static const hf_dump_ops v8_ops;
+
+static double now(void)
+{
+    return g_get_monotonic_time() / 1e6;
+}
+
+static void free_members(v8_member *ms, uint32_t n)
+{
+    for (uint32_t i = 0; ms && i < n; i++) {
+        g_free(ms[i].path);
+        hf_keepstore_clear(&ms[i].store);
+        if (ms[i].map)
+            g_mapped_file_unref(ms[i].map);
+        g_free(ms[i].note);
+        g_free(ms[i].locs);
+    }
+    g_free(ms);
+}
 
 static void v8_destroy(hf_dump *base)
 {
     v8_dump *d = (v8_dump *)base;
-    if (d->store.r)
-        v8_store_unmap(d); /* its arrays are the index file's */
+    if (d->loaded)
+        v8_store_unmap(d); /* its arrays are the index files' */
     if (d->snaps)
         g_ptr_array_free(d->snaps, TRUE);
     hf_heap_clear(&d->heap);
-    hf_keepstore_clear(&d->store);
+    free_members(d->members, d->n_members);
     g_free(d);
 }
 
-/* File i's bytes: mapped, and inflated when gzipped. */
-static bool load(v8_dump *d, v8_snap *sn, GMappedFile *map, GError **err)
+/* A file's bytes (map): as mapped, or inflated when gzipped. */
+static bool read_file(v8_dump *d, v8_snap *sn, GMappedFile *map, GError **err)
 {
-    GError *e = NULL;
-    sn->map = map ? g_mapped_file_ref(map) : g_mapped_file_new(sn->path, FALSE, &e);
-    if (!sn->map) {
-        g_set_error(err, HF_ERROR, HF_ERROR_OPEN, "%s", e->message);
-        g_error_free(e);
-        return false;
-    }
+    sn->map = g_mapped_file_ref(map);
     sn->data = (const uint8_t *)g_mapped_file_get_contents(sn->map);
     sn->len = g_mapped_file_get_length(sn->map);
     if (sn->len && !v8_detect(sn->data, MIN(sn->len, 4096))) {
@@ -106,6 +118,7 @@ static bool load(v8_dump *d, v8_snap *sn, GMappedFile *map, GError **err)
     if (!hf_is_gzip(sn->data, sn->len))
         return true;
     bool cut = false;
+    GError *e = NULL;
     sn->inflated = hf_gunzip(sn->data, sn->len, HF_GUNZIP_MAX, &cut, &e);
     if (!sn->inflated) {
         g_set_error(err, HF_ERROR, HF_ERROR_FORMAT, "%s: %s", sn->path,
@@ -127,25 +140,55 @@ static void build_pprof(hf_heap_pprof_out *o, uint32_t s, void *ud)
     hf_heap_pprof_add_objects(o, s);
 }
 
-static v8_dump *v8_new(const char *path, GMappedFile *map, const hf_dump_ops *ops)
+static v8_dump *v8_new(const char *path, GMappedFile *map, v8_member *ms, uint32_t n)
 {
     v8_dump *d = g_new0(v8_dump, 1);
-    hf_heap_init(&d->heap, ops, &v8_codec, path, map, 8);
+    hf_heap_init(&d->heap, &v8_ops, &v8_codec, path, n == 1 ? map : NULL, 8);
     d->snaps = g_ptr_array_new_with_free_func((GDestroyNotify)v8_snap_free);
+    d->members = ms;
+    d->n_members = n;
     return d;
 }
 
+/* Member i read: its problems noted (a series writes its file with them). */
+static bool read_member(v8_dump *d, uint32_t i, GError **err)
+{
+    v8_member *m = &d->members[i];
+    hf_dump *base = &d->heap.base;
+    v8_snap *sn = g_new0(v8_snap, 1);
+    sn->path = g_strdup(m->path);
+    g_ptr_array_add(d->snaps, sn);
+    double t0 = now();
+    uint64_t n0 = base->n_problems;
+    m->problem0 = base->problems->len;
+    if (!read_file(d, sn, m->map, err) || !v8_scan(base, sn, err))
+        return false;
+    m->seconds = now() - t0;
+    m->n_lines = base->problems->len - m->problem0;
+    m->n_problems = base->n_problems - n0;
+    return true;
+}
+
+/* Member i not to be written (unless its valid file is kept): why. */
+static void not_written(v8_member *m, const char *why)
+{
+    if (!m->note)
+        m->note = g_strdup_printf("built in %.2f s, index file not written (%s)\n", m->seconds,
+                                  why);
+}
+
 /* The files read and put on the heap layer. */
-static bool parse(v8_dump *d, const char *const *paths, int n, GMappedFile *map, GError **err)
+static bool parse(v8_dump *d, GError **err)
 {
     uint64_t base = 0;
     uint32_t tbase = 0;
-    for (int i = 0; i < n; i++) {
-        v8_snap *sn = g_new0(v8_snap, 1);
-        sn->path = g_strdup(paths[i]);
-        g_ptr_array_add(d->snaps, sn);
-        if (!load(d, sn, i == 0 ? map : NULL, err) || !v8_scan(&d->heap.base, sn, err))
+    for (uint32_t i = 0; i < d->n_members; i++) {
+        if (!read_member(d, i, err))
             return false;
+        v8_snap *sn = g_ptr_array_index(d->snaps, i);
+        v8_member *m = &d->members[i];
+        if (m->n_lines != MIN(m->n_problems, HF_PROBLEMS_MAX))
+            not_written(m, "its problems did not all fit in the series' list");
         sn->base = base;
         base += sn->n;
         if (sn->n_tnodes > UINT32_MAX - 1 - tbase) { /* traces numbered past 2^32: none */
@@ -153,6 +196,7 @@ static bool parse(v8_dump *d, const char *const *paths, int n, GMappedFile *map,
                              sn->path);
             sn->n_tnodes = 0;
             memset(sn->trace, 0, (size_t)sn->n * 4);
+            not_written(m, "its traces were left out in the series");
         }
         sn->tbase = tbase;
         tbase += sn->n_tnodes;
@@ -168,47 +212,85 @@ static hf_dump *finish(v8_dump *d)
     return &d->heap.base;
 }
 
-/* One file: from its index file when there is a valid one, else parsed
- * (the index file is written once the mount is live: v8_store_save). */
+/* The files mapped, their index files' places and keys. */
+static v8_member *begin_members(const char *const *paths, uint32_t n, GMappedFile *map,
+                                const hf_open_opts *opts, GError **err)
+{
+    v8_member *ms = g_new0(v8_member, n);
+    for (uint32_t i = 0; i < n; i++) {
+        v8_member *m = &ms[i];
+        GError *e = NULL;
+        m->path = g_strdup(paths[i]);
+        m->map = i == 0 && map ? g_mapped_file_ref(map) : g_mapped_file_new(paths[i], FALSE, &e);
+        if (!m->map) {
+            g_set_error(err, HF_ERROR, HF_ERROR_OPEN, "%s", e->message);
+            g_error_free(e);
+            free_members(ms, n);
+            return NULL;
+        }
+        if (!hf_keepstore_begin(&m->store, "v8", paths[i],
+                                (const uint8_t *)g_mapped_file_get_contents(m->map),
+                                g_mapped_file_get_length(m->map), opts, err)) {
+            free_members(ms, n);
+            return NULL;
+        }
+    }
+    return ms;
+}
+
+/* One file or a series: from the files' index files when each has a valid
+ * one, else read (the index files each file lacks are written once the
+ * mount is live: v8_store_save). */
+static hf_dump *open_files(const char *const *paths, uint32_t n, GMappedFile *map,
+                           const hf_open_opts *opts, GError **err)
+{
+    v8_member *ms = begin_members(paths, n, map, opts, err);
+    if (!ms)
+        return NULL;
+    v8_dump *d = v8_new(paths[0], map, ms, n);
+    if (v8_store_load(d)) {
+        for (uint32_t i = 0; i < n; i++) /* no byte of the files is read again */
+            g_clear_pointer(&ms[i].map, g_mapped_file_unref);
+    } else {
+        d->members = NULL; /* what the attempt found goes on to the new dump */
+        v8_destroy(&d->heap.base);
+        for (uint32_t i = 0; i < n; i++) {
+            g_clear_pointer(&ms[i].store.r, hf_keepr_free);
+            g_clear_pointer(&ms[i].locs, g_free);
+        }
+        d = v8_new(paths[0], map, ms, n);
+        double t0 = now();
+        if (!parse(d, err)) {
+            v8_destroy(&d->heap.base);
+            return NULL;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            if (!ms[i].note)
+                hf_keepstore_built(&ms[i].store, n == 1 ? now() - t0 : ms[i].seconds);
+    }
+    if (n == 1 && ms[0].store.keyed) { /* dominator results go to files beside the index, keyed to it */
+        hf_keepkey results = ms[0].store.key;
+        results.source = ms[0].store.r ? hf_keepr_id(ms[0].store.r) : 0; /* built: v8_store_save sets it */
+        hf_heap_graphs_keep(d->heap.graphs, paths[0], opts->index, &results);
+    }
+    return finish(d);
+}
+
 static hf_dump *v8_open(const char *path, GMappedFile *map, const hf_open_opts *opts,
                         GError **err)
 {
-    v8_dump *d = v8_new(path, map, &v8_one_ops);
-    const uint8_t *data = (const uint8_t *)g_mapped_file_get_contents(map);
-    if (!hf_keepstore_begin(&d->store, "v8", path, data, g_mapped_file_get_length(map), opts,
-                            err))
-        goto fail;
-    if (!v8_store_load(d)) {
-        hf_keepstore store = d->store; /* what the attempt found goes on to the new one */
-        d->store = (hf_keepstore){0};
-        v8_destroy(&d->heap.base);
-        d = v8_new(path, map, &v8_one_ops);
-        d->store = store;
-        double t0 = g_get_monotonic_time() / 1e6;
-        if (!parse(d, &path, 1, map, err))
-            goto fail;
-        hf_keepstore_built(&d->store, g_get_monotonic_time() / 1e6 - t0);
-    }
-    if (d->store.keyed) { /* dominator results go to files beside the index, keyed to it */
-        hf_keepkey results = d->store.key;
-        results.source = d->store.r ? hf_keepr_id(d->store.r) : 0; /* built: v8_store_save sets it */
-        hf_heap_graphs_keep(d->heap.graphs, path, opts->index, &results);
-    }
-    return finish(d);
-fail:
-    v8_destroy(&d->heap.base);
-    return NULL;
+    return open_files(&path, 1, map, opts, err);
 }
 
 static hf_dump *v8_open_series(const char *const *paths, int n, const hf_open_opts *opts,
                                GError **err)
 {
-    v8_dump *d = v8_new(paths[0], NULL, &v8_ops);
-    if (!parse(d, paths, n, NULL, err)) {
-        v8_destroy(&d->heap.base);
+    if (opts && opts->index && strcmp(opts->index, "none") != 0) {
+        g_set_error(err, HF_ERROR, HF_ERROR_OPEN, "-o index=%s: names one file, and %d "
+                    "snapshots are given (each has its own index file)", opts->index, n);
         return NULL;
     }
-    return finish(d);
+    return open_files(paths, (uint32_t)n, NULL, opts, err);
 }
 
 const hf_decoder hf_decoder_v8 = {
@@ -261,21 +343,18 @@ static const hf_linkdir object_dirs[] = {
     {NULL},
 };
 
-/* A series and one file: only one file has an index file (store.c).
- * HF_HEAP_GRAPH_OPS but for traces/, which are the call trees'. */
-#define V8_OPS                                                                             \
-    .format = "v8", .destroy = v8_destroy, .describe = v8_describe,                        \
-    .render_info = v8_view_info, .class_name = hf_heap_class_name,                         \
-    .object_name = hf_heap_object_name, .tally = hf_heap_tally, .text = v8_text,           \
-    .render_trace = v8_view_trace, .n_traces = v8_n_traces, .trace_number = v8_trace_number, \
-    .n_snapshots = hf_heap_n_snapshots, .snapshot_number = hf_heap_snapshot_number,        \
-    .n_threads = hf_heap_n_threads, .thread_name = hf_heap_thread_name,                    \
-    .n_classes = hf_heap_n_classes, .class_find = hf_heap_class_find,                      \
-    .n_objects = hf_heap_n_objects, .object_find = hf_heap_object_find,                    \
-    .thread = {.files = hf_heap_thread_files}, .snapshot = {.files = snap_files},          \
-    .class_ = {class_files, NULL, NULL},                                                   \
-    .object = {object_files, hf_heap_object_links, object_dirs}
-
-static const hf_dump_ops v8_ops = {V8_OPS, .status = hf_heap_graph_status};
-static const hf_dump_ops v8_one_ops = {V8_OPS, .status = v8_status,
-                                       .after_mount = v8_store_save};
+/* HF_HEAP_GRAPH_OPS but for traces/, which are the call trees'. */
+static const hf_dump_ops v8_ops = {
+    .format = "v8", .destroy = v8_destroy, .describe = v8_describe,
+    .render_info = v8_view_info, .class_name = hf_heap_class_name,
+    .object_name = hf_heap_object_name, .tally = hf_heap_tally, .text = v8_text,
+    .render_trace = v8_view_trace, .n_traces = v8_n_traces, .trace_number = v8_trace_number,
+    .n_snapshots = hf_heap_n_snapshots, .snapshot_number = hf_heap_snapshot_number,
+    .n_threads = hf_heap_n_threads, .thread_name = hf_heap_thread_name,
+    .n_classes = hf_heap_n_classes, .class_find = hf_heap_class_find,
+    .n_objects = hf_heap_n_objects, .object_find = hf_heap_object_find,
+    .thread = {.files = hf_heap_thread_files}, .snapshot = {.files = snap_files},
+    .class_ = {class_files, NULL, NULL},
+    .object = {object_files, hf_heap_object_links, object_dirs},
+    .status = v8_status, .after_mount = v8_store_save,
+};

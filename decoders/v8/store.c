@@ -1,7 +1,10 @@
 /*
- * store.c - a V8 snapshot's index file (core/keepstore.h), for one-file
- * mounts: the heap layer's sections (heap/persist.h) and the snapshot's,
- * so that a later mount maps them and reads no JSON.
+ * store.c - a V8 snapshot file's index file (core/keepstore.h): the heap
+ * layer's sections (heap/persist.h) and the snapshot's, so that a later
+ * mount maps them and reads no JSON.  Each file of a mount has its own,
+ * the one a mount of that file alone has: a series (several files) loads
+ * its members' files one after the other into one heap, and writes, for
+ * each file it read, the file a mount of it alone would have written.
  *
  * Sections: S_HEAD, the counts and flags; one per column of v8_snap (node
  * and edge arrays, the essential bits, orphans, the allocation call tree
@@ -17,10 +20,23 @@
  * others (ids, sizes, name indices, string offsets) by samples, as their
  * readers bound every value (v8_string).  Lengths must match the counts.
  *
+ * A series: the heap layer's part of each file holds one snapshot, its
+ * locators from 0 and its problems; hf_heap_load adds a file's snapshots
+ * and problems to those the heap has (persist.c), so loading the files in
+ * turn gives the series' heap, once each snapshot's locators are moved up
+ * by its base (a copy: the mapping is read-only) and its number set.  The
+ * size rule (V8 states every size; ids below 2^32 decide the same rule)
+ * must be the same in each, and traces numbered within 2^32, or the files
+ * are not used.  A series read from its files writes each member's file
+ * from a heap of that snapshot alone, made after the mount is live from
+ * the series' snapshot (the columns are the same), with the problems
+ * reading that file gave.
+ *
  * Single-threaded: load inside open, save on the after-mount thread (it
  * only reads the dump).
  */
 #include "decoders/v8/v8.h"
+#include "decoders/heap/build.h"
 #include "decoders/heap/persist.h"
 #include "decoders/heap/retained.h"
 
@@ -124,18 +140,63 @@ static void fill(hf_keepw *w, void *ud)
     hf_keepw_add_big(w, S_STRINGS, sv->strings->data, sv->strings->len);
 }
 
+/* The file of member m, whose snapshot alone is d's (the file's data and
+ * size: its key is checked again before writing). */
+static uint64_t save_one(v8_dump *d, v8_member *m)
+{
+    v8_snap *sn = g_ptr_array_index(d->snaps, 0);
+    saving sv = {d};
+    copy_strings(sn, &sv);
+    uint64_t id = hf_keepstore_save(&m->store, sn->path,
+                                    (const uint8_t *)g_mapped_file_get_contents(m->map),
+                                    g_mapped_file_get_length(m->map), fill, &sv);
+    g_byte_array_free(sv.strings, TRUE);
+    g_free(sv.str_off);
+    return id;
+}
+
+/* Member i of a series, written: the heap of its snapshot alone, as a
+ * mount of its file would have built it (locators from 0, its own
+ * problems), over the series' columns, which are the file's. */
+static void save_member(v8_dump *d, uint32_t i)
+{
+    v8_member *m = &d->members[i];
+    const v8_snap *sn = g_ptr_array_index(d->snaps, i);
+    v8_snap one = *sn;
+    one.base = 0;
+    one.tbase = 0;
+    v8_dump *alone = g_new0(v8_dump, 1);
+    hf_heap_init(&alone->heap, d->heap.base.ops, &v8_codec, sn->path, NULL, 8);
+    alone->snaps = g_ptr_array_new(); /* borrows one */
+    g_ptr_array_add(alone->snaps, &one);
+    hf_dump *a = &alone->heap.base;
+    for (uint32_t k = 0; k < m->n_lines; k++)
+        g_ptr_array_add(a->problems,
+                        g_strdup(g_ptr_array_index(d->heap.base.problems, m->problem0 + k)));
+    a->n_problems = m->n_problems;
+    v8_build_heap(alone);
+    save_one(alone, m);
+    g_ptr_array_free(alone->snaps, TRUE);
+    hf_heap_clear(&alone->heap);
+    g_free(alone);
+}
+
 void v8_store_save(hf_dump *base)
 {
     v8_dump *d = (v8_dump *)base;
-    if (d->store.r || !d->store.paths || !d->store.paths->len)
-        return; /* loaded from one, a series, or none wanted */
-    saving sv = {d};
-    copy_strings(g_ptr_array_index(d->snaps, 0), &sv);
-    uint64_t id = hf_keepstore_save(&d->store, base->path, base->data, base->size, fill, &sv);
-    if (id) /* results computed from this heap are this file's */
-        hf_heap_graphs_source(d->heap.graphs, id);
-    g_byte_array_free(sv.strings, TRUE);
-    g_free(sv.str_off);
+    if (d->loaded)
+        return;
+    if (d->n_members == 1) {
+        uint64_t id = d->members[0].note ? 0 : save_one(d, &d->members[0]);
+        if (id) /* results computed from this heap are this file's */
+            hf_heap_graphs_source(d->heap.graphs, id);
+        return;
+    }
+    for (uint32_t i = 0; i < d->n_members; i++) {
+        v8_member *m = &d->members[i];
+        if (!m->note && m->store.paths && m->store.paths->len)
+            save_member(d, i);
+    }
 }
 
 /* ---- loading ---- */
@@ -172,26 +233,118 @@ static bool map_columns(v8_snap *sn, const hf_keepr *r)
     return sn->first[0] == 0 && sn->first[sn->n] == sn->n_edges;
 }
 
+/* The heap layer's rule and what V8 never has, as a file left them. */
+typedef struct {
+    unsigned ref_size, obj_header, arr_header, align;
+    bool compressed;
+    uint8_t rule_basis;
+    hf_hlayout layout;
+} rule;
+
+static rule rule_of(const hf_heap *h)
+{
+    rule r = {h->ref_size, h->obj_header, h->arr_header, h->align, h->compressed,
+              h->rule_basis, h->layout};
+    return r;
+}
+
+static bool same_rule(const rule *a, const rule *b)
+{
+    return a->ref_size == b->ref_size && a->obj_header == b->obj_header &&
+           a->arr_header == b->arr_header && a->align == b->align &&
+           a->compressed == b->compressed && a->rule_basis == b->rule_basis &&
+           memcmp(&a->layout, &b->layout, sizeof a->layout) == 0;
+}
+
+/* Member i's heap sections added to d's heap (the snapshots before it
+ * loaded): its snapshot numbered, its locators moved up by its base. */
+static bool join_heap(v8_dump *d, const hf_keepr *r, uint32_t i)
+{
+    hf_heap *h = &d->heap;
+    rule before = rule_of(h);
+    uint64_t problems = h->base.n_problems;
+    g_clear_pointer(&h->graphs, hf_heap_graphs_free); /* made anew for all the snapshots */
+    if (!hf_heap_load(h, r) || h->snaps->len != i + 1 || h->frames->len || h->traces->len ||
+        h->threads->len)
+        return false;
+    h->base.n_problems += problems;
+    rule now = rule_of(h);
+    if (i && !same_rule(&before, &now))
+        return false;
+    hf_hsnap *hs = &g_array_index(h->snaps, hf_hsnap, i);
+    hs->number = i + 1;
+    const v8_snap *sn = g_ptr_array_index(d->snaps, i);
+    if (!sn->base)
+        return true;
+    v8_member *m = &d->members[i];
+    m->locs = g_malloc(5 * hs->n_objects + 1);
+    for (uint64_t o = 0; o < hs->n_objects; o++) {
+        uint64_t loc = hf_heap_loc(hs, o) + sn->base;
+        for (int k = 0; k < 5; k++)
+            m->locs[5 * o + k] = (uint8_t)(loc >> 8 * k);
+    }
+    hs->locs = m->locs;
+    return true;
+}
+
+typedef struct {
+    v8_dump *d;
+    uint32_t i;
+} loading;
+
 static bool load(const hf_keepr *r, void *ud)
 {
-    v8_dump *d = ud;
+    loading *l = ud;
+    v8_dump *d = l->d;
     v8_snap *sn = g_new0(v8_snap, 1);
-    sn->path = g_strdup(d->heap.base.path);
+    sn->path = g_strdup(d->members[l->i].path);
     g_ptr_array_add(d->snaps, sn);
     uint64_t len;
-    if (load_head(sn, r, &len) && map_columns(sn, r) &&
-        (sn->data = hf_keepr_section(r, S_STRINGS, &sn->len)) && sn->len == len &&
-        hf_heap_load(&d->heap, r)) {
-        v8_heap_hooks(&d->heap);
-        return true;
+    if (!load_head(sn, r, &len) || !map_columns(sn, r) ||
+        !(sn->data = hf_keepr_section(r, S_STRINGS, &sn->len)) || sn->len != len)
+        return false;
+    if (l->i) { /* numbered after the snapshot before, as the series' reading does */
+        const v8_snap *prev = g_ptr_array_index(d->snaps, l->i - 1);
+        sn->base = prev->base + prev->n;
+        sn->tbase = prev->tbase + prev->n_tnodes;
+        if (sn->n_tnodes > UINT32_MAX - 1 - sn->tbase)
+            return false; /* traces past 2^32: reading leaves them out */
     }
-    v8_store_unmap(d);
-    return false;
+    return join_heap(d, r, l->i);
+}
+
+/* Why the valid file of member i is not used: member `bad` has none. */
+static void note_valid(v8_dump *d, uint32_t i, const char *path, uint32_t bad)
+{
+    d->members[i].note = g_strdup_printf("%s valid, not used: snapshot %u has no usable "
+                                         "index file, the series is read whole\n", path, bad + 1);
 }
 
 bool v8_store_load(v8_dump *d)
 {
-    return hf_keepstore_load(&d->store, load, d);
+    d->loaded = true; /* from the first try: what it mapped is forgotten at destroy */
+    uint32_t i = 0;
+    while (i < d->n_members && hf_keepstore_load(&d->members[i].store, load,
+                                                 &(loading){d, i}))
+        i++;
+    if (i == d->n_members) {
+        v8_heap_hooks(&d->heap);
+        if (d->heap.base.problems->len > HF_PROBLEMS_MAX) /* each file's own first ones */
+            g_ptr_array_set_size(d->heap.base.problems, HF_PROBLEMS_MAX);
+        return true;
+    }
+    /* the files before it are valid (kept, not written again), and so
+     * may those after it be */
+    for (uint32_t j = 0; j < i; j++)
+        note_valid(d, j, hf_keepr_path(d->members[j].store.r), i);
+    for (uint32_t j = i + 1; j < d->n_members; j++) {
+        hf_keepstore *st = &d->members[j].store;
+        hf_keepr *r = st->keyed ? hf_keepr_open(&st->key, st->paths, NULL) : NULL;
+        if (r)
+            note_valid(d, j, hf_keepr_path(r), i);
+        hf_keepr_free(r);
+    }
+    return false;
 }
 
 void v8_store_unmap(v8_dump *d)
@@ -206,8 +359,26 @@ void v8_store_unmap(v8_dump *d)
     hf_heap_unmap(&d->heap);
 }
 
+/* "index: snapshot 2: " and the rest of member i's line (a series). */
+static void member_status(v8_dump *d, uint32_t i, GString *out)
+{
+    v8_member *m = &d->members[i];
+    GString *line = g_string_new(NULL);
+    if (m->note)
+        g_string_append_printf(line, "index: %s", m->note);
+    else
+        hf_keepstore_status(&m->store, line);
+    if (d->n_members > 1 && g_str_has_prefix(line->str, "index: "))
+        g_string_append_printf(out, "index: snapshot %u: %s", i + 1, line->str + 7);
+    else
+        g_string_append(out, line->str);
+    g_string_free(line, TRUE);
+}
+
 void v8_status(hf_dump *base, GString *out)
 {
-    hf_keepstore_status(&((v8_dump *)base)->store, out);
+    v8_dump *d = (v8_dump *)base;
+    for (uint32_t i = 0; i < d->n_members; i++)
+        member_status(d, i, out);
     hf_heap_graph_status(base, out);
 }

@@ -21,7 +21,8 @@
  *              class info
  *   objects.c  objects/0xID/: info, edges, value, refs/
  *   traces.c   allocation traces: the call tree, frame names, sites
- *   store.c    the index file of a one-file mount (core/keepstore.h)
+ *   store.c    the index files: one per snapshot file (core/keepstore.h),
+ *              the same for a file mounted alone or in a series
  *
  * Objects are V8 nodes.  A node's locator (the heap layer's loc) is its
  * ordinal plus its snapshot's `base`, so the codec, which sees only a
@@ -30,8 +31,9 @@
  * Ownership: the dump owns everything.  The file's bytes (mapped, or
  * inflated when gzipped) stay until destroy: strings are decoded from them
  * on demand.  A snapshot loaded from its index file has its columns and
- * strings in that file's mapping instead (store.c), which the dump's store
- * holds until destroy.  Thread safety: read-only after open.
+ * strings in that file's mapping instead (store.c), which its member's
+ * store holds until destroy.  Thread safety: read-only after open (the
+ * members' stores keep their .stats lines behind their own locks).
  */
 #ifndef HF_V8_H
 #define HF_V8_H
@@ -112,10 +114,28 @@ typedef struct {
     uint32_t trace_functions;       /* meta trace_function_count */
 } v8_snap;
 
+/* A file of the mount and its index file (store.c): each file has its
+ * own, the one a mount of that file alone uses. */
+typedef struct {
+    char *path;
+    hf_keepstore store;
+    GMappedFile *map;    /* the file (its key; read unless loaded) */
+    char *note;          /* the .stats line's end instead of the store's: its
+                            file valid but not used, or none to be written */
+    uint32_t problem0;   /* its problems while read: lines problem0.. */
+    uint32_t n_lines;
+    uint64_t n_problems; /* ... and how many there were */
+    double seconds;      /* reading it took */
+    uint8_t *locs;       /* loaded after another: its locators moved up by
+                            its base (owned; the file's are from 0) */
+} v8_member;
+
 typedef struct {
     hf_heap heap; /* first: heap.base is the hf_dump */
     GPtrArray *snaps; /* v8_snap *, one per file */
-    hf_keepstore store; /* the index file (store.c): one-file mounts only */
+    v8_member *members; /* one per file, in step with snaps */
+    uint32_t n_members;
+    bool loaded;        /* the snapshots come from index files */
 } v8_dump;
 
 extern const hf_decoder hf_decoder_v8;
@@ -228,9 +248,12 @@ int64_t v8_object_of(const v8_dump *d, uint32_t s, uint32_t ord);
 
 /* ---- store.c ---- */
 
-/* Fills d (one snapshot, d->store begun) from an index file; false when
- * there is no usable one (then throw d away).  save: hf_dump_ops.after_mount.
- * unmap: forgets the arrays in the file (before freeing).  status: .stats. */
+/* Fills d (members' stores begun, no snapshot yet) from the members'
+ * index files, one snapshot from each; false when one has no usable one
+ * (then throw d away, and read the files with the members kept: the valid
+ * files found have their note set, so they are kept, not written again).
+ * save: hf_dump_ops.after_mount.  unmap: forgets the arrays in the files
+ * (before freeing).  status: .stats, a line per file. */
 bool v8_store_load(v8_dump *d);
 void v8_store_save(hf_dump *d);
 void v8_store_unmap(v8_dump *d);

@@ -3,7 +3,8 @@
  * snapshot opened, its index file written, opened again from that file
  * (no JSON read), every view the same; gzipped and cut snapshots too; a
  * damaged file refused (the .stats line says why) and the snapshot read
- * again; a series writes none.
+ * again.  A series: an index file per snapshot file, the one a mount of
+ * that file alone reads and writes; loaded, every view the same.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,30 +57,34 @@ static void append_file(GString *all, const char *name, char *text)
     g_free(text);
 }
 
-/* Everything the dump shows, as one text: info, problems, every
- * snapshot file, every object's name and files. */
+/* Everything the dump shows, as one text: info, problems, traces, every
+ * snapshot's files, every object's name and files. */
 static char *everything(hf_dump *d)
 {
     GString *all = g_string_new(NULL);
     append_file(all, "info", th_info(d));
     append_file(all, "problems", th_problems(d));
-    char *files = th_snap_files(d, 0);
-    char **names = g_strsplit(files, " ", -1);
-    for (char **n = names; *n; n++)
-        if (**n)
-            append_file(all, *n, th_snap_file(d, 0, *n));
-    g_strfreev(names);
-    g_free(files);
-    char *objects = th_object_names(d, 0);
-    g_string_append_printf(all, "== objects\n%s\n", objects);
-    char **obj = g_strsplit(objects, " ", -1);
-    const char *ofiles[] = {"info", "edges", "value", "retained"};
-    for (char **o = obj; *o; o++)
-        for (size_t f = 0; f < G_N_ELEMENTS(ofiles); f++)
-            if (th_object_has(d, 0, *o, ofiles[f]))
-                append_file(all, ofiles[f], th_object_file(d, 0, *o, ofiles[f]));
-    g_strfreev(obj);
-    g_free(objects);
+    for (uint64_t t = 0; t < d->ops->n_traces(d); t++)
+        append_file(all, "trace", th_trace(d, t));
+    for (uint32_t s = 0; s < d->ops->n_snapshots(d); s++) {
+        char *files = th_snap_files(d, s);
+        char **names = g_strsplit(files, " ", -1);
+        for (char **n = names; *n; n++)
+            if (**n)
+                append_file(all, *n, th_snap_file(d, s, *n));
+        g_strfreev(names);
+        g_free(files);
+        char *objects = th_object_names(d, s);
+        g_string_append_printf(all, "== objects of %u\n%s\n", s + 1, objects);
+        char **obj = g_strsplit(objects, " ", -1);
+        const char *ofiles[] = {"info", "edges", "value", "retained"};
+        for (char **o = obj; *o; o++)
+            for (size_t f = 0; f < G_N_ELEMENTS(ofiles); f++)
+                if (th_object_has(d, s, *o, ofiles[f]))
+                    append_file(all, ofiles[f], th_object_file(d, s, *o, ofiles[f]));
+        g_strfreev(obj);
+        g_free(objects);
+    }
     return g_string_free(all, FALSE);
 }
 
@@ -98,7 +103,7 @@ static hf_dump *open_ix(const char *path, const char *ix, char **line)
 static void assert_has(const char *text, const char *part)
 {
     if (!strstr(text, part))
-        fail_msg("'%s' lacks '%s'", text, part);
+        fail_msg("no '%s' in '%.2000s'", part, text); /* (the part first: texts are long) */
 }
 
 /* contents written as DIR/s.heapsnapshot, opened, its index file written,
@@ -235,32 +240,242 @@ static void test_damaged(void **state)
     remove_all(dir, path, ix);
 }
 
-/* Several snapshots of one process: read every time, no index file. */
-static void test_series_none(void **state)
+/* ---- a series ---- */
+
+/* Three snapshots of one process: a, then b with node 9 gone and 11 new,
+ * then c with node 7 gone and 13 new (so new and leaks have rows); b is
+ * cut in its strings, so it has problems. */
+typedef struct {
+    char *dir, *path[3];
+} series;
+
+static char *variant(const char *from, const char *to, size_t cut)
 {
-    char *dir = tmpdir();
-    char *a = g_build_filename(dir, "a.heapsnapshot", NULL);
-    char *b = g_build_filename(dir, "b.heapsnapshot", NULL);
-    assert_true(g_file_set_contents(a, snap, sizeof snap - 1, NULL));
-    assert_true(g_file_set_contents(b, snap, sizeof snap - 1, NULL));
-    const char *paths[] = {a, b};
-    hf_open_opts opts = {0};
+    GString *s = g_string_new_len(snap, sizeof snap - 1);
+    char *at = strstr(s->str, from);
+    assert_non_null(at);
+    size_t pos = (size_t)(at - s->str);
+    g_string_erase(s, (gssize)pos, (gssize)strlen(from));
+    g_string_insert(s, (gssize)pos, to);
+    if (cut)
+        g_string_truncate(s, s->len - cut);
+    return g_string_free(s, FALSE);
+}
+
+static series make_series(void)
+{
+    series sr = {tmpdir()};
+    char *text[3] = {g_strdup(snap), variant("3,4,9,40", "3,4,11,40", 30),
+                     variant("2,3,7,16", "2,3,13,16", 0)};
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        g_snprintf(name, sizeof name, "%c.heapsnapshot", 'a' + i);
+        sr.path[i] = g_build_filename(sr.dir, name, NULL);
+        assert_true(g_file_set_contents(sr.path[i], text[i], -1, NULL));
+        g_free(text[i]);
+    }
+    return sr;
+}
+
+/* The series opened (index=NULL: the files' default places); *line gets
+ * its .stats lines. */
+static hf_dump *open_series(const series *sr, const char *index, char **line)
+{
+    hf_open_opts opts = {.index = index};
     GPtrArray *dumps = g_ptr_array_new();
-    assert_true(hf_open_files(paths, 2, &opts, dumps, NULL));
+    GError *e = NULL;
+    if (!hf_open_files((const char *const *)sr->path, 3, &opts, dumps, &e))
+        fail_msg("open the series: %s", e ? e->message : "?");
     assert_int_equal(dumps->len, 1);
     hf_dump *d = g_ptr_array_index(dumps, 0);
-    assert_null(d->ops->after_mount);
-    hf_dump_close(d);
     g_ptr_array_free(dumps, TRUE);
-    char *left = g_strdup_printf("%s.heapfs-index", a);
-    assert_false(g_file_test(left, G_FILE_TEST_EXISTS));
-    g_free(left);
-    unlink(a);
-    unlink(b);
-    g_free(a);
-    g_free(b);
-    rmdir(dir);
-    g_free(dir);
+    *line = status(d);
+    return d;
+}
+
+static char *index_of(const series *sr, int i)
+{
+    return g_strconcat(sr->path[i], ".heapfs-index", NULL);
+}
+
+/* Whether each line "index: snapshot N: " of text (N = 1, 2, 3) has
+ * what[N - 1] in it. */
+static void assert_lines(const char *text, const char *const what[3])
+{
+    for (int i = 0; i < 3; i++) {
+        char *head = g_strdup_printf("index: snapshot %d: ", i + 1);
+        const char *at = strstr(text, head);
+        if (!at)
+            fail_msg("'%s' lacks '%s'", text, head);
+        const char *end = strchr(at, '\n');
+        char *line = g_strndup(at, (gsize)(end - at));
+        assert_has(line, what[i]);
+        g_free(line);
+        g_free(head);
+    }
+}
+
+/* The series opened from its index files: loaded, every view as wanted. */
+static void assert_loads(const series *sr, const char *want)
+{
+    char *line;
+    hf_dump *d = open_series(sr, NULL, &line);
+    assert_lines(line, (const char *const[]){"loaded from", "loaded from", "loaded from"});
+    g_free(line);
+    char *text = everything(d);
+    assert_string_equal(text, want);
+    g_free(text);
+    d->ops->after_mount(d); /* loaded: nothing to write */
+    hf_dump_close(d);
+}
+
+/* The series read, its index files written; returns what it shows. */
+static char *first_mount(const series *sr, const char *const built[3])
+{
+    char *line;
+    hf_dump *d = open_series(sr, NULL, &line);
+    assert_lines(line, built);
+    g_free(line);
+    char *text = everything(d);
+    d->ops->after_mount(d);
+    line = status(d);
+    for (int i = 0; i < 3; i++)
+        if (strstr(built[i], "built in")) {
+            char *ix = index_of(sr, i), *w = g_strdup_printf("written to %s ", ix);
+            assert_has(line, w);
+            g_free(w);
+            g_free(ix);
+        }
+    g_free(line);
+    hf_dump_close(d);
+    return text;
+}
+
+static void remove_series(series *sr)
+{
+    for (int i = 0; i < 3; i++) {
+        char *ix = index_of(sr, i), *results = g_strconcat(ix, ".retained-strong.1", NULL);
+        unlink(results);
+        unlink(ix);
+        unlink(sr->path[i]);
+        g_free(results);
+        g_free(ix);
+        g_free(sr->path[i]);
+    }
+    assert_int_equal(rmdir(sr->dir), 0); /* nothing else was written */
+    g_free(sr->dir);
+}
+
+/* A file's views opened alone, from its index file and read. */
+static void assert_alone_same(const char *path)
+{
+    char *ix = g_strconcat(path, ".heapfs-index", NULL), *line;
+    hf_dump *d = open_ix(path, ix, &line);
+    assert_has(line, "index: loaded from");
+    g_free(line);
+    char *loaded = everything(d);
+    hf_dump_close(d);
+    d = open_ix(path, "none", &line);
+    char *read = everything(d);
+    hf_dump_close(d);
+    assert_string_equal(loaded, read);
+    g_free(loaded);
+    g_free(read);
+    g_free(line);
+    g_free(ix);
+}
+
+static const char *const all_built[3] = {"built in", "built in", "built in"};
+
+/* Read once, writing a file per snapshot file; then loaded, the same
+ * views, new and leaks included; and each file, opened alone, loads the
+ * file the series wrote and shows what reading it shows. */
+static void test_series_round_trip(void **state)
+{
+    series sr = make_series();
+    char *want = first_mount(&sr, all_built);
+    assert_has(want, "== new"); /* the views that compare snapshots (growth: fs/) */
+    assert_has(want, "== leaks");
+    assert_has(want, "b.heapsnapshot: the file ends here"); /* b's problems */
+    assert_loads(&sr, want);
+    for (int i = 0; i < 3; i++)
+        assert_alone_same(sr.path[i]);
+    g_free(want);
+    remove_series(&sr);
+}
+
+/* b mounted alone first: the series loads nothing (a and c have no file)
+ * but keeps b's, writes a's and c's, and then loads all three. */
+static void test_series_reuses_single(void **state)
+{
+    series sr = make_series();
+    char *ix = index_of(&sr, 1), *line;
+    hf_dump *d = open_ix(sr.path[1], ix, &line);
+    d->ops->after_mount(d);
+    hf_dump_close(d);
+    g_free(line);
+    gchar *before, *after;
+    gsize len_before, len_after;
+    assert_true(g_file_get_contents(ix, &before, &len_before, NULL));
+    char *want = first_mount(&sr, (const char *const[]){"built in", "valid, not used", "built in"});
+    assert_true(g_file_get_contents(ix, &after, &len_after, NULL));
+    assert_true(len_before == len_after && memcmp(before, after, len_after) == 0);
+    assert_loads(&sr, want);
+    g_free(before);
+    g_free(after);
+    g_free(want);
+    g_free(ix);
+    remove_series(&sr);
+}
+
+/* b's index file damaged in a section checked whole: refused, with why,
+ * the series read again (a's and c's kept) and b's written anew. */
+static void test_series_damaged(void **state)
+{
+    series sr = make_series();
+    char *want = first_mount(&sr, all_built);
+    char *ix = index_of(&sr, 1);
+    gchar *good;
+    gsize len;
+    assert_true(g_file_get_contents(ix, &good, &len, NULL));
+    const hf_keephdr *hd = (const hf_keephdr *)(const void *)good;
+    uint32_t i = 0;
+    hf_keepent e = {0};
+    while (i < hd->n_sections && (e.kind != 2 || !e.len))
+        memcpy(&e, good + sizeof *hd + i++ * sizeof e, sizeof e);
+    assert_int_equal(e.kind, 2);
+    good[e.off + e.len / 2] ^= 0x5a;
+    assert_true(g_file_set_contents(ix, good, (gssize)len, NULL));
+    char *text = first_mount(&sr, (const char *const[]){"valid, not used",
+                                                        "damaged (checksum)", "valid, not used"});
+    assert_string_equal(text, want);
+    assert_loads(&sr, want);
+    g_free(text);
+    g_free(good);
+    g_free(ix);
+    g_free(want);
+    remove_series(&sr);
+}
+
+/* -o index=none: read, nothing written; -o index=FILE names one file. */
+static void test_series_none(void **state)
+{
+    series sr = make_series();
+    char *line;
+    hf_dump *d = open_series(&sr, "none", &line);
+    assert_lines(line, (const char *const[]){"no index file (-o index=none)",
+                                             "no index file", "no index file"});
+    g_free(line);
+    d->ops->after_mount(d);
+    hf_dump_close(d);
+    hf_open_opts opts = {.index = "/tmp/one.ix"};
+    GPtrArray *dumps = g_ptr_array_new();
+    GError *e = NULL;
+    assert_false(hf_open_files((const char *const *)sr.path, 3, &opts, dumps, &e));
+    assert_has(e->message, "names one file");
+    g_error_free(e);
+    g_ptr_array_free(dumps, TRUE);
+    remove_series(&sr); /* (rmdir: nothing was written) */
 }
 
 int main(void)
@@ -272,6 +487,9 @@ int main(void)
         cmocka_unit_test(test_gzip),
         cmocka_unit_test(test_cut),
         cmocka_unit_test(test_damaged),
+        cmocka_unit_test(test_series_round_trip),
+        cmocka_unit_test(test_series_reuses_single),
+        cmocka_unit_test(test_series_damaged),
         cmocka_unit_test(test_series_none),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
