@@ -56,16 +56,13 @@ const char *hf_work_opt_name(const hf_work_opt *o, char *buf, size_t len)
 
 /* ---- memory available ---- */
 
-/* The number in file root/path: the first one, or the one of the line
- * "key: N" or "key N" (/proc/meminfo, memory.stat); false when there is
- * none ("max"). */
-static bool read_number(const char *root, const char *path, const char *key, uint64_t *out)
+/* The number in text: the first one, or the one of the line "key: N" or
+ * "key N" (/proc/meminfo, memory.stat); false when there is none ("max"). */
+static bool number_in(const char *text, const char *key, uint64_t *out)
 {
-    char *name = g_strconcat(root, path, NULL), *text = NULL;
-    bool ok = g_file_get_contents(name, &text, NULL, NULL);
-    g_free(name);
     const char *p = text;
     size_t k = key ? strlen(key) : 0;
+    bool ok = text != NULL;
     while (ok && key && !(strncmp(p, key, k) == 0 && (p[k] == ':' || p[k] == ' '))) {
         p = strchr(p, '\n');
         ok = p != NULL;
@@ -77,6 +74,24 @@ static bool read_number(const char *root, const char *path, const char *key, uin
         *out = g_ascii_strtoull(p, &end, 10);
         ok = end != p;
     }
+    return ok;
+}
+
+/* The contents of file root/path, NULL when it cannot be read. */
+static char *read_text(const char *root, const char *path)
+{
+    char *name = g_strconcat(root, path, NULL), *text = NULL;
+    if (!g_file_get_contents(name, &text, NULL, NULL))
+        text = NULL;
+    g_free(name);
+    return text;
+}
+
+/* number_in of file root/path. */
+static bool read_number(const char *root, const char *path, const char *key, uint64_t *out)
+{
+    char *text = read_text(root, path);
+    bool ok = number_in(text, key, out);
     g_free(text);
     return ok;
 }
@@ -125,13 +140,31 @@ static void cgroup_level(bound *b, const char *root, const char *dir, bool v1)
     }
 }
 
-/* Every level of the process's memory cgroups, from its own up. */
-static void cgroups(bound *b, const char *root)
+/* A memory cgroup directory above the process (under root). */
+typedef struct {
+    char *dir;
+    bool v1;
+} level;
+
+/* Adds dir to levels when it is a memory cgroup (it has a usage file). */
+static void add_level(GArray *levels, const char *root, char *dir, bool v1)
 {
-    char *name = g_strconcat(root, "/proc/self/cgroup", NULL), *text = NULL;
-    bool ok = g_file_get_contents(name, &text, NULL, NULL);
-    g_free(name);
-    char **lines = ok ? g_strsplit(text, "\n", -1) : NULL;
+    char *f = g_strconcat(root, dir, v1 ? "/memory.usage_in_bytes" : "/memory.current", NULL);
+    level l = {dir, v1};
+    if (g_file_test(f, G_FILE_TEST_IS_REGULAR))
+        g_array_append_val(levels, l);
+    else
+        g_free(dir);
+    g_free(f);
+}
+
+/* Every level of the process's memory cgroups, from its own up, as
+ * root/proc/self/cgroup gives them. */
+static GArray *find_levels(const char *root)
+{
+    GArray *levels = g_array_new(FALSE, FALSE, sizeof(level));
+    char *text = read_text(root, "/proc/self/cgroup");
+    char **lines = text ? g_strsplit(text, "\n", -1) : NULL;
     for (char **l = lines; l && *l; l++) {
         char **f = g_strsplit(*l, ":", 3);
         if (g_strv_length(f) == 3 && f[2][0] == '/') {
@@ -144,19 +177,15 @@ static void cgroups(bound *b, const char *root)
             for (unsigned k = 0; (v1 || v2) && k < 2 && bases[k]; k++) {
                 char *path = g_strdup(f[2]);
                 for (;;) {
-                    char *dir = g_strconcat(bases[k], strcmp(path, "/") ? path : "", NULL);
-                    cgroup_level(b, root, dir, v1);
-                    g_free(dir);
+                    add_level(levels, root, g_strconcat(bases[k], strcmp(path, "/") ? path : "",
+                                                        NULL), v1);
                     char *slash = strrchr(path, '/');
                     if (!slash || slash == path)
                         break;
                     *slash = '\0';
                 }
-                if (strcmp(f[2], "/") != 0) { /* the root itself */
-                    char *dir = g_strdup(bases[k]);
-                    cgroup_level(b, root, dir, v1);
-                    g_free(dir);
-                }
+                if (strcmp(f[2], "/") != 0) /* the root itself */
+                    add_level(levels, root, g_strdup(bases[k]), v1);
                 g_free(path);
             }
         }
@@ -164,6 +193,35 @@ static void cgroups(bound *b, const char *root)
     }
     g_strfreev(lines);
     g_free(text);
+    return levels;
+}
+
+/* The memory cgroup levels of root, found once per process and root: a
+ * process does not move between cgroups in practice, and the limits and
+ * usage, which do change, are read again each time (cgroup_level). */
+static GArray *levels_of(const char *root)
+{
+    static GMutex levels_lock;
+    static GHashTable *known; /* root -> GArray of level, never freed */
+    g_mutex_lock(&levels_lock);
+    if (!known)
+        known = g_hash_table_new(g_str_hash, g_str_equal);
+    GArray *levels = g_hash_table_lookup(known, root);
+    if (!levels) {
+        levels = find_levels(root);
+        g_hash_table_insert(known, g_strdup(root), levels);
+    }
+    g_mutex_unlock(&levels_lock);
+    return levels;
+}
+
+static void cgroups(bound *b, const char *root)
+{
+    GArray *levels = levels_of(root);
+    for (guint i = 0; i < levels->len; i++) {
+        const level *l = &g_array_index(levels, level, i);
+        cgroup_level(b, root, l->dir, l->v1);
+    }
 }
 
 /* Both figures; the test variable makes the total unknown. */
@@ -176,10 +234,12 @@ static bound memory(const char *root)
         b.avail = g_ascii_strtoull(fake, NULL, 10);
         b.why = g_strdup("HEAPFS_TEST_MEM_AVAILABLE");
     } else {
-        if (read_number(root, "/proc/meminfo", "MemAvailable", &kb))
+        char *meminfo = read_text(root, "/proc/meminfo");
+        if (number_in(meminfo, "MemAvailable", &kb))
             lower(&b, kb * 1024, g_strdup("MemAvailable"));
-        if (read_number(root, "/proc/meminfo", "MemTotal", &kb))
+        if (number_in(meminfo, "MemTotal", &kb))
             b.total = kb * 1024;
+        g_free(meminfo);
         cgroups(&b, root);
     }
     if (!b.why)
@@ -202,6 +262,14 @@ uint64_t hf_mem_total(const char *root)
     bound b = memory(root);
     g_free(b.why);
     return b.total;
+}
+
+unsigned hf_work_cpus(void)
+{
+    static gsize cpus; /* the count + 1, 0 before the first look */
+    if (g_once_init_enter(&cpus))
+        g_once_init_leave(&cpus, (gsize)MAX(g_get_num_processors(), 1) + 1);
+    return (unsigned)(cpus - 1);
 }
 
 /* The process's anonymous memory (RssAnon), 0 when unknown. */

@@ -64,6 +64,12 @@ uint64_t hf_mem_available(const char *root, char **why);
  * UINT64_MAX when unknown or $HEAPFS_TEST_MEM_AVAILABLE is set. */
 uint64_t hf_mem_total(const char *root);
 
+/* The processors this process may run on (g_get_num_processors: the
+ * online ones, within its affinity), looked up once per process: the
+ * computations that split their work ask it often (each graph build), and
+ * each lookup reads /sys. */
+unsigned hf_work_cpus(void);
+
 typedef struct hf_work hf_work;
 
 /* Opens the calling thread's hf_work: arrays go to files in dir (made

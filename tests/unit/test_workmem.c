@@ -74,9 +74,57 @@ static void test_cgroup_v2(void **state)
     g_free(why);
     /* what auto keeps anonymous memory within a third of: the least limit */
     assert_int_equal(hf_mem_total(root), 536870912ull);
+    rm_root(root);
+    root = fake_root();
     put(root, "/proc/self/cgroup", "0::/\n");
     assert_int_equal(hf_mem_total(root), 24000000ull * 1024);
     rm_root(root);
+}
+
+/* The cgroups above the process are found once (/proc/self/cgroup and
+ * which directories are memory cgroups); what they hold and their limits
+ * are read every time. */
+static void test_cgroup_levels_once(void **state)
+{
+    char *root = fake_root(), *why = NULL;
+    put(root, "/proc/self/cgroup", "0::/box\n");
+    put(root, "/sys/fs/cgroup/box/memory.max", "1073741824\n");
+    put(root, "/sys/fs/cgroup/box/memory.current", "100000000\n");
+    assert_int_equal(hf_mem_available(root, NULL), 1073741824ull - 100000000);
+    char *self = g_strconcat(root, "/proc/self/cgroup", NULL);
+    assert_int_equal(g_unlink(self), 0); /* not read again */
+    g_free(self);
+    put(root, "/sys/fs/cgroup/box/memory.current", "300000000\n"); /* read again */
+    assert_int_equal(hf_mem_available(root, &why), 1073741824ull - 300000000);
+    assert_string_equal(why, "cgroup /box/memory.max");
+    g_free(why);
+    rm_root(root);
+}
+
+/* The read system calls of the process so far (/proc/self/io's syscr,
+ * which reading it adds one to), 0 when unknown. */
+static uint64_t read_calls(void)
+{
+    char *text = NULL;
+    uint64_t n = 0;
+    if (g_file_get_contents("/proc/self/io", &text, NULL, NULL) && strstr(text, "syscr: "))
+        n = g_ascii_strtoull(strstr(text, "syscr: ") + 7, NULL, 10);
+    g_free(text);
+    return n;
+}
+
+/* The processor count is looked up once (each lookup of glib's reads
+ * /sys/devices/system/cpu/online): a thousand questions read nothing. */
+static void test_cpus_once(void **state)
+{
+    unsigned first = hf_work_cpus();
+    assert_int_equal(first, MAX(g_get_num_processors(), 1));
+    uint64_t before = read_calls();
+    if (!before)
+        skip(); /* no /proc/self/io */
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(hf_work_cpus(), first);
+    assert_in_range(read_calls() - before, 1, 10);
 }
 
 static void test_cgroup_v1(void **state)
@@ -166,6 +214,8 @@ int main(void)
         cmocka_unit_test(test_meminfo_alone),
         cmocka_unit_test(test_cgroup_v2),
         cmocka_unit_test(test_cgroup_v1),
+        cmocka_unit_test(test_cgroup_levels_once),
+        cmocka_unit_test(test_cpus_once),
         cmocka_unit_test(test_fake_for_tests),
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_no_work),
