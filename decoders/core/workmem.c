@@ -11,7 +11,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-/* What a phase cost the process (all its threads). */
+/* What a slice of the computation cost the process (all its threads). */
 typedef struct {
     double cpu;      /* user + system seconds */
     long major;      /* major page faults */
@@ -28,21 +28,33 @@ struct hf_work {
     uint64_t ram_peak, file_peak, both_peak;
     unsigned failures;           /* allocations that failed, RAM or file */
     struct rusage start;         /* the process's page faults at the start */
-    GString *phases;             /* "name secs major, ..." of the phases ended */
-    const char *phase;           /* the phase running, NULL before the first */
-    double phase_t0;             /* its start (monotonic seconds) */
-    counters phase_at;           /* the process's counters at its start */
+    GString *phases;             /* "name secs cpu major read, ..." of the slices ended */
+    /* Phases are told by slices of time: a slice ends whenever a thread
+     * of the computation starts a phase or leaves, and is named by what
+     * they all run in it ("bfs+transpose"), so the process-wide counters
+     * of a slice are its threads' together, and the slices' times add up
+     * to the computation's. */
+    const char *running[HF_WORK_THREADS]; /* per thread: its phase; [0] the owner's */
+    unsigned joined;             /* bit i: slot i has a helper (hf_work_join) */
+    double slice_t0;             /* the slice's start (monotonic seconds) */
+    counters slice_at;           /* the process's counters at its start */
+    int io_fd;                   /* /proc/self/io, -1 */
 };
 
 typedef struct {
     size_t len;
     bool file;
     hf_work *owner; /* NULL once its hf_work has ended */
+    bool *freed;    /* hf_work_watch_free's, set when it is freed; NULL */
 } block;
 
+/* lock guards blocks and every hf_work's figures (ram, file, peaks,
+ * failures, phases), which its threads share */
 static GMutex lock;
+static GCond freeing;      /* a watched array was freed */
 static GHashTable *blocks; /* void * -> block *, under lock */
 static _Thread_local hf_work *current;
+static _Thread_local unsigned my_slot; /* the calling thread's in current->running */
 
 const char *hf_work_opt_name(const hf_work_opt *o, char *buf, size_t len)
 {
@@ -279,7 +291,7 @@ static uint64_t rss_anon(void)
     return read_number("", "/proc/self/status", "RssAnon", &kb) ? kb * 1024 : 0;
 }
 
-/* ---- the arrays ---- */
+/* ---- the computation and its phases ---- */
 
 hf_work *hf_work_begin(const hf_work_opt *o, const char *dir)
 {
@@ -311,37 +323,71 @@ hf_work *hf_work_begin(const hf_work_opt *o, const char *dir)
         break;
     }
     w->phases = g_string_new(NULL);
+    /* kept open: a phase reads it at each end, and opening costs more
+     * than reading on a computation of many small phases */
+    w->io_fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
     current = w;
+    my_slot = 0;
     return w;
 }
 
-static counters counters_now(void)
+static counters counters_now(const hf_work *w)
 {
     struct rusage r;
     getrusage(RUSAGE_SELF, &r);
     counters c = {r.ru_utime.tv_sec + r.ru_stime.tv_sec +
                       (r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e6,
                   r.ru_majflt, 0};
-    if (!read_number("", "/proc/self/io", "read_bytes", &c.read))
+    char buf[512];
+    ssize_t got = w->io_fd >= 0 ? pread(w->io_fd, buf, sizeof buf - 1, 0) : -1;
+    if (got > 0)
+        buf[got] = '\0';
+    if (got <= 0 || !number_in(buf, "read_bytes", &c.read))
         c.read = 0;
     return c;
 }
 
-/* Ends w's running phase, noting what it cost. */
-static void phase_close(hf_work *w)
+/* Below this a slice of several threads is not listed: mostly they mark
+ * threads meeting (a helper joining, or starting its first phase a little
+ * after the owner started its own). */
+#define SLICE_MIN_SECS 0.05
+
+/* Ends w's running slice, noting what it cost; under lock. */
+static void slice_close(hf_work *w)
 {
-    if (!w->phase)
-        return;
-    double secs = g_get_monotonic_time() / 1e6 - w->phase_t0;
-    counters now = counters_now(), *at = &w->phase_at;
-    double read = (double)(now.read - MIN(now.read, at->read)) / (1 << 30);
-    g_string_append_printf(w->phases, "%s%s %.1f %.1f %ld %.2f", w->phases->len ? ", " : "",
-                           w->phase, secs, now.cpu - at->cpu, now.major - at->major, read);
-    /* G_MESSAGES_DEBUG=all shows them as they end (a long run) */
-    g_debug("working arrays: %s took %.1f s, %.1f s CPU, %ld major faults, %.2f GiB read "
-            "(%.2f GiB in RAM, %.2f in files)", w->phase, secs, now.cpu - at->cpu,
-            now.major - at->major, read, (double)w->ram / (1 << 30), (double)w->file / (1 << 30));
-    w->phase = NULL;
+    GString *name = g_string_new(NULL);
+    for (unsigned i = 0; i < HF_WORK_THREADS; i++)
+        if (w->running[i])
+            g_string_append_printf(name, "%s%s", name->len ? "+" : "", w->running[i]);
+    double secs = g_get_monotonic_time() / 1e6 - w->slice_t0;
+    bool several = strchr(name->str, '+') != NULL || w->joined;
+    if (name->len && !(several && secs < SLICE_MIN_SECS)) {
+        counters now = counters_now(w), *at = &w->slice_at;
+        double read = (double)(now.read - MIN(now.read, at->read)) / (1 << 30);
+        g_string_append_printf(w->phases, "%s%s %.1f %.1f %ld %.2f", w->phases->len ? ", " : "",
+                               name->str, secs, now.cpu - at->cpu, now.major - at->major, read);
+        /* G_MESSAGES_DEBUG=all shows them as they end (a long run) */
+        g_debug("working arrays: %s took %.1f s, %.1f s CPU, %ld major faults, %.2f GiB read "
+                "(%.2f GiB in RAM, %.2f in files)", name->str, secs, now.cpu - at->cpu,
+                now.major - at->major, read, (double)w->ram / (1 << 30),
+                (double)w->file / (1 << 30));
+    }
+    g_string_free(name, TRUE);
+}
+
+/* Starts a slice of w now; under lock. */
+static void slice_open(hf_work *w)
+{
+    w->slice_t0 = g_get_monotonic_time() / 1e6;
+    w->slice_at = counters_now(w);
+}
+
+/* The calling thread's phase becomes name (NULL: none); under lock. */
+static void set_phase(hf_work *w, const char *name)
+{
+    slice_close(w);
+    w->running[my_slot] = name;
+    slice_open(w);
 }
 
 void hf_work_phase(const char *name)
@@ -349,10 +395,40 @@ void hf_work_phase(const char *name)
     hf_work *w = current;
     if (!w)
         return;
-    phase_close(w);
-    w->phase = name;
-    w->phase_t0 = g_get_monotonic_time() / 1e6;
-    w->phase_at = counters_now();
+    g_mutex_lock(&lock);
+    set_phase(w, name);
+    g_mutex_unlock(&lock);
+}
+
+hf_work *hf_work_current(void)
+{
+    return current;
+}
+
+void hf_work_join(hf_work *w)
+{
+    g_assert(!current);
+    g_mutex_lock(&lock);
+    unsigned i = 1;
+    while (i < HF_WORK_THREADS && (w->running[i] || (w->joined >> i & 1)))
+        i++;
+    g_assert(i < HF_WORK_THREADS);
+    w->joined |= 1u << i;
+    g_mutex_unlock(&lock);
+    current = w;
+    my_slot = i;
+}
+
+void hf_work_leave(void)
+{
+    hf_work *w = current;
+    g_assert(w && my_slot > 0);
+    g_mutex_lock(&lock);
+    set_phase(w, NULL);
+    w->joined &= ~(1u << my_slot);
+    g_mutex_unlock(&lock);
+    current = NULL;
+    my_slot = 0;
 }
 
 static double gib(uint64_t bytes)
@@ -362,15 +438,18 @@ static double gib(uint64_t bytes)
 
 unsigned hf_work_failures(const hf_work *w)
 {
-    return w->failures;
+    g_mutex_lock(&lock);
+    unsigned f = w->failures;
+    g_mutex_unlock(&lock);
+    return f;
 }
 
 void hf_work_end(hf_work *w, GString *out)
 {
-    g_assert(current == w);
-    phase_close(w);
-    current = NULL;
+    g_assert(current == w && my_slot == 0);
     g_mutex_lock(&lock);
+    g_assert(!w->joined); /* its helpers have left */
+    set_phase(w, NULL);
     GHashTableIter it;
     gpointer key, value;
     if (blocks) {
@@ -380,6 +459,7 @@ void hf_work_end(hf_work *w, GString *out)
                 ((block *)value)->owner = NULL;
     }
     g_mutex_unlock(&lock);
+    current = NULL;
     if (out) {
         char name[32];
         g_string_append_printf(out, "working arrays %s (peak %.2f GiB in RAM",
@@ -405,11 +485,15 @@ void hf_work_end(hf_work *w, GString *out)
                                    "read): %s", w->phases->str);
         g_string_append_c(out, ')');
     }
+    if (w->io_fd >= 0)
+        close(w->io_fd);
     g_string_free(w->phases, TRUE);
     g_free(w->why);
     g_free(w->dir);
     g_free(w);
 }
+
+/* ---- the arrays ---- */
 
 /* A nameless file of len bytes in dir, mapped; NULL when it cannot be. */
 static void *map_file(const char *dir, size_t len)
@@ -433,6 +517,7 @@ static void *map_file(const char *dir, size_t len)
     return p == MAP_FAILED ? NULL : p;
 }
 
+/* Adds (or takes back) an array of len bytes to w's figures; under lock. */
 static void note(hf_work *w, uint64_t len, bool file, bool add)
 {
     uint64_t *now = file ? &w->file : &w->ram;
@@ -442,7 +527,7 @@ static void note(hf_work *w, uint64_t len, bool file, bool add)
     w->both_peak = MAX(w->both_peak, w->ram + w->file);
 }
 
-/* Whether w puts an array of len bytes in a file. */
+/* Whether w puts an array of len bytes in a file; under lock. */
 static bool to_file(const hf_work *w, size_t len)
 {
     return w->budget < len || w->ram > w->budget - len;
@@ -451,7 +536,23 @@ static bool to_file(const hf_work *w, size_t len)
 bool hf_work_in_ram(size_t bytes)
 {
     hf_work *w = current;
-    return !w || !to_file(w, bytes ? bytes : 1);
+    if (!w)
+        return true;
+    g_mutex_lock(&lock);
+    bool ram = !to_file(w, bytes ? bytes : 1);
+    g_mutex_unlock(&lock);
+    return ram;
+}
+
+uint64_t hf_work_in_files(void)
+{
+    hf_work *w = current;
+    if (!w)
+        return 0;
+    g_mutex_lock(&lock);
+    uint64_t file = w->file;
+    g_mutex_unlock(&lock);
+    return file;
 }
 
 static void *work_alloc(size_t bytes, bool in_order)
@@ -460,19 +561,26 @@ static void *work_alloc(size_t bytes, bool in_order)
     size_t len = bytes ? bytes : 1;
     if (!w)
         return g_try_malloc(len);
-    bool file = to_file(w, len) || (in_order && w->file > 0);
-    void *p = file ? map_file(w->dir, len) : g_try_malloc(len);
-    if (!p) {
-        w->failures++;
-        return NULL;
-    }
-    block *b = g_new(block, 1);
-    *b = (block){len, file, w};
+    /* decided and counted at once, so that threads allocating together
+     * do not both take the RAM left; taken back when it fails */
     g_mutex_lock(&lock);
-    if (!blocks)
-        blocks = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-    g_hash_table_insert(blocks, p, b);
-    note(w, len, file, true);
+    bool file = to_file(w, len) || (in_order && w->file > 0);
+    uint64_t *held = file ? &w->file : &w->ram;
+    *held += len;
+    g_mutex_unlock(&lock);
+    void *p = file ? map_file(w->dir, len) : g_try_malloc(len);
+    block *b = p ? g_new(block, 1) : NULL;
+    g_mutex_lock(&lock);
+    *held -= len;
+    if (p) {
+        *b = (block){len, file, w, NULL};
+        if (!blocks)
+            blocks = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+        g_hash_table_insert(blocks, p, b);
+        note(w, len, file, true);
+    } else {
+        w->failures++;
+    }
     g_mutex_unlock(&lock);
     return p;
 }
@@ -510,6 +618,10 @@ void hf_work_free(void *p)
     bool file = b && b->file;
     if (b && b->owner)
         note(b->owner, len, file, false);
+    if (b && b->freed) {
+        *b->freed = true;
+        g_cond_broadcast(&freeing);
+    }
     if (b)
         g_hash_table_remove(blocks, p);
     g_mutex_unlock(&lock);
@@ -517,6 +629,24 @@ void hf_work_free(void *p)
         munmap(p, len);
     else
         g_free(p);
+}
+
+void hf_work_watch_free(void *p, bool *freed)
+{
+    g_mutex_lock(&lock);
+    block *b = p && blocks ? g_hash_table_lookup(blocks, p) : NULL;
+    *freed = !b;
+    if (b)
+        b->freed = freed;
+    g_mutex_unlock(&lock);
+}
+
+void hf_work_await_free(const bool *freed)
+{
+    g_mutex_lock(&lock);
+    while (!*freed)
+        g_cond_wait(&freeing, &lock);
+    g_mutex_unlock(&lock);
 }
 
 /* madvise(p, its length, advice) when p is an array in a file. */

@@ -164,6 +164,7 @@ static void test_budget(void **state)
     uint64_t *file = hf_work_alloc0(8 << 20);
     assert_non_null(ram);
     assert_non_null(file);
+    assert_int_equal(hf_work_in_files(), 8 << 20);
     for (size_t i = 0; i < (1 << 20); i += 4099)
         assert_int_equal(file[i], 0);
     for (size_t i = 0; i < (1 << 20); i++)
@@ -186,11 +187,165 @@ static void test_budget(void **state)
     g_free(dir);
 }
 
+/* A helper thread of the computation (hf_work_join). */
+typedef struct {
+    hf_work *w;
+    GMutex m;
+    GCond c;
+    int step; /* 1: owner allocated, 2: helper allocated, 3: helper may leave */
+    void *got[2];
+} helper_ctx;
+
+static void wait_step(helper_ctx *h, int step)
+{
+    g_mutex_lock(&h->m);
+    while (h->step < step)
+        g_cond_wait(&h->c, &h->m);
+    g_mutex_unlock(&h->m);
+}
+
+static void set_step(helper_ctx *h, int step)
+{
+    g_mutex_lock(&h->m);
+    h->step = step;
+    g_cond_broadcast(&h->c);
+    g_mutex_unlock(&h->m);
+}
+
+static gpointer helper(gpointer ud)
+{
+    helper_ctx *h = ud;
+    assert_null(hf_work_current());
+    hf_work_join(h->w);
+    assert_ptr_equal(hf_work_current(), h->w);
+    wait_step(h, 1);
+    hf_work_phase("beside");
+    h->got[0] = hf_work_alloc(600 << 10); /* RAM: 900 KiB of 1 MiB */
+    set_step(h, 2);
+    wait_step(h, 3);
+    h->got[1] = hf_work_alloc(600 << 10); /* past the budget: a file in its directory */
+    g_usleep(60000);
+    hf_work_leave();
+    assert_null(hf_work_current());
+    return NULL;
+}
+
+/* A helper's arrays are placed by the owner's budget and directory and
+ * counted in its peak; its phases are listed with the owner's, the
+ * slices they share named by both. */
+static void test_helper(void **state)
+{
+    char *dir = g_dir_make_tmp("test_workmem.XXXXXX", NULL);
+    helper_ctx h = {hf_work_begin(&(hf_work_opt){HF_WORK_LIMIT, 1 << 20}, dir)};
+    g_mutex_init(&h.m);
+    g_cond_init(&h.c);
+    GThread *t = g_thread_new("helper", helper, &h);
+    hf_work_phase("alone");
+    void *mine = hf_work_alloc(300 << 10);
+    g_usleep(60000);
+    hf_work_phase("main");
+    set_step(&h, 1);
+    wait_step(&h, 2);
+    assert_false(hf_work_in_ram(300 << 10)); /* the helper's 600 KiB count */
+    assert_true(hf_work_in_ram(100 << 10));
+    g_usleep(60000);
+    hf_work_phase("after");
+    set_step(&h, 3);
+    g_thread_join(t);
+    g_usleep(60000);
+    GString *said = g_string_new(NULL);
+    hf_work_end(h.w, said);
+    print_message("%s\n", said->str);
+    char *where = g_strdup_printf("in RAM and files (peak 0.00 GiB in RAM, 0.00 GiB in files in %s,",
+                                  dir);
+    assert_non_null(strstr(said->str, where));
+    g_free(where);
+    assert_non_null(strstr(said->str, "phases (seconds, CPU seconds, major faults, GiB read): "
+                                      "alone "));
+    assert_non_null(strstr(said->str, ", main+beside "));
+    assert_non_null(strstr(said->str, ", after+beside "));
+    assert_non_null(strstr(said->str, ", after "));
+    assert_null(strstr(said->str, ", main 0.0")); /* no slice of a thread meeting */
+    hf_work_free(mine);
+    hf_work_free(h.got[0]);
+    hf_work_free(h.got[1]);
+    g_string_free(said, TRUE);
+    g_mutex_clear(&h.m);
+    g_cond_clear(&h.c);
+    assert_int_equal(g_rmdir(dir), 0);
+    g_free(dir);
+}
+
+static gpointer race(gpointer ud)
+{
+    hf_work_join(ud);
+    for (int i = 0; i < 100; i++) {
+        char *p = hf_work_alloc(8 << 20);
+        assert_non_null(p);
+        p[0] = 1;
+        hf_work_free(p);
+    }
+    hf_work_leave();
+    return NULL;
+}
+
+/* Threads allocating at once never take the same RAM twice: with room
+ * for one array in the budget, the peak in RAM is one array (8 MiB, 0.01
+ * GiB; two would be 0.02). */
+static void test_helpers_race(void **state)
+{
+    char *dir = g_dir_make_tmp("test_workmem.XXXXXX", NULL);
+    hf_work *w = hf_work_begin(&(hf_work_opt){HF_WORK_LIMIT, 12 << 20}, dir);
+    GThread *t[3];
+    for (int i = 0; i < 3; i++)
+        t[i] = g_thread_new("racer", race, w);
+    for (int i = 0; i < 3; i++)
+        g_thread_join(t[i]);
+    GString *said = g_string_new(NULL);
+    hf_work_end(w, said);
+    assert_non_null(strstr(said->str, "(peak 0.01 GiB in RAM"));
+    g_string_free(said, TRUE);
+    assert_int_equal(g_rmdir(dir), 0);
+    g_free(dir);
+}
+
+static gpointer await_it(gpointer ud)
+{
+    hf_work_await_free(ud);
+    return GINT_TO_POINTER(1);
+}
+
+/* A helper waiting for an array to be given back wakes when it is (by
+ * whichever thread), and at once for what is no array of workmem's. */
+static void test_await_free(void **state)
+{
+    char *dir = g_dir_make_tmp("test_workmem.XXXXXX", NULL);
+    hf_work *w = hf_work_begin(&(hf_work_opt){HF_WORK_RAM, 0}, dir);
+    void *p = hf_work_alloc(4096);
+    bool freed = true;
+    hf_work_watch_free(p, &freed);
+    assert_false(freed);
+    GThread *t = g_thread_new("waiter", await_it, &freed);
+    g_usleep(20000);
+    assert_false(freed);
+    hf_work_free(p);
+    assert_true(freed);
+    assert_ptr_equal(g_thread_join(t), GINT_TO_POINTER(1));
+    bool none = false;
+    hf_work_watch_free(&none, &none); /* not an array of hf_work_alloc's */
+    assert_true(none);
+    hf_work_await_free(&none);
+    hf_work_end(w, NULL);
+    assert_int_equal(g_rmdir(dir), 0);
+    g_free(dir);
+}
+
 /* Without an hf_work: plain RAM; hf_work_free takes g_malloc's too. */
 static void test_no_work(void **state)
 {
     void *p = hf_work_alloc(100);
     assert_non_null(p);
+    assert_int_equal(hf_work_in_files(), 0);
     hf_work_free(p);
     hf_work_free(g_malloc(10));
     hf_work_free(NULL);
@@ -218,6 +373,9 @@ int main(void)
         cmocka_unit_test(test_cpus_once),
         cmocka_unit_test(test_fake_for_tests),
         cmocka_unit_test(test_budget),
+        cmocka_unit_test(test_helper),
+        cmocka_unit_test(test_helpers_race),
+        cmocka_unit_test(test_await_free),
         cmocka_unit_test(test_no_work),
         cmocka_unit_test(test_no_place),
     };
