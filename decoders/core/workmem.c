@@ -38,6 +38,7 @@ struct hf_work {
     unsigned joined;             /* bit i: slot i has a helper (hf_work_join) */
     double slice_t0;             /* the slice's start (monotonic seconds) */
     counters slice_at;           /* the process's counters at its start */
+    unsigned helper_phases;      /* phases started on helper threads */
     int io_fd;                   /* /proc/self/io, -1 */
 };
 
@@ -387,6 +388,7 @@ static void set_phase(hf_work *w, const char *name)
 {
     slice_close(w);
     w->running[my_slot] = name;
+    w->helper_phases += my_slot > 0 && name;
     slice_open(w);
 }
 
@@ -480,6 +482,8 @@ void hf_work_end(hf_work *w, GString *out)
         g_string_append_printf(out, "; page faults of the daemon meanwhile: %ld major, %ld minor",
                                now.ru_majflt - w->start.ru_majflt,
                                now.ru_minflt - w->start.ru_minflt);
+        if (w->helper_phases)
+            g_string_append_printf(out, "; %u phases on helper threads", w->helper_phases);
         if (w->phases->len)
             g_string_append_printf(out, "; phases (seconds, CPU seconds, major faults, GiB "
                                    "read): %s", w->phases->str);

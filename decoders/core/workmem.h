@@ -102,7 +102,8 @@ void hf_work_end(hf_work *w, GString *out);
  * logs each as it ends.  While helpers run, the list is of slices of
  * time named by the phases of all the threads in them, owner first
  * ("bfs+transpose 0.6 1.1 0 0.00": the figures are the process's, so
- * both threads' together; the slices' seconds add up).  NULL ends the
+ * both threads' together; the slices' seconds add up), and hf_work_end
+ * says how many phases ran on helpers ("2 phases on helper threads").  NULL ends the
  * thread's phase without starting another.  Nothing without an hf_work. */
 void hf_work_phase(const char *name);
 /* The calling thread's hf_work (its own or the one it joined), NULL. */

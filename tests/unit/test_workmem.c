@@ -266,6 +266,7 @@ static void test_helper(void **state)
     assert_non_null(strstr(said->str, ", after+beside "));
     assert_non_null(strstr(said->str, ", after "));
     assert_null(strstr(said->str, ", main 0.0")); /* no slice of a thread meeting */
+    assert_non_null(strstr(said->str, "; 1 phases on helper threads; phases ("));
     hf_work_free(mine);
     hf_work_free(h.got[0]);
     hf_work_free(h.got[1]);
