@@ -129,6 +129,26 @@ void *hf_work_alloc0(size_t bytes);
  * file cost a read each (a pass in order reads ahead). */
 void *hf_work_alloc_seq(size_t bytes);
 void hf_work_free(void *p);
+/* Whether a computation over `items` (objects) runs two phases that add
+ * `more` bytes of arrays side by side on two threads: with two processors
+ * or more, for a million items or more (a thread costs more than it saves
+ * below, and the tests mount hundreds of small dumps), when every array of
+ * the calling thread's computation is in RAM and those bytes would be
+ * too.  Not when arrays are in files: two phases reading at random at once
+ * share a page cache that one alone fills already, each evicting the
+ * other's pages, and a file's page fault costs a read (a second thread
+ * waiting on the disk does not make the first one faster).
+ * $HEAPFS_RETAINED_THREADS, 1 or 2, decides instead (the tests' way to run
+ * the threads on small dumps, and in files). */
+bool hf_work_beside_pays(uint64_t items, uint64_t more);
+/* fn(arg), a phase beside the caller's: on a thread of its own that joins
+ * the calling thread's hf_work (when `thread` and one can be had), else on
+ * the caller's thread when it asks for the result.  hf_work_beside_end
+ * waits for it and returns fn's result (without a thread: runs it then,
+ * unless no longer `wanted`: false), and frees b. */
+typedef struct hf_beside hf_beside;
+hf_beside *hf_work_beside_start(bool thread, bool (*fn)(void *arg), void *arg);
+bool hf_work_beside_end(hf_beside *b, bool wanted);
 /* For a helper that must wait until array p is given back (so that its
  * own arrays do not raise the peak): *freed is set true, under workmem's
  * lock, when p is freed (at once when p is not hf_work_alloc's), and

@@ -425,76 +425,10 @@ static uint64_t *shallow_sizes(hf_heap *h, const hf_hsnap *sn)
     return size;
 }
 
-/* ---- phases beside each other ----
- *
- * After the references are read, some phases need nothing from each
- * other: the BFS and the transpose both only read succ; the shallow sizes
- * (a pass over the dump) need nothing from the graph, so they run beside
- * the dominator pass.  With two processors they run on two threads, the
- * second one a helper of the computation's hf_work (workmem.h): its arrays
- * are placed by the same budget and counted in the same peak, its phases
- * listed with the others' ("bfs+transpose").  Results do not depend on it:
- * each phase writes arrays of its own. */
-
-/* Below this many objects the phases run one after the other: a thread
- * costs more than it saves, and the tests mount hundreds of small dumps. */
-#define BESIDE_MIN (1u << 20)
-
-/* Whether two phases that add `more` bytes of arrays run on two threads:
- * with two processors or more, for a big graph, when every array so far is
- * in RAM and those bytes would be too.  Not when arrays are in files: two
- * phases reading at random at once share a page cache that one alone fills
- * already, each evicting the other's pages (and a file's page fault costs
- * a read; a second thread waiting on the disk does not make the first one
- * faster).  HEAPFS_RETAINED_THREADS=1 or 2 decides instead (the tests'
- * way to run the threads on small dumps, and in files). */
-static bool beside_pays(uint32_t n, uint64_t more)
-{
-    const char *force = g_getenv("HEAPFS_RETAINED_THREADS");
-    if (force && *force)
-        return g_ascii_strtoull(force, NULL, 10) >= 2;
-    return hf_work_cpus() >= 2 && n >= BESIDE_MIN && hf_work_in_files() == 0 &&
-           hf_work_in_ram(more);
-}
-
-/* A phase run beside the caller's: fn(arg) on a thread of its own, or,
- * without one, on the caller's thread when it asks for the result. */
-typedef struct {
-    bool (*fn)(void *arg);
-    void *arg;
-    hf_work *w;  /* the computation's, joined by the thread */
-    GThread *t;
-    bool ok;
-} beside;
-
-static gpointer beside_run(gpointer ud)
-{
-    beside *b = ud;
-    if (b->w)
-        hf_work_join(b->w);
-    b->ok = b->fn(b->arg);
-    if (b->w)
-        hf_work_leave();
-    return NULL;
-}
-
-static void beside_start(beside *b, bool thread, bool (*fn)(void *), void *arg)
-{
-    *b = (beside){fn, arg, hf_work_current(), NULL, false};
-    if (thread)
-        b->t = g_thread_try_new("heapfs-retained", beside_run, b, NULL);
-}
-
-/* fn's result, once it has run: now, when it had no thread, unless it is
- * no longer wanted (then false). */
-static bool beside_end(beside *b, bool wanted)
-{
-    if (b->t)
-        g_thread_join(b->t);
-    else
-        b->ok = wanted && b->fn(b->arg);
-    return b->ok;
-}
+/* ---- phases beside each other, on two threads when it pays (workmem.h,
+ * hf_work_beside_pays): the BFS and the transpose both only read succ; the
+ * shallow sizes need nothing of the graph, so they go beside the dominator
+ * pass.  Each writes arrays of its own: the results are the same. ---- */
 
 typedef struct {
     const hf_csr *succ;
@@ -514,9 +448,8 @@ typedef struct {
     uint64_t *size;  /* out */
 } shallow_job;
 
-/* shallow_sizes on the helper alone (the other processor has the
- * dominator pass), once the dominator DFS has freed succ: so the peak, in
- * the DFS, does not hold the sizes too. */
+/* shallow_sizes on the helper alone, once the dominator DFS has freed
+ * succ: the peak, in the DFS, does not hold the sizes too. */
 static bool shallow_run(void *arg)
 {
     shallow_job *j = arg;
@@ -618,22 +551,18 @@ static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
         hf_progress_phase(pr, "dominators");
         g->edges = hf_csr_edges(&succ);
         /* Both before the dominator pass, which frees succ after its DFS
-         * (a lower peak).  The BFS before the transpose when one thread
-         * does both, so that pred is not there to crowd succ out of the
-         * page cache; with two,
-         * side by side (pred and the BFS queue: 4 bytes a reference and 8
-         * an object).  order and idom are asked for only when needed: the
-         * first arrays asked for get the RAM (workmem.h).  Between the
-         * packing of the parents and the semidominators pred is idle: its
-         * pages may go first. */
-        bool two = beside_pays(n, ((uint64_t)g->edges + 2 * (uint64_t)n + 3) * 4);
+         * (a lower peak); on one thread the BFS first, so that pred is not
+         * there to crowd succ out of the page cache.  order and idom are
+         * asked for only when needed: the first arrays asked for get the
+         * RAM (workmem.h).  Between the packing of the parents and the
+         * semidominators pred is idle: its pages may go first. */
+        bool two = hf_work_beside_pays(n, ((uint64_t)g->edges + 2 * (uint64_t)n + 3) * 4);
         transpose_job tj = {&succ, &g->pred};
-        beside tb;
         ok = (order = hf_work_alloc(len)) != NULL;
         if (ok) {
-            beside_start(&tb, two, transpose_run, &tj);
+            hf_beside *tb = hf_work_beside_start(two, transpose_run, &tj);
             ok = hf_graph_bfs(&succ, order);
-            ok = beside_end(&tb, ok) && ok;
+            ok = hf_work_beside_end(tb, ok) && ok;
         }
         ok = ok && hf_parents_pack(order, &g->pred, &g->parent) &&
              (g->idom = hf_work_alloc(len));
@@ -643,17 +572,16 @@ static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
         }
         /* the shallow sizes beside the dominator pass, after its DFS */
         shallow_job sj = {h, sn, false, NULL};
-        beside sb;
-        bool sized = ok && !g->retained && beside_pays(n, sizeof(uint64_t) * ((size_t)n + 1));
-        if (sized) {
+        hf_beside *sb = NULL;
+        if (ok && !g->retained && hf_work_beside_pays(n, sizeof(uint64_t) * ((size_t)n + 1))) {
             dump_advice(h, MADV_SEQUENTIAL);
             hf_work_watch_free(succ.dst, &sj.succ_freed);
-            beside_start(&sb, true, shallow_run, &sj);
+            sb = hf_work_beside_start(true, shallow_run, &sj);
         }
         ok = ok && hf_dom_compute_free_succ(&succ, &g->pred, g->idom, order, &reached);
         hf_csr_free(&succ); /* freed already: what wakes the helper, whatever happened */
-        if (sized) {
-            ok = beside_end(&sb, ok) && ok;
+        if (sb) {
+            ok = hf_work_beside_end(sb, ok) && ok;
             g->retained = sj.size;
             dump_advice(h, MADV_RANDOM);
             dump_advice(h, MADV_COLD);

@@ -341,6 +341,50 @@ static void test_await_free(void **state)
     g_free(dir);
 }
 
+static GThread *ran_on;
+static hf_work *ran_in;
+
+static bool note_thread(void *arg)
+{
+    ran_on = g_thread_self();
+    ran_in = hf_work_current();
+    return arg != NULL;
+}
+
+/* A phase beside the caller's: on a helper in the caller's hf_work, or
+ * on the caller's thread when it asks, or not at all when no longer
+ * wanted; when that pays: a big computation in RAM, unless forced. */
+static void test_beside(void **state)
+{
+    char *dir = g_dir_make_tmp("test_workmem.XXXXXX", NULL);
+    hf_work *w = hf_work_begin(&(hf_work_opt){HF_WORK_RAM, 0}, dir);
+    hf_beside *b = hf_work_beside_start(true, note_thread, w);
+    assert_true(hf_work_beside_end(b, true));
+    assert_ptr_not_equal(ran_on, g_thread_self());
+    assert_ptr_equal(ran_in, w);
+    b = hf_work_beside_start(false, note_thread, NULL);
+    ran_on = NULL;
+    assert_false(hf_work_beside_end(b, true));
+    assert_ptr_equal(ran_on, g_thread_self());
+    b = hf_work_beside_start(false, note_thread, w);
+    ran_on = NULL;
+    assert_false(hf_work_beside_end(b, false));
+    assert_null(ran_on);
+    assert_false(hf_work_beside_pays(1000, 4096)); /* small */
+    assert_int_equal(hf_work_beside_pays(1u << 24, 4096), hf_work_cpus() >= 2);
+    g_setenv("HEAPFS_RETAINED_THREADS", "2", TRUE);
+    assert_true(hf_work_beside_pays(1000, 4096));
+    g_setenv("HEAPFS_RETAINED_THREADS", "1", TRUE);
+    assert_false(hf_work_beside_pays(1u << 24, 4096));
+    g_unsetenv("HEAPFS_RETAINED_THREADS");
+    hf_work_end(w, NULL);
+    w = hf_work_begin(&(hf_work_opt){HF_WORK_FILE, 0}, dir);
+    assert_false(hf_work_beside_pays(1u << 24, 4096)); /* arrays in files */
+    hf_work_end(w, NULL);
+    assert_int_equal(g_rmdir(dir), 0);
+    g_free(dir);
+}
+
 /* Without an hf_work: plain RAM; hf_work_free takes g_malloc's too. */
 static void test_no_work(void **state)
 {
@@ -377,6 +421,7 @@ int main(void)
         cmocka_unit_test(test_helper),
         cmocka_unit_test(test_helpers_race),
         cmocka_unit_test(test_await_free),
+        cmocka_unit_test(test_beside),
         cmocka_unit_test(test_no_work),
         cmocka_unit_test(test_no_place),
     };
