@@ -37,6 +37,7 @@ struct hf_work {
     const char *running[HF_WORK_THREADS]; /* per thread: its phase; [0] the owner's */
     unsigned joined;             /* bit i: slot i has a helper (hf_work_join) */
     double slice_t0;             /* the slice's start (monotonic seconds) */
+    bool slice_by_helper;        /* a helper started it (a phase, or leaving) */
     counters slice_at;           /* the process's counters at its start */
     unsigned helper_phases;      /* phases started on helper threads */
     int io_fd;                   /* /proc/self/io, -1 */
@@ -348,9 +349,10 @@ static counters counters_now(const hf_work *w)
     return c;
 }
 
-/* Below this a slice of several threads is not listed: mostly they mark
- * threads meeting (a helper joining, or starting its first phase a little
- * after the owner started its own). */
+/* Below this a slice of several threads, or one a helper started (by a
+ * phase, or by leaving), is not listed: mostly they mark threads meeting
+ * (a helper starting its first phase a little after the owner started its
+ * own, the owner's phase ending a little after the helper's). */
 #define SLICE_MIN_SECS 0.05
 
 /* Ends w's running slice, noting what it cost; under lock. */
@@ -361,8 +363,8 @@ static void slice_close(hf_work *w)
         if (w->running[i])
             g_string_append_printf(name, "%s%s", name->len ? "+" : "", w->running[i]);
     double secs = g_get_monotonic_time() / 1e6 - w->slice_t0;
-    bool several = strchr(name->str, '+') != NULL || w->joined;
-    if (name->len && !(several && secs < SLICE_MIN_SECS)) {
+    bool meeting = strchr(name->str, '+') != NULL || w->joined || w->slice_by_helper;
+    if (name->len && !(meeting && secs < SLICE_MIN_SECS)) {
         counters now = counters_now(w), *at = &w->slice_at;
         double read = (double)(now.read - MIN(now.read, at->read)) / (1 << 30);
         g_string_append_printf(w->phases, "%s%s %.1f %.1f %ld %.2f", w->phases->len ? ", " : "",
@@ -380,6 +382,7 @@ static void slice_close(hf_work *w)
 static void slice_open(hf_work *w)
 {
     w->slice_t0 = g_get_monotonic_time() / 1e6;
+    w->slice_by_helper = my_slot > 0;
     w->slice_at = counters_now(w);
 }
 

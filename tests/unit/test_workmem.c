@@ -252,6 +252,7 @@ static void test_helper(void **state)
     hf_work_phase("after");
     set_step(&h, 3);
     g_thread_join(t);
+    hf_work_phase("last");
     g_usleep(60000);
     GString *said = g_string_new(NULL);
     hf_work_end(h.w, said);
@@ -264,7 +265,7 @@ static void test_helper(void **state)
                                       "alone "));
     assert_non_null(strstr(said->str, ", main+beside "));
     assert_non_null(strstr(said->str, ", after+beside "));
-    assert_non_null(strstr(said->str, ", after "));
+    assert_non_null(strstr(said->str, ", last "));
     assert_null(strstr(said->str, ", main 0.0")); /* no slice of a thread meeting */
     assert_non_null(strstr(said->str, "; 1 phases on helper threads; phases ("));
     hf_work_free(mine);
