@@ -11,7 +11,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-/* What a phase cost the process (all its threads). */
+/* What a slice of the computation cost the process (all its threads). */
 typedef struct {
     double cpu;      /* user + system seconds */
     long major;      /* major page faults */
@@ -28,21 +28,35 @@ struct hf_work {
     uint64_t ram_peak, file_peak, both_peak;
     unsigned failures;           /* allocations that failed, RAM or file */
     struct rusage start;         /* the process's page faults at the start */
-    GString *phases;             /* "name secs major, ..." of the phases ended */
-    const char *phase;           /* the phase running, NULL before the first */
-    double phase_t0;             /* its start (monotonic seconds) */
-    counters phase_at;           /* the process's counters at its start */
+    GString *phases;             /* "name secs cpu major read, ..." of the slices ended */
+    /* Phases are told by slices of time: a slice ends whenever a thread
+     * of the computation starts a phase or leaves, and is named by what
+     * they all run in it ("bfs+transpose"), so the process-wide counters
+     * of a slice are its threads' together, and the slices' times add up
+     * to the computation's. */
+    const char *running[HF_WORK_THREADS]; /* per thread: its phase; [0] the owner's */
+    unsigned joined;             /* bit i: slot i has a helper (hf_work_join) */
+    double slice_t0;             /* the slice's start (monotonic seconds) */
+    bool slice_by_helper;        /* a helper started it (a phase, or leaving) */
+    counters slice_at;           /* the process's counters at its start */
+    unsigned helper_phases;      /* phases started on helper threads */
+    int io_fd;                   /* /proc/self/io, -1 */
 };
 
 typedef struct {
     size_t len;
     bool file;
     hf_work *owner; /* NULL once its hf_work has ended */
+    bool *freed;    /* hf_work_watch_free's, set when it is freed; NULL */
 } block;
 
+/* lock guards blocks and every hf_work's figures (ram, file, peaks,
+ * failures, phases), which its threads share */
 static GMutex lock;
+static GCond freeing;      /* a watched array was freed */
 static GHashTable *blocks; /* void * -> block *, under lock */
 static _Thread_local hf_work *current;
+static _Thread_local unsigned my_slot; /* the calling thread's in current->running */
 
 const char *hf_work_opt_name(const hf_work_opt *o, char *buf, size_t len)
 {
@@ -56,16 +70,13 @@ const char *hf_work_opt_name(const hf_work_opt *o, char *buf, size_t len)
 
 /* ---- memory available ---- */
 
-/* The number in file root/path: the first one, or the one of the line
- * "key: N" or "key N" (/proc/meminfo, memory.stat); false when there is
- * none ("max"). */
-static bool read_number(const char *root, const char *path, const char *key, uint64_t *out)
+/* The number in text: the first one, or the one of the line "key: N" or
+ * "key N" (/proc/meminfo, memory.stat); false when there is none ("max"). */
+static bool number_in(const char *text, const char *key, uint64_t *out)
 {
-    char *name = g_strconcat(root, path, NULL), *text = NULL;
-    bool ok = g_file_get_contents(name, &text, NULL, NULL);
-    g_free(name);
     const char *p = text;
     size_t k = key ? strlen(key) : 0;
+    bool ok = text != NULL;
     while (ok && key && !(strncmp(p, key, k) == 0 && (p[k] == ':' || p[k] == ' '))) {
         p = strchr(p, '\n');
         ok = p != NULL;
@@ -77,6 +88,24 @@ static bool read_number(const char *root, const char *path, const char *key, uin
         *out = g_ascii_strtoull(p, &end, 10);
         ok = end != p;
     }
+    return ok;
+}
+
+/* The contents of file root/path, NULL when it cannot be read. */
+static char *read_text(const char *root, const char *path)
+{
+    char *name = g_strconcat(root, path, NULL), *text = NULL;
+    if (!g_file_get_contents(name, &text, NULL, NULL))
+        text = NULL;
+    g_free(name);
+    return text;
+}
+
+/* number_in of file root/path. */
+static bool read_number(const char *root, const char *path, const char *key, uint64_t *out)
+{
+    char *text = read_text(root, path);
+    bool ok = number_in(text, key, out);
     g_free(text);
     return ok;
 }
@@ -125,13 +154,31 @@ static void cgroup_level(bound *b, const char *root, const char *dir, bool v1)
     }
 }
 
-/* Every level of the process's memory cgroups, from its own up. */
-static void cgroups(bound *b, const char *root)
+/* A memory cgroup directory above the process (under root). */
+typedef struct {
+    char *dir;
+    bool v1;
+} level;
+
+/* Adds dir to levels when it is a memory cgroup (it has a usage file). */
+static void add_level(GArray *levels, const char *root, char *dir, bool v1)
 {
-    char *name = g_strconcat(root, "/proc/self/cgroup", NULL), *text = NULL;
-    bool ok = g_file_get_contents(name, &text, NULL, NULL);
-    g_free(name);
-    char **lines = ok ? g_strsplit(text, "\n", -1) : NULL;
+    char *f = g_strconcat(root, dir, v1 ? "/memory.usage_in_bytes" : "/memory.current", NULL);
+    level l = {dir, v1};
+    if (g_file_test(f, G_FILE_TEST_IS_REGULAR))
+        g_array_append_val(levels, l);
+    else
+        g_free(dir);
+    g_free(f);
+}
+
+/* Every level of the process's memory cgroups, from its own up, as
+ * root/proc/self/cgroup gives them. */
+static GArray *find_levels(const char *root)
+{
+    GArray *levels = g_array_new(FALSE, FALSE, sizeof(level));
+    char *text = read_text(root, "/proc/self/cgroup");
+    char **lines = text ? g_strsplit(text, "\n", -1) : NULL;
     for (char **l = lines; l && *l; l++) {
         char **f = g_strsplit(*l, ":", 3);
         if (g_strv_length(f) == 3 && f[2][0] == '/') {
@@ -144,19 +191,15 @@ static void cgroups(bound *b, const char *root)
             for (unsigned k = 0; (v1 || v2) && k < 2 && bases[k]; k++) {
                 char *path = g_strdup(f[2]);
                 for (;;) {
-                    char *dir = g_strconcat(bases[k], strcmp(path, "/") ? path : "", NULL);
-                    cgroup_level(b, root, dir, v1);
-                    g_free(dir);
+                    add_level(levels, root, g_strconcat(bases[k], strcmp(path, "/") ? path : "",
+                                                        NULL), v1);
                     char *slash = strrchr(path, '/');
                     if (!slash || slash == path)
                         break;
                     *slash = '\0';
                 }
-                if (strcmp(f[2], "/") != 0) { /* the root itself */
-                    char *dir = g_strdup(bases[k]);
-                    cgroup_level(b, root, dir, v1);
-                    g_free(dir);
-                }
+                if (strcmp(f[2], "/") != 0) /* the root itself */
+                    add_level(levels, root, g_strdup(bases[k]), v1);
                 g_free(path);
             }
         }
@@ -164,6 +207,35 @@ static void cgroups(bound *b, const char *root)
     }
     g_strfreev(lines);
     g_free(text);
+    return levels;
+}
+
+/* The memory cgroup levels of root, found once per process and root: a
+ * process does not move between cgroups in practice, and the limits and
+ * usage, which do change, are read again each time (cgroup_level). */
+static GArray *levels_of(const char *root)
+{
+    static GMutex levels_lock;
+    static GHashTable *known; /* root -> GArray of level, never freed */
+    g_mutex_lock(&levels_lock);
+    if (!known)
+        known = g_hash_table_new(g_str_hash, g_str_equal);
+    GArray *levels = g_hash_table_lookup(known, root);
+    if (!levels) {
+        levels = find_levels(root);
+        g_hash_table_insert(known, g_strdup(root), levels);
+    }
+    g_mutex_unlock(&levels_lock);
+    return levels;
+}
+
+static void cgroups(bound *b, const char *root)
+{
+    GArray *levels = levels_of(root);
+    for (guint i = 0; i < levels->len; i++) {
+        const level *l = &g_array_index(levels, level, i);
+        cgroup_level(b, root, l->dir, l->v1);
+    }
 }
 
 /* Both figures; the test variable makes the total unknown. */
@@ -176,10 +248,12 @@ static bound memory(const char *root)
         b.avail = g_ascii_strtoull(fake, NULL, 10);
         b.why = g_strdup("HEAPFS_TEST_MEM_AVAILABLE");
     } else {
-        if (read_number(root, "/proc/meminfo", "MemAvailable", &kb))
+        char *meminfo = read_text(root, "/proc/meminfo");
+        if (number_in(meminfo, "MemAvailable", &kb))
             lower(&b, kb * 1024, g_strdup("MemAvailable"));
-        if (read_number(root, "/proc/meminfo", "MemTotal", &kb))
+        if (number_in(meminfo, "MemTotal", &kb))
             b.total = kb * 1024;
+        g_free(meminfo);
         cgroups(&b, root);
     }
     if (!b.why)
@@ -204,6 +278,14 @@ uint64_t hf_mem_total(const char *root)
     return b.total;
 }
 
+unsigned hf_work_cpus(void)
+{
+    static gsize cpus; /* the count + 1, 0 before the first look */
+    if (g_once_init_enter(&cpus))
+        g_once_init_leave(&cpus, (gsize)MAX(g_get_num_processors(), 1) + 1);
+    return (unsigned)(cpus - 1);
+}
+
 /* The process's anonymous memory (RssAnon), 0 when unknown. */
 static uint64_t rss_anon(void)
 {
@@ -211,7 +293,7 @@ static uint64_t rss_anon(void)
     return read_number("", "/proc/self/status", "RssAnon", &kb) ? kb * 1024 : 0;
 }
 
-/* ---- the arrays ---- */
+/* ---- the computation and its phases ---- */
 
 hf_work *hf_work_begin(const hf_work_opt *o, const char *dir)
 {
@@ -243,37 +325,74 @@ hf_work *hf_work_begin(const hf_work_opt *o, const char *dir)
         break;
     }
     w->phases = g_string_new(NULL);
+    /* kept open: a phase reads it at each end, and opening costs more
+     * than reading on a computation of many small phases */
+    w->io_fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
     current = w;
+    my_slot = 0;
     return w;
 }
 
-static counters counters_now(void)
+static counters counters_now(const hf_work *w)
 {
     struct rusage r;
     getrusage(RUSAGE_SELF, &r);
     counters c = {r.ru_utime.tv_sec + r.ru_stime.tv_sec +
                       (r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e6,
                   r.ru_majflt, 0};
-    if (!read_number("", "/proc/self/io", "read_bytes", &c.read))
+    char buf[512];
+    ssize_t got = w->io_fd >= 0 ? pread(w->io_fd, buf, sizeof buf - 1, 0) : -1;
+    if (got > 0)
+        buf[got] = '\0';
+    if (got <= 0 || !number_in(buf, "read_bytes", &c.read))
         c.read = 0;
     return c;
 }
 
-/* Ends w's running phase, noting what it cost. */
-static void phase_close(hf_work *w)
+/* Below this a slice of several threads, or one a helper started (by a
+ * phase, or by leaving), is not listed: mostly they mark threads meeting
+ * (a helper starting its first phase a little after the owner started its
+ * own, the owner's phase ending a little after the helper's). */
+#define SLICE_MIN_SECS 0.05
+
+/* Ends w's running slice, noting what it cost; under lock. */
+static void slice_close(hf_work *w)
 {
-    if (!w->phase)
-        return;
-    double secs = g_get_monotonic_time() / 1e6 - w->phase_t0;
-    counters now = counters_now(), *at = &w->phase_at;
-    double read = (double)(now.read - MIN(now.read, at->read)) / (1 << 30);
-    g_string_append_printf(w->phases, "%s%s %.1f %.1f %ld %.2f", w->phases->len ? ", " : "",
-                           w->phase, secs, now.cpu - at->cpu, now.major - at->major, read);
-    /* G_MESSAGES_DEBUG=all shows them as they end (a long run) */
-    g_debug("working arrays: %s took %.1f s, %.1f s CPU, %ld major faults, %.2f GiB read "
-            "(%.2f GiB in RAM, %.2f in files)", w->phase, secs, now.cpu - at->cpu,
-            now.major - at->major, read, (double)w->ram / (1 << 30), (double)w->file / (1 << 30));
-    w->phase = NULL;
+    GString *name = g_string_new(NULL);
+    for (unsigned i = 0; i < HF_WORK_THREADS; i++)
+        if (w->running[i])
+            g_string_append_printf(name, "%s%s", name->len ? "+" : "", w->running[i]);
+    double secs = g_get_monotonic_time() / 1e6 - w->slice_t0;
+    bool meeting = strchr(name->str, '+') != NULL || w->joined || w->slice_by_helper;
+    if (name->len && !(meeting && secs < SLICE_MIN_SECS)) {
+        counters now = counters_now(w), *at = &w->slice_at;
+        double read = (double)(now.read - MIN(now.read, at->read)) / (1 << 30);
+        g_string_append_printf(w->phases, "%s%s %.1f %.1f %ld %.2f", w->phases->len ? ", " : "",
+                               name->str, secs, now.cpu - at->cpu, now.major - at->major, read);
+        /* G_MESSAGES_DEBUG=all shows them as they end (a long run) */
+        g_debug("working arrays: %s took %.1f s, %.1f s CPU, %ld major faults, %.2f GiB read "
+                "(%.2f GiB in RAM, %.2f in files)", name->str, secs, now.cpu - at->cpu,
+                now.major - at->major, read, (double)w->ram / (1 << 30),
+                (double)w->file / (1 << 30));
+    }
+    g_string_free(name, TRUE);
+}
+
+/* Starts a slice of w now; under lock. */
+static void slice_open(hf_work *w)
+{
+    w->slice_t0 = g_get_monotonic_time() / 1e6;
+    w->slice_by_helper = my_slot > 0;
+    w->slice_at = counters_now(w);
+}
+
+/* The calling thread's phase becomes name (NULL: none); under lock. */
+static void set_phase(hf_work *w, const char *name)
+{
+    slice_close(w);
+    w->running[my_slot] = name;
+    w->helper_phases += my_slot > 0 && name;
+    slice_open(w);
 }
 
 void hf_work_phase(const char *name)
@@ -281,10 +400,92 @@ void hf_work_phase(const char *name)
     hf_work *w = current;
     if (!w)
         return;
-    phase_close(w);
-    w->phase = name;
-    w->phase_t0 = g_get_monotonic_time() / 1e6;
-    w->phase_at = counters_now();
+    g_mutex_lock(&lock);
+    set_phase(w, name);
+    g_mutex_unlock(&lock);
+}
+
+hf_work *hf_work_current(void)
+{
+    return current;
+}
+
+void hf_work_join(hf_work *w)
+{
+    g_assert(!current);
+    g_mutex_lock(&lock);
+    unsigned i = 1;
+    while (i < HF_WORK_THREADS && (w->running[i] || (w->joined >> i & 1)))
+        i++;
+    g_assert(i < HF_WORK_THREADS);
+    w->joined |= 1u << i;
+    g_mutex_unlock(&lock);
+    current = w;
+    my_slot = i;
+}
+
+void hf_work_leave(void)
+{
+    hf_work *w = current;
+    g_assert(w && my_slot > 0);
+    g_mutex_lock(&lock);
+    set_phase(w, NULL);
+    w->joined &= ~(1u << my_slot);
+    g_mutex_unlock(&lock);
+    current = NULL;
+    my_slot = 0;
+}
+
+/* ---- phases beside each other ---- */
+
+#define BESIDE_MIN (1u << 20) /* items */
+
+bool hf_work_beside_pays(uint64_t items, uint64_t more)
+{
+    const char *force = g_getenv("HEAPFS_RETAINED_THREADS");
+    if (force && *force)
+        return g_ascii_strtoull(force, NULL, 10) >= 2;
+    return hf_work_cpus() >= 2 && items >= BESIDE_MIN && hf_work_in_files() == 0 &&
+           hf_work_in_ram(more);
+}
+
+struct hf_beside {
+    bool (*fn)(void *arg);
+    void *arg;
+    hf_work *w; /* the computation's, joined by the thread; NULL */
+    GThread *t;
+    bool ok;
+};
+
+static gpointer beside_run(gpointer ud)
+{
+    hf_beside *b = ud;
+    if (b->w)
+        hf_work_join(b->w);
+    b->ok = b->fn(b->arg);
+    if (b->w)
+        hf_work_leave();
+    return NULL;
+}
+
+hf_beside *hf_work_beside_start(bool thread, bool (*fn)(void *arg), void *arg)
+{
+    hf_beside *b = g_new(hf_beside, 1);
+    *b = (hf_beside){fn, arg, current, NULL, false};
+    if (thread)
+        b->t = g_thread_try_new("heapfs-beside", beside_run, b, NULL);
+    return b;
+}
+
+bool hf_work_beside_end(hf_beside *b, bool wanted)
+{
+    if (b->t)
+        g_thread_join(b->t);
+    else
+        b->ok = wanted && b->fn(b->arg);
+    bool ok = b->ok;
+    g_free(b);
+    return ok;
 }
 
 static double gib(uint64_t bytes)
@@ -294,15 +495,18 @@ static double gib(uint64_t bytes)
 
 unsigned hf_work_failures(const hf_work *w)
 {
-    return w->failures;
+    g_mutex_lock(&lock);
+    unsigned f = w->failures;
+    g_mutex_unlock(&lock);
+    return f;
 }
 
 void hf_work_end(hf_work *w, GString *out)
 {
-    g_assert(current == w);
-    phase_close(w);
-    current = NULL;
+    g_assert(current == w && my_slot == 0);
     g_mutex_lock(&lock);
+    g_assert(!w->joined); /* its helpers have left */
+    set_phase(w, NULL);
     GHashTableIter it;
     gpointer key, value;
     if (blocks) {
@@ -312,6 +516,7 @@ void hf_work_end(hf_work *w, GString *out)
                 ((block *)value)->owner = NULL;
     }
     g_mutex_unlock(&lock);
+    current = NULL;
     if (out) {
         char name[32];
         g_string_append_printf(out, "working arrays %s (peak %.2f GiB in RAM",
@@ -332,16 +537,22 @@ void hf_work_end(hf_work *w, GString *out)
         g_string_append_printf(out, "; page faults of the daemon meanwhile: %ld major, %ld minor",
                                now.ru_majflt - w->start.ru_majflt,
                                now.ru_minflt - w->start.ru_minflt);
+        if (w->helper_phases)
+            g_string_append_printf(out, "; %u phases on helper threads", w->helper_phases);
         if (w->phases->len)
             g_string_append_printf(out, "; phases (seconds, CPU seconds, major faults, GiB "
                                    "read): %s", w->phases->str);
         g_string_append_c(out, ')');
     }
+    if (w->io_fd >= 0)
+        close(w->io_fd);
     g_string_free(w->phases, TRUE);
     g_free(w->why);
     g_free(w->dir);
     g_free(w);
 }
+
+/* ---- the arrays ---- */
 
 /* A nameless file of len bytes in dir, mapped; NULL when it cannot be. */
 static void *map_file(const char *dir, size_t len)
@@ -365,6 +576,7 @@ static void *map_file(const char *dir, size_t len)
     return p == MAP_FAILED ? NULL : p;
 }
 
+/* Adds (or takes back) an array of len bytes to w's figures; under lock. */
 static void note(hf_work *w, uint64_t len, bool file, bool add)
 {
     uint64_t *now = file ? &w->file : &w->ram;
@@ -374,7 +586,7 @@ static void note(hf_work *w, uint64_t len, bool file, bool add)
     w->both_peak = MAX(w->both_peak, w->ram + w->file);
 }
 
-/* Whether w puts an array of len bytes in a file. */
+/* Whether w puts an array of len bytes in a file; under lock. */
 static bool to_file(const hf_work *w, size_t len)
 {
     return w->budget < len || w->ram > w->budget - len;
@@ -383,7 +595,23 @@ static bool to_file(const hf_work *w, size_t len)
 bool hf_work_in_ram(size_t bytes)
 {
     hf_work *w = current;
-    return !w || !to_file(w, bytes ? bytes : 1);
+    if (!w)
+        return true;
+    g_mutex_lock(&lock);
+    bool ram = !to_file(w, bytes ? bytes : 1);
+    g_mutex_unlock(&lock);
+    return ram;
+}
+
+uint64_t hf_work_in_files(void)
+{
+    hf_work *w = current;
+    if (!w)
+        return 0;
+    g_mutex_lock(&lock);
+    uint64_t file = w->file;
+    g_mutex_unlock(&lock);
+    return file;
 }
 
 static void *work_alloc(size_t bytes, bool in_order)
@@ -392,19 +620,26 @@ static void *work_alloc(size_t bytes, bool in_order)
     size_t len = bytes ? bytes : 1;
     if (!w)
         return g_try_malloc(len);
-    bool file = to_file(w, len) || (in_order && w->file > 0);
-    void *p = file ? map_file(w->dir, len) : g_try_malloc(len);
-    if (!p) {
-        w->failures++;
-        return NULL;
-    }
-    block *b = g_new(block, 1);
-    *b = (block){len, file, w};
+    /* decided and counted at once, so that threads allocating together
+     * do not both take the RAM left; taken back when it fails */
     g_mutex_lock(&lock);
-    if (!blocks)
-        blocks = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-    g_hash_table_insert(blocks, p, b);
-    note(w, len, file, true);
+    bool file = to_file(w, len) || (in_order && w->file > 0);
+    uint64_t *held = file ? &w->file : &w->ram;
+    *held += len;
+    g_mutex_unlock(&lock);
+    void *p = file ? map_file(w->dir, len) : g_try_malloc(len);
+    block *b = p ? g_new(block, 1) : NULL;
+    g_mutex_lock(&lock);
+    *held -= len;
+    if (p) {
+        *b = (block){len, file, w, NULL};
+        if (!blocks)
+            blocks = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+        g_hash_table_insert(blocks, p, b);
+        note(w, len, file, true);
+    } else {
+        w->failures++;
+    }
     g_mutex_unlock(&lock);
     return p;
 }
@@ -442,6 +677,10 @@ void hf_work_free(void *p)
     bool file = b && b->file;
     if (b && b->owner)
         note(b->owner, len, file, false);
+    if (b && b->freed) {
+        *b->freed = true;
+        g_cond_broadcast(&freeing);
+    }
     if (b)
         g_hash_table_remove(blocks, p);
     g_mutex_unlock(&lock);
@@ -449,6 +688,24 @@ void hf_work_free(void *p)
         munmap(p, len);
     else
         g_free(p);
+}
+
+void hf_work_watch_free(void *p, bool *freed)
+{
+    g_mutex_lock(&lock);
+    block *b = p && blocks ? g_hash_table_lookup(blocks, p) : NULL;
+    *freed = !b;
+    if (b)
+        b->freed = freed;
+    g_mutex_unlock(&lock);
+}
+
+void hf_work_await_free(const bool *freed)
+{
+    g_mutex_lock(&lock);
+    while (!*freed)
+        g_cond_wait(&freeing, &lock);
+    g_mutex_unlock(&lock);
 }
 
 /* madvise(p, its length, advice) when p is an array in a file. */

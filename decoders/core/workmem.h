@@ -7,7 +7,8 @@
  * dominators of a heap dump larger than memory; docs/retained.md).
  *
  * A computation opens an hf_work on its thread (hf_work_begin); from then
- * until hf_work_end, hf_work_alloc on that thread places each array: in
+ * until hf_work_end, hf_work_alloc on that thread (and on helper threads
+ * that joined it) places each array: in
  * RAM (g_try_malloc) while the RAM the computation's arrays hold stays
  * within its budget, else in a file.  The budget is the mount's choice
  * (-o retained_mem=): auto (half the memory available to the daemon,
@@ -28,8 +29,15 @@
  *
  * Ownership: an array from hf_work_alloc is freed by hf_work_free (any
  * thread, before or after hf_work_end), which also takes what g_malloc
- * gave.  Arrays outlive their hf_work.  Thread safety: the table of
- * arrays is locked; an hf_work is used by the thread that began it.
+ * gave.  Arrays outlive their hf_work.
+ *
+ * Thread safety: an hf_work belongs to the thread that began it (a
+ * thread-local "current" one), and to the helper threads that join it
+ * (hf_work_join): their arrays are placed by the same budget, in the same
+ * directory, counted in the same peak, and their phases listed beside the
+ * owner's.  Everything an hf_work holds is under one lock (the table of
+ * arrays' too), so its threads may allocate, free and start phases at
+ * once; hf_work_end is the owner's, after every helper has left.
  */
 #ifndef HF_WORKMEM_H
 #define HF_WORKMEM_H
@@ -64,7 +72,17 @@ uint64_t hf_mem_available(const char *root, char **why);
  * UINT64_MAX when unknown or $HEAPFS_TEST_MEM_AVAILABLE is set. */
 uint64_t hf_mem_total(const char *root);
 
+/* The processors this process may run on (g_get_num_processors: the
+ * online ones, within its affinity), looked up once per process: the
+ * computations that split their work ask it often (each graph build), and
+ * each lookup reads /sys. */
+unsigned hf_work_cpus(void);
+
 typedef struct hf_work hf_work;
+
+/* Threads of one computation: the owner and up to HF_WORK_THREADS - 1
+ * helpers at a time. */
+#define HF_WORK_THREADS 8
 
 /* Opens the calling thread's hf_work: arrays go to files in dir (made
  * 0700 when missing) past the budget o gives.  Thread-local: one per
@@ -81,8 +99,22 @@ void hf_work_end(hf_work *w, GString *out);
  * cost the process ("phases (seconds, CPU seconds, major faults, GiB
  * read): dfs 12.3 10.1 4567 0.02, ..."; read: /proc/self/io's
  * read_bytes), to see which access order costs; G_MESSAGES_DEBUG=all
- * logs each as it ends.  Nothing without an hf_work. */
+ * logs each as it ends.  While helpers run, the list is of slices of
+ * time named by the phases of all the threads in them, owner first
+ * ("bfs+transpose 0.6 1.1 0 0.00": the figures are the process's, so
+ * both threads' together; the slices' seconds add up), and hf_work_end
+ * says how many phases ran on helpers ("2 phases on helper threads").  NULL ends the
+ * thread's phase without starting another.  Nothing without an hf_work. */
 void hf_work_phase(const char *name);
+/* The calling thread's hf_work (its own or the one it joined), NULL. */
+hf_work *hf_work_current(void);
+/* Makes w the calling thread's, a helper of its owner's computation
+ * (another thread, which has none): its arrays and phases are w's until
+ * hf_work_leave.  At most HF_WORK_THREADS - 1 helpers at once. */
+void hf_work_join(hf_work *w);
+/* Ends the calling helper's phase and its part in the hf_work it joined;
+ * its arrays stay counted in it until freed. */
+void hf_work_leave(void);
 /* How many of w's allocations failed so far (no RAM, no file). */
 unsigned hf_work_failures(const hf_work *w);
 
@@ -97,11 +129,41 @@ void *hf_work_alloc0(size_t bytes);
  * file cost a read each (a pass in order reads ahead). */
 void *hf_work_alloc_seq(size_t bytes);
 void hf_work_free(void *p);
+/* Whether a computation over `items` (objects) runs two phases that add
+ * `more` bytes of arrays side by side on two threads: with two processors
+ * or more, for a million items or more (a thread costs more than it saves
+ * below, and the tests mount hundreds of small dumps), when every array of
+ * the calling thread's computation is in RAM and those bytes would be
+ * too.  Not when arrays are in files: two phases reading at random at once
+ * share a page cache that one alone fills already, each evicting the
+ * other's pages, and a file's page fault costs a read (a second thread
+ * waiting on the disk does not make the first one faster).
+ * $HEAPFS_RETAINED_THREADS, 1 or 2, decides instead (the tests' way to run
+ * the threads on small dumps, and in files). */
+bool hf_work_beside_pays(uint64_t items, uint64_t more);
+/* fn(arg), a phase beside the caller's: on a thread of its own that joins
+ * the calling thread's hf_work (when `thread` and one can be had), else on
+ * the caller's thread when it asks for the result.  hf_work_beside_end
+ * waits for it and returns fn's result (without a thread: runs it then,
+ * unless no longer `wanted`: false), and frees b. */
+typedef struct hf_beside hf_beside;
+hf_beside *hf_work_beside_start(bool thread, bool (*fn)(void *arg), void *arg);
+bool hf_work_beside_end(hf_beside *b, bool wanted);
+/* For a helper that must wait until array p is given back (so that its
+ * own arrays do not raise the peak): *freed is set true, under workmem's
+ * lock, when p is freed (at once when p is not hf_work_alloc's), and
+ * hf_work_await_free(freed) blocks until it is.  *freed must live until
+ * then, and p must be freed at some point: nothing else wakes the waiter. */
+void hf_work_watch_free(void *p, bool *freed);
+void hf_work_await_free(const bool *freed);
 /* Whether hf_work_alloc(bytes) would now give RAM (always, without an
  * hf_work): a computation may fill an array earlier than it needs it when
  * it costs no RAM (retained.c: the shallow sizes read with the references,
  * one pass over the dump less). */
 bool hf_work_in_ram(size_t bytes);
+/* The bytes of the calling thread's computation in files now (0 without
+ * an hf_work). */
+uint64_t hf_work_in_files(void);
 /* Advice for an array read at random (no read-ahead of its file). */
 void hf_work_random(void *p);
 /* Advice for an array not read for a while (phases that need others):

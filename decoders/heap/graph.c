@@ -121,7 +121,7 @@ bool hf_csr_build_with(hf_csr *out, uint32_t n, hf_edge_source src, hf_edge_betw
         return false;
     /* Nodes in contiguous ranges, one per core: resolving references is
      * most of the work and needs no locks. */
-    unsigned n_parts = MIN(MAX(g_get_num_processors(), 1), HF_BUILD_THREADS);
+    unsigned n_parts = MIN(hf_work_cpus(), HF_BUILD_THREADS);
     if (n < 4096)
         n_parts = 1;
     build_part parts[HF_BUILD_THREADS];

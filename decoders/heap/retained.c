@@ -425,6 +425,43 @@ static uint64_t *shallow_sizes(hf_heap *h, const hf_hsnap *sn)
     return size;
 }
 
+/* ---- phases beside each other, on two threads when it pays (workmem.h,
+ * hf_work_beside_pays): the BFS and the transpose both only read succ; the
+ * shallow sizes need nothing of the graph, so they go beside the dominator
+ * pass.  Each writes arrays of its own: the results are the same. ---- */
+
+typedef struct {
+    const hf_csr *succ;
+    hf_csr *pred;
+} transpose_job;
+
+static bool transpose_run(void *arg)
+{
+    transpose_job *j = arg;
+    return hf_csr_transpose(j->succ, j->pred);
+}
+
+typedef struct {
+    hf_heap *h;
+    const hf_hsnap *sn;
+    bool succ_freed; /* hf_work_watch_free */
+    uint64_t *size;  /* out */
+} shallow_job;
+
+/* shallow_sizes on the helper alone, once the dominator DFS has freed
+ * succ: the peak, in the DFS, does not hold the sizes too. */
+static bool shallow_run(void *arg)
+{
+    shallow_job *j = arg;
+    uint32_t n = (uint32_t)j->sn->n_objects;
+    hf_work_await_free(&j->succ_freed);
+    hf_work_phase("shallow sizes");
+    j->size = hf_work_alloc0(sizeof(uint64_t) * ((size_t)n + 1));
+    if (j->size)
+        shallow_range(&(shallow_part){j->h, j->sn, j->size, 0, n});
+    return j->size && !hf_cancelled();
+}
+
 /* Where working arrays past the RAM budget go: the directory of the index
  * file (beside the dump or the cache directory), else the cache directory. */
 static char *work_dir(const hf_heap *h)
@@ -513,20 +550,42 @@ static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
     if (ok) {
         hf_progress_phase(pr, "dominators");
         g->edges = hf_csr_edges(&succ);
-        /* BFS first: the dominator pass frees succ after its DFS, which
-         * keeps the peak lower; and before the transpose, so that pred is
-         * not there to crowd succ out of the page cache.  order and idom
-         * are asked for only when needed: the first arrays asked for get
-         * the RAM (workmem.h).  Between the packing of the parents and the
+        /* Both before the dominator pass, which frees succ after its DFS
+         * (a lower peak); on one thread the BFS first, so that pred is not
+         * there to crowd succ out of the page cache.  order and idom are
+         * asked for only when needed: the first arrays asked for get the
+         * RAM (workmem.h).  Between the packing of the parents and the
          * semidominators pred is idle: its pages may go first. */
-        ok = (order = hf_work_alloc(len)) && hf_graph_bfs(&succ, order) &&
-             hf_csr_transpose(&succ, &g->pred) && hf_parents_pack(order, &g->pred, &g->parent) &&
+        bool two = hf_work_beside_pays(n, ((uint64_t)g->edges + 2 * (uint64_t)n + 3) * 4);
+        transpose_job tj = {&succ, &g->pred};
+        ok = (order = hf_work_alloc(len)) != NULL;
+        if (ok) {
+            hf_beside *tb = hf_work_beside_start(two, transpose_run, &tj);
+            ok = hf_graph_bfs(&succ, order);
+            ok = hf_work_beside_end(tb, ok) && ok;
+        }
+        ok = ok && hf_parents_pack(order, &g->pred, &g->parent) &&
              (g->idom = hf_work_alloc(len));
         if (ok) {
             hf_work_cold(g->pred.off);
             hf_work_cold(g->pred.dst);
         }
+        /* the shallow sizes beside the dominator pass, after its DFS */
+        shallow_job sj = {h, sn, false, NULL};
+        hf_beside *sb = NULL;
+        if (ok && !g->retained && hf_work_beside_pays(n, sizeof(uint64_t) * ((size_t)n + 1))) {
+            dump_advice(h, MADV_SEQUENTIAL);
+            hf_work_watch_free(succ.dst, &sj.succ_freed);
+            sb = hf_work_beside_start(true, shallow_run, &sj);
+        }
         ok = ok && hf_dom_compute_free_succ(&succ, &g->pred, g->idom, order, &reached);
+        hf_csr_free(&succ); /* freed already: what wakes the helper, whatever happened */
+        if (sb) {
+            ok = hf_work_beside_end(sb, ok) && ok;
+            g->retained = sj.size;
+            dump_advice(h, MADV_RANDOM);
+            dump_advice(h, MADV_COLD);
+        }
     }
     hf_csr_free(&succ);
     /* shallow sizes only now, not while reading the references: 8 bytes per

@@ -4,6 +4,7 @@
  * writing them, and fs/ keep a checkpoint every few KiB.
  */
 #include "decoders/heap/tables.h"
+#include "decoders/core/workmem.h"
 
 #include <string.h>
 
@@ -111,7 +112,7 @@ static const uint64_t *blocks_of(hf_dump *d, const hf_view *v, hf_tsv_rows_fn ro
     }
     uint64_t n = (n_objects + HF_HTABLE_BLOCK - 1) / HF_HTABLE_BLOCK;
     blocks b = {v->snap, rows, g_new0(uint64_t, MAX(n, 1))};
-    unsigned nt = CLAMP(g_get_num_processors(), 1, 16);
+    unsigned nt = MIN(hf_work_cpus(), 16);
     if (n < 64 * nt)
         nt = 1;
     sum_job jobs[16];

@@ -23,6 +23,7 @@
  */
 #include "decoders/hprof/hprof.h"
 #include "decoders/heap/build.h"
+#include "decoders/core/workmem.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -292,7 +293,7 @@ unsigned hprof_heapscan_threads(uint64_t bytes)
     const char *env = getenv("HEAPFS_THREADS");
     long n = env && *env ? strtol(env, NULL, 10) : 0;
     if (n < 1) {
-        n = g_get_num_processors();
+        n = hf_work_cpus();
         uint64_t enough = bytes / BYTES_PER_THREAD;
         if (enough < (uint64_t)n)
             n = (long)enough;

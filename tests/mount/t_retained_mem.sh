@@ -4,7 +4,9 @@
 # and auto choosing by the memory available (played small through
 # HEAPFS_TEST_MEM_AVAILABLE, the tests' stand-in for a cgroup's limit).
 # Every way gives the same dominator, retained size and path of every
-# object, on a generated dump (build/hprofgen) of 300,000 objects.
+# object, on a generated dump (build/hprofgen) of 300,000 objects; so do
+# the phases run side by side on two threads (HEAPFS_RETAINED_THREADS=2,
+# which a dump this small gets only when forced).
 source "$(dirname "$0")/lib.sh"
 GEN=$ROOT/build/hprofgen
 [ -x "$GEN" ] || make -s -C "$ROOT" build/hprofgen >&2 || { echo "not ok - build hprofgen"; exit 0; }
@@ -34,6 +36,17 @@ for how in file 2M; do
   check "retained_mem=$how: .stats says files held working arrays" bash -c "grep -q 'in files in $XDG_CACHE_HOME/heapfs.*retained_mem=$said' <<<'$(stats)'"
   hf_umount
 done
+# two threads: the transpose beside the BFS, the shallow sizes beside the
+# dominator pass (in files they come with the references: one phase)
+for how in ram file; do
+  [ $how = ram ] && helped="2 phases" || helped="1 phases"
+  HEAPFS_RETAINED_THREADS=2 hf_mount "$DUMP" -o index=none,retained_mem=$how ||
+    { echo "not ok - mount on two threads, retained_mem=$how"; continue; }
+  check_eq "two threads, retained_mem=$how: the same answers as one" "$RAM" "$(digest)"
+  check "two threads, retained_mem=$how: .stats says $helped ran on a helper" \
+    bash -c "grep -q '; $helped on helper threads; phases (' <<<'$(stats)'"
+  hf_umount
+done
 check "the working files have no names: the cache directory is empty" test -z "$(ls -A "$XDG_CACHE_HOME/heapfs")"
 
 export HEAPFS_TEST_MEM_AVAILABLE=4000000
@@ -45,6 +58,7 @@ unset HEAPFS_TEST_MEM_AVAILABLE
 hf_mount "$DUMP" -o index=none || { echo "not ok - mount by default"; exit 0; }
 cat "$MNT/latest/dominators" >/dev/null
 check "auto on this machine: a small dump's arrays in RAM" bash -c "grep -q 'working arrays in RAM (.*retained_mem=auto' <<<'$(stats)'"
+check "auto on this machine: a small dump's phases on one thread" bash -c "! grep -q 'on helper threads' <<<'$(stats)'"
 hf_umount
 
 # no place for the files: the views say so, and the daemon lives on
