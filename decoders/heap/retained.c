@@ -513,12 +513,12 @@ static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
     if (ok) {
         hf_progress_phase(pr, "dominators");
         g->edges = hf_csr_edges(&succ);
-        /* BFS first: the dominator pass frees succ after its DFS, which
+        /* BFS first: the dominator pass frees succ on its way, which
          * keeps the peak lower; and before the transpose, so that pred is
          * not there to crowd succ out of the page cache.  order and idom
          * are asked for only when needed: the first arrays asked for get
-         * the RAM (workmem.h).  Between the packing of the parents and the
-         * semidominators pred is idle: its pages may go first. */
+         * the RAM (workmem.h).  The dominators need succ alone: from the
+         * packing of the parents on pred is idle, its pages may go first. */
         ok = (order = hf_work_alloc(len)) && hf_graph_bfs(&succ, order) &&
              hf_csr_transpose(&succ, &g->pred) && hf_parents_pack(order, &g->pred, &g->parent) &&
              (g->idom = hf_work_alloc(len));
@@ -526,7 +526,7 @@ static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
             hf_work_cold(g->pred.off);
             hf_work_cold(g->pred.dst);
         }
-        ok = ok && hf_dom_compute_free_succ(&succ, &g->pred, g->idom, order, &reached);
+        ok = ok && hf_dom_compute_free_succ(&succ, g->idom, order, &reached);
     }
     hf_csr_free(&succ);
     /* shallow sizes only now, not while reading the references: 8 bytes per
