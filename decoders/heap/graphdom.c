@@ -150,8 +150,14 @@ static bool semidominators(snca *s, uint32_t count)
                 if (src[e] > j)
                     PREFETCH(&s->link[src[e]]);
         }
+        /* semi(i) is at most parent(i) and never below 0, the root: once
+         * 0, no predecessor can lower it.  That skips the lists of the
+         * root's children (the class objects of the JVM's sticky classes,
+         * each held by all its instances from all over the numbers: on a
+         * graph in files, each eval() there a page written at random) and
+         * ends those that meet a 0 on their way. */
         uint32_t best = s->idom[i];
-        for (uint32_t e = off[i]; e < off[i + 1]; e++) {
+        for (uint32_t e = off[i]; e < off[i + 1] && best > 0; e++) {
             uint32_t p = src[e];
             assert(p < count);
             if (p > i)
