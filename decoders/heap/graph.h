@@ -59,9 +59,9 @@
  *
  * Ownership.  Every output array is allocated by the caller, with the size
  * stated at the function.  An hf_csr filled by hf_csr_build(),
- * hf_csr_transpose() or hf_dom_children() owns its two arrays and is
- * released with hf_csr_free().  On failure (false) an output CSR is left
- * empty ({0}), and no memory is kept.
+ * hf_csr_transpose(), hf_csr_pred_renumbered() or hf_dom_children() owns
+ * its two arrays and is released with hf_csr_free().  On failure (false)
+ * an output CSR is left empty ({0}), and no memory is kept.
  *
  * Where the memory is.  Every array allocated here, output or temporary,
  * comes from core/workmem.h's hf_work_alloc (freed with hf_work_free): RAM
