@@ -13,7 +13,8 @@
 # the path of the largest dominator.  Printed: generation, indexing (until
 # the mount is live), retained time, the daemon's RssAnon peak (0.5 s
 # polls) and after, its page faults (major / minor, /proc/PID/stat),
-# the disk the working files took at the most (df polls), .stats's line.
+# the disk the working files took at the most (df polls), .stats's line
+# and its phases one a line.
 #
 # Checks the free disk first (the dump, ~51 bytes per object, and the
 # files, ~45 bytes per object) and refuses when short.  Removes the dump
@@ -141,3 +142,8 @@ row "daemon RssAnon after" "$(mib "$RSS_AFTER")" "$(bpo "$((RSS_AFTER * 1024))")
 row "page faults of the daemon, major / minor" "$MAJ / $MIN"
 row "disk taken at the most (df polls)" "$(mib "$DISK_KB")" "$(bpo "$((DISK_KB * 1024))") B"
 echo ".stats: ${STATS:-none}"
+# the phases of .stats one a line: name, seconds, CPU seconds, major faults, GiB read
+PHASES=$(echo "$STATS" | sed -n 's/.*phases ([^)]*): \([^)]*\)).*/\1/p')
+[ -z "$PHASES" ] || { printf '%-28s %8s %8s %10s %8s\n' phase s cpu_s major GiB_read
+  echo "$PHASES" | tr ',' '\n' | awk 'NF >= 5 { n = ""; for (i = 1; i <= NF - 4; i++) n = n (i > 1 ? " " : "") $i
+    printf "%-28s %8s %8s %10s %8s\n", n, $(NF-3), $(NF-2), $(NF-1), $NF }'; }

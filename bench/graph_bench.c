@@ -260,7 +260,7 @@ static void one_run(const shape *s, run_stats *r)
 
     uint32_t *idom = g_new(uint32_t, n + 1), *order = g_new(uint32_t, n);
     phase_start(&t0);
-    if (!hf_dom_compute_free_succ(&succ, &pred, idom, order, &r->reached))
+    if (!hf_dom_compute_free_succ(&succ, idom, order, &r->reached))
         g_error("dominators failed");
     phase_end(r, P_DOM, t0);
 

@@ -169,319 +169,130 @@ static void bucket_starts(uint32_t *off, uint32_t buckets)
         off[k] += off[k - 1];
 }
 
+/* The counting sort of a transpose, for the transpose itself and for the
+ * predecessors renumbered (hf_csr_pred_renumbered): the sources are
+ * 0 .. n_src-1, the edges of v are dst[off[v] .. off[v+1]) as in a CSR,
+ * an edge's destination is < n_dst or HF_NONE (left out), and a source is
+ * written as label[v] (v itself when label is NULL). */
+typedef struct {
+    const uint32_t *off, *dst, *label;
+    uint32_t n_src, n_dst;
+} sort_in;
+
 /* One range [a, b) of destinations: count their edges, turn the counts
  * into starts (off[a + 1] is a's start already), and place the sources.
  * False when cancelled. */
-static bool transpose_range(const hf_csr *g, uint32_t *off, uint32_t *dst, uint32_t a, uint32_t b)
+static bool sort_range(const sort_in *g, uint32_t *off, uint32_t *dst, uint32_t a, uint32_t b)
 {
-    uint32_t n = g->n, m = hf_csr_edges(g);
+    uint32_t m = g->off[g->n_src];
     for (uint32_t e = 0; e < m; e++) {
-        assert(g->dst[e] <= n);
+        assert(g->dst[e] < g->n_dst || g->dst[e] == HF_NONE);
         if (g->dst[e] - a < b - a)
             off[g->dst[e] + 2]++;
     }
     for (uint64_t k = (uint64_t)a + 2; k <= (uint64_t)b + 1; k++)
         off[k] += off[k - 1];
-    for (uint32_t v = 0; v <= n; v++) {
+    for (uint32_t v = 0; v < g->n_src; v++) {
         if (hf_cancel_due(v))
             return false;
+        uint32_t src = g->label ? g->label[v] : v;
         for (uint32_t e = g->off[v]; e < g->off[v + 1]; e++)
             if (g->dst[e] - a < b - a)
-                dst[off[g->dst[e] + 1]++] = v;
+                dst[off[g->dst[e] + 1]++] = src;
     }
     return true;
 }
 
-bool hf_csr_transpose_chunked(const hf_csr *g, hf_csr *out, size_t chunk)
+/* *out (n_dst nodes: out->n = n_dst - 1) from g's m_out edges not left
+ * out, in ranges of destinations of about `chunk` bytes of the output. */
+static bool csr_sort(const sort_in *g, uint32_t m_out, size_t chunk, hf_csr *out)
 {
     memset(out, 0, sizeof *out);
-    uint32_t n = g->n, m = hf_csr_edges(g);
-    /* n+3 entries: one extra slot for the shifted count of node n */
-    uint32_t *off = try_u32((size_t)n + 3);
-    uint32_t *dst = try_u32(m);
+    uint32_t n_dst = g->n_dst;
+    /* n_dst+2 entries: one extra slot for the shifted count of the last */
+    uint32_t *off = try_u32((size_t)n_dst + 2);
+    uint32_t *dst = try_u32(m_out);
     if (!off || !dst) {
         hf_work_free(off);
         hf_work_free(dst);
         return false;
     }
-    hf_work_phase("transpose");
-    memset(off, 0, ((size_t)n + 3) * sizeof *off);
+    memset(off, 0, ((size_t)n_dst + 2) * sizeof *off);
     /* destinations per range: chunk bytes of off and dst, at the mean degree */
-    uint64_t per = MAX(chunk / (4 + 4 * ((uint64_t)m / ((uint64_t)n + 1) + 1)), 1);
-    for (uint64_t a = 0; a <= n; a += per) {
-        uint32_t b = (uint32_t)MIN(a + per, (uint64_t)n + 1);
-        if (!transpose_range(g, off, dst, (uint32_t)a, b)) {
+    uint64_t per = MAX(chunk / (4 + 4 * ((uint64_t)m_out / n_dst + 1)), 1);
+    for (uint64_t a = 0; a < n_dst; a += per) {
+        uint32_t b = (uint32_t)MIN(a + per, (uint64_t)n_dst);
+        if (!sort_range(g, off, dst, (uint32_t)a, b)) {
             hf_work_free(off);
             hf_work_free(dst);
             return false;
         }
     }
-    out->n = n; /* off keeps its spare entry: n + 3 */
+    out->n = n_dst - 1; /* off keeps its spare entry */
     out->off = off;
     out->dst = dst;
     return true;
 }
 
+/* The range size for a sort of m edges into `entries` offsets: in files,
+ * ranges of 512 MiB: a random write dirties only the range's pages, each
+ * written back once, not again and again as the page cache cycles through
+ * the whole array; in RAM one range. */
+static size_t sort_chunk(uint64_t m, uint64_t entries)
+{
+    bool ram = hf_work_in_ram((size_t)(m ? m : 1) * 4) && hf_work_in_ram((size_t)entries * 4);
+    return ram ? SIZE_MAX : (size_t)512 << 20;
+}
+
+bool hf_csr_transpose_chunked(const hf_csr *g, hf_csr *out, size_t chunk)
+{
+    hf_work_phase("transpose");
+    sort_in in = {g->off, g->dst, NULL, g->n + 1, g->n + 1};
+    return csr_sort(&in, hf_csr_edges(g), chunk, out);
+}
+
 bool hf_csr_transpose(const hf_csr *g, hf_csr *out)
 {
-    /* in files, ranges of 512 MiB: a random write dirties only the range's
-     * pages, each written back once, not again and again as the page cache
-     * cycles through the whole array; in RAM one range */
-    uint64_t m = hf_csr_edges(g);
-    bool ram = hf_work_in_ram((size_t)(m ? m : 1) * 4) && hf_work_in_ram(((size_t)g->n + 3) * 4);
-    return hf_csr_transpose_chunked(g, out, ram ? SIZE_MAX : (size_t)512 << 20);
+    return hf_csr_transpose_chunked(g, out, sort_chunk(hf_csr_edges(g), (uint64_t)g->n + 3));
 }
 
-/* ---- dominators (Semi-NCA) ----
- *
- * The working arrays are indexed by DFS preorder number, not by node: the
- * virtual root is number 0 and order[i-1] is number i.  That keeps the
- * hot loops of the semidominator pass on sequential or nearby memory, and
- * lets the caller's order array double as the number -> node map.
- */
-
-/* Per number, first the link-eval forest: the ancestor and the smallest
- * semidominator on the compressed path, side by side because eval() reads
- * both at every step and a step is a cache miss.  Then, once the
- * semidominators are known, the jump pointers of the NCA pass. */
-typedef union {
-    struct {
-        uint32_t anc, label;
-    };
-    struct {
-        uint32_t jump, depth;
-    };
-} link_t;
-
-typedef struct {
-    const hf_csr *succ, *pred;
-    uint32_t n;
-    uint32_t *order;  /* caller's: number i >= 1 is node order[i-1] */
-    uint32_t *pre;    /* node -> number, HF_NONE when unreached */
-    uint32_t *idom;   /* caller's array, by number: DFS parent, then idom */
-    uint32_t *semi;   /* by number: DFS edge cursor, then semidominator */
-    link_t *link;     /* by number */
-} snca;
-
-static inline uint32_t node_of(const snca *s, uint32_t i)
+bool hf_pred_renumber(const hf_csr *g, uint32_t *scratch, const uint32_t *num, uint32_t count,
+                      size_t chunk, hf_csr *out)
 {
-    return i ? s->order[i - 1] : s->n;
-}
-
-/* On a big graph nearly every access here is a cache miss, and a chain of
- * dependent misses is what costs (about 150 ns each on a VM, against a few
- * ns for misses the CPU can overlap).  So the loops below ask for memory
- * they will need a little later, to turn chains into overlapping loads. */
-
-/* Preorder DFS from the virtual root without a stack: the path back to the
- * root is the parent array (idom[], by number) and each open node keeps
- * its next edge in semi[].  Returns the number of nodes reached, root
- * included; 0 when cancelled. */
-static uint32_t dfs(snca *s)
-{
-    const uint32_t *off = s->succ->off, *dst = s->succ->dst;
-    uint32_t count = 1, cur = 0;
-    s->pre[s->n] = 0;
-    s->idom[0] = HF_NONE;
-    s->semi[0] = off[s->n];
-    while (cur != HF_NONE) {
-        uint32_t v = node_of(s, cur), e = s->semi[cur], end = off[v + 1];
-        if (e == off[v]) /* first visit: fetch what the next steps test */
-            for (uint32_t k = e; k < end && k < e + AHEAD; k++) {
-                PREFETCH(&s->pre[dst[k]]);
-                PREFETCH(&off[dst[k]]);
-            }
-        for (; e < end; e++) {
-            assert(dst[e] <= s->n);
-            if (s->pre[dst[e]] == HF_NONE)
-                break;
-        }
-        if (e == end) {
-            cur = s->idom[cur];
-            continue;
-        }
-        uint32_t w = dst[e];
-        s->semi[cur] = e + 1;
-        s->pre[w] = count;
-        s->order[count - 1] = w;
-        s->idom[count] = cur;
-        s->semi[count] = off[w];
-        PREFETCH(&dst[off[w]]);
-        cur = count++;
-        if (hf_cancel_due(count))
-            return 0;
-    }
-    s->idom[0] = 0;
-    return count;
-}
-
-/* eval(v) of Lengauer-Tarjan for a linked v (number > i, i = the node
- * being processed): the minimum label on the forest path from v up to,
- * not including, its first unlinked ancestor, compressing the path.  The
- * recursive compress updates labels from the top down; here the way up
- * reverses the anc pointers so the way down can follow them, which keeps
- * the stack flat on a path of any length. */
-static uint32_t eval(link_t *link, uint32_t v, uint32_t i)
-{
-    uint32_t x = v, below = HF_NONE;
-    while (link[x].anc > i) {
-        uint32_t up = link[x].anc;
-        link[x].anc = below;
-        below = x;
-        x = up;
-    }
-    uint32_t top = link[x].anc; /* unlinked: the compressed path points here */
-    uint32_t min = link[x].label;
-    while (below != HF_NONE) {
-        link_t *b = &link[below];
-        uint32_t next = b->anc;
-        if (min < b->label)
-            b->label = min;
-        else
-            min = b->label;
-        b->anc = top;
-        below = next;
-    }
-    return link[v].label;
-}
-
-/* Fetches ahead of the semidominator loop at number i, one stage per
- * distance, each stage using what the one before brought in: the offsets
- * of a predecessor list, the list, the predecessors' numbers, and where
- * eval() will start for them. */
-static inline void prefetch_preds(const snca *s, uint32_t i)
-{
-    const uint32_t *off = s->pred->off, *src = s->pred->dst;
-    if (i > 4 * AHEAD)
-        PREFETCH(&off[s->order[i - 4 * AHEAD - 1]]);
-    if (i > 3 * AHEAD)
-        PREFETCH(&src[off[s->order[i - 3 * AHEAD - 1]]]);
-    if (i > 2 * AHEAD) {
-        uint32_t w = s->order[i - 2 * AHEAD - 1];
-        for (uint32_t e = off[w]; e < off[w + 1] && e < off[w] + 4; e++)
-            PREFETCH(&s->pre[src[e]]);
-    }
-    if (i > AHEAD) {
-        uint32_t j = i - AHEAD, w = s->order[j - 1];
-        for (uint32_t e = off[w]; e < off[w + 1] && e < off[w] + 4; e++) {
-            uint32_t p = src[e] <= s->n ? s->pre[src[e]] : HF_NONE; /* bad: assert later */
-            if (p != HF_NONE && p > j)
-                PREFETCH(&s->link[p]);
-        }
-    }
-}
-
-/* Semidominators in reverse preorder.  A predecessor numbered below i is a
- * candidate itself; one numbered above i has been linked, and its
- * candidate is the smallest semidominator on its forest path. */
-static bool semidominators(snca *s, uint32_t count)
-{
-    const uint32_t *off = s->pred->off, *src = s->pred->dst;
-    for (uint32_t i = 0; i < count; i++)
-        s->link[i] = (link_t){{.anc = s->idom[i], .label = i}};
-    for (uint32_t i = count - 1; i >= 1; i--) {
-        if (hf_cancel_due(i))
+    memset(out, 0, sizeof *out);
+    const uint32_t *off = g->off, *dst = g->dst;
+    uint32_t n = g->n, m = hf_csr_edges(g), m_out = 0;
+    uint32_t *own = scratch ? NULL : try_u32_seq(m);
+    uint32_t *to = scratch ? scratch : own;
+    if (!to)
+        return false;
+    /* in node order: num[v] in order, num[w] at random but seen coming */
+    for (uint32_t v = 0; v <= n; v++) {
+        if (hf_cancel_due(v)) {
+            hf_work_free(own);
             return false;
-        prefetch_preds(s, i);
-        uint32_t w = node_of(s, i), best = s->idom[i];
-        for (uint32_t e = off[w]; e < off[w + 1]; e++) {
-            assert(src[e] <= s->n);
-            uint32_t p = s->pre[src[e]];
-            if (p == HF_NONE)
-                continue;
-            if (p > i)
-                p = eval(s->link, p, i);
-            if (p < best)
-                best = p;
         }
-        s->semi[i] = best;
-        s->link[i].label = best;
+        uint32_t nv = num[v], end = off[v + 1];
+        for (uint32_t e = off[v]; e < end; e++) {
+            if (e + 4 * AHEAD < m) /* not yet overwritten */
+                PREFETCH(&num[dst[e + 4 * AHEAD]]);
+            assert(dst[e] <= n);
+            uint32_t w = nv == HF_NONE ? HF_NONE : num[dst[e]];
+            assert(w < count || w == HF_NONE);
+            to[e] = w; /* may overwrite dst[e]: read already */
+            m_out += w != HF_NONE;
+        }
     }
-    return true;
-}
-
-/* NCA pass, in preorder: idom(w) is the nearest ancestor of parent(w), in
- * the dominator tree built so far, numbered at most semi(w).  Numbers
- * fall on the way up, so that is a search for the first ancestor below a
- * bound.  A plain walk up is quadratic on a deep list whose tail fans out
- * to objects also held from near the root (each walks the whole list), so
- * every node gets a jump pointer, by the skew-binary rule (E. W. Myers,
- * "An applicative random-access stack", IPL 17(5), 1983): a search takes
- * O(log depth) steps. */
-static bool nearest_common_ancestors(snca *s, uint32_t count)
-{
-    link_t *t = s->link;
-    t[0].jump = t[0].depth = 0;
-    for (uint32_t i = 1; i < count; i++) {
-        if (hf_cancel_due(i))
-            return false;
-        uint32_t j = s->idom[i], bound = s->semi[i];
-        while (j > bound) /* all between j and its jump are above jump */
-            j = t[j].jump > bound ? t[j].jump : s->idom[j];
-        s->idom[i] = j;
-        uint32_t a = t[j].jump, b = t[a].jump;
-        bool even = t[j].depth - t[a].depth == t[a].depth - t[b].depth;
-        t[i].jump = even ? b : j;
-        t[i].depth = t[j].depth + 1;
-    }
-    return true;
-}
-
-/* idom by number -> idom by node, in place, via semi[] (free by now). */
-static void idom_to_nodes(snca *s, uint32_t count)
-{
-    for (uint32_t i = 1; i < count; i++)
-        s->semi[i] = node_of(s, s->idom[i]);
-    for (uint32_t v = 0; v < s->n; v++)
-        s->idom[v] = s->pre[v] == HF_NONE ? HF_NONE : s->semi[s->pre[v]];
-    s->idom[s->n] = s->n;
-}
-
-/* The DFS is the last user of succ: when the caller lets us, it goes
- * before link[] (8 bytes per node) is allocated, which lowers the peak. */
-static bool dom_compute(const hf_csr *succ, hf_csr *drop, const hf_csr *pred, uint32_t *idom,
-                        uint32_t *order, uint32_t *n_reached)
-{
-    uint32_t n = succ->n, count = 0;
-    assert(pred->n == n && hf_csr_edges(pred) == hf_csr_edges(succ));
-    size_t len = (size_t)n + 1;
-    snca s = {.succ = succ, .pred = pred, .n = n, .order = order, .idom = idom,
-              .pre = try_u32(len), .semi = try_u32(len)};
-    if (s.pre && s.semi) {
-        memset(s.pre, 0xff, len * sizeof *s.pre);
-        hf_work_random(s.pre); /* filled in order, then read by node: at random */
-        hf_work_phase("dfs");
-        count = dfs(&s);
-    }
-    if (drop)
-        hf_csr_free(drop);
-    if (count)
-        s.link = hf_work_alloc(count * sizeof(link_t));
-    hf_work_phase("semidominators");
-    bool ok = s.link && semidominators(&s, count);
-    hf_work_phase("nca");
-    ok = ok && nearest_common_ancestors(&s, count);
-    if (ok) {
-        hf_work_phase("idom");
-        idom_to_nodes(&s, count);
-        *n_reached = count - 1;
-    }
-    hf_work_free(s.pre);
-    hf_work_free(s.semi);
-    hf_work_free(s.link);
+    sort_in in = {off, to, num, n + 1, count};
+    bool ok = csr_sort(&in, m_out, chunk ? chunk : sort_chunk(m_out, (uint64_t)count + 2), out);
+    hf_work_free(own);
     return ok;
 }
 
-bool hf_dom_compute(const hf_csr *succ, const hf_csr *pred, uint32_t *idom, uint32_t *order,
-                    uint32_t *n_reached)
+bool hf_csr_pred_renumbered(const hf_csr *g, const uint32_t *num, uint32_t count, size_t chunk,
+                            hf_csr *out)
 {
-    return dom_compute(succ, NULL, pred, idom, order, n_reached);
-}
-
-bool hf_dom_compute_free_succ(hf_csr *succ, const hf_csr *pred, uint32_t *idom, uint32_t *order,
-                              uint32_t *n_reached)
-{
-    return dom_compute(succ, succ, pred, idom, order, n_reached);
+    return hf_pred_renumber(g, NULL, num, count, chunk, out);
 }
 
 /* ---- retained sizes and the dominator tree ---- */

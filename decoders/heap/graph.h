@@ -24,7 +24,7 @@
  *     hf_csr_transpose(&succ, &pred);                 // referrers, kept
  *     hf_graph_bfs(&succ, parent);                   // then packed against pred:
  *     hf_parents_pack(parent, &pred, &parents);       // 1 byte per node, kept
- *     hf_dom_compute_free_succ(&succ, &pred, idom, order, &reached);
+ *     hf_dom_compute_free_succ(&succ, idom, order, &reached);
  *     fill retained[v] with the shallow size of v;
  *     hf_dom_retained(n, idom, order, reached, retained, retained);
  *     hf_dom_children(n, idom, retained, &kids);
@@ -33,18 +33,23 @@
  * idom, parent, order: 4 bytes per node each; retained: 8.  Temporaries,
  * freed before return:
  *     hf_csr_build, hf_csr_transpose, hf_dom_retained: none
- *     hf_dom_compute:  16 bytes per node, 8 of them during the DFS (DFS
+ *     hf_dom_compute:  16 bytes per node, 12 of them during the DFS (DFS
  *                      and path compression need no stack: the DFS walks
  *                      back along its parent array, the compression
- *                      reverses pointers in place)
+ *                      reverses pointers in place); after the DFS, the
+ *                      predecessors renumbered (4 bytes per reachable
+ *                      node + 4 per edge from one) and, unless succ may
+ *                      be overwritten (_free_succ), 4 bytes per edge
  *     hf_graph_bfs:    4 bytes per node (the queue)
  *     hf_dom_children: 8 bytes per child of the node with most children
  *                      (usually the virtual root)
  * So what heapfs keeps (pred, idom, retained, packed parents, children
- * without offsets) is 21 bytes per node + 4 per edge.  The peak, run as above, is in the
- * dominator DFS, with succ, pred, packed parents, idom, order and half the
- * temporaries alive: 25 bytes per node + 8 per edge (after it, 29 + 4).
- * With hf_dom_compute() and BFS afterwards it is 32 + 8.
+ * without offsets) is 21 bytes per node + 4 per edge.  The peak, run as
+ * above, is where the dominator pass renumbers the predecessors, with
+ * succ, pred, the renumbered pred, packed parents, idom, order and 12
+ * bytes per node of temporaries alive: 33 bytes per node + 12 per edge
+ * (after it, 29 + 4).  With hf_dom_compute() and BFS afterwards it is
+ * 32 + 16.
  *
  * Speed.  On a big graph nearly every step is a cache miss; what costs is
  * a chain of misses that depend on each other (DFS, path compression).
@@ -54,9 +59,9 @@
  *
  * Ownership.  Every output array is allocated by the caller, with the size
  * stated at the function.  An hf_csr filled by hf_csr_build(),
- * hf_csr_transpose() or hf_dom_children() owns its two arrays and is
- * released with hf_csr_free().  On failure (false) an output CSR is left
- * empty ({0}), and no memory is kept.
+ * hf_csr_transpose(), hf_csr_pred_renumbered() or hf_dom_children() owns
+ * its two arrays and is released with hf_csr_free().  On failure (false)
+ * an output CSR is left empty ({0}), and no memory is kept.
  *
  * Where the memory is.  Every array allocated here, output or temporary,
  * comes from core/workmem.h's hf_work_alloc (freed with hf_work_free): RAM
@@ -71,9 +76,11 @@
  * Thread safety.  There is no global state but workmem.h's (a thread's
  * hf_work, a locked table of its arrays): every function is a pure
  * function of its arguments, so calls on different data may run
- * concurrently, and calls that only read the same graph (hf_dom_compute and
- * hf_graph_bfs on one succ; not hf_dom_compute_free_succ, which frees it)
- * may too.  Nothing here locks.
+ * concurrently, and calls that only read the same graph (hf_dom_compute,
+ * hf_graph_bfs and hf_csr_transpose on one succ; not
+ * hf_dom_compute_free_succ, which overwrites and frees it) may too: the
+ * dominators need succ alone, so they may run beside the transpose and
+ * the BFS.  Nothing here locks.
  *
  * Cancellation.  The one outside input: the functions that walk the whole
  * graph give up when hf_cancelled() (core/cancel.h, the mount is going
@@ -88,6 +95,12 @@
  * O(m log n); then each idom by a search up the dominator tree built so
  * far, which jump pointers keep to O(log n) (plain Semi-NCA walks, and is
  * quadratic on a deep list whose tail fans out to shared objects).
+ * Everything after the DFS is on DFS preorder numbers (graphdom.c): the
+ * predecessors are rebuilt in that numbering by a counting sort (by
+ * ranges of destinations when the arrays are files), so the semidominator
+ * pass reads them in order, backwards, and the link-eval forest, asked
+ * for first so that it is the array likeliest to get the RAM, is touched
+ * by numbers; idom goes back to nodes once at the end.
  */
 #ifndef HF_GRAPH_H
 #define HF_GRAPH_H
@@ -150,25 +163,38 @@ bool hf_csr_transpose_chunked(const hf_csr *g, hf_csr *out, size_t chunk);
 /* Frees what g owns and empties it; g may be empty or already freed. */
 void hf_csr_free(hf_csr *g);
 
-/* Immediate dominators of every node reachable from the virtual root.
- * succ and pred must describe the same graph (pred = transpose of succ).
+/* Immediate dominators of every node reachable from the virtual root,
+ * from succ alone (the predecessors it needs it makes itself, in DFS
+ * preorder numbering: hf_csr_pred_renumbered).
  *   idom[v]  (n+1 entries): the immediate dominator of v, n when that is
  *            the virtual root, HF_NONE when v is unreachable; idom[n] = n.
  *   order    (n entries):   order[0 .. *n_reached) are the reachable real
  *            nodes in DFS preorder, so idom[v] is n or comes before v.
- * Temporaries: 16 bytes per node.  O(m log n).  False on allocation
- * failure. */
-bool hf_dom_compute(const hf_csr *succ, const hf_csr *pred, uint32_t *idom, uint32_t *order,
-                    uint32_t *n_reached);
+ * Temporaries: 16 bytes per node, and the renumbered predecessors with
+ * 4 bytes per edge while they are made.  O(m log n).  False on
+ * allocation failure. */
+bool hf_dom_compute(const hf_csr *succ, uint32_t *idom, uint32_t *order, uint32_t *n_reached);
 
 /* The same, for a caller that has no further use for succ (run
- * hf_graph_bfs first): frees it (hf_csr_free) as soon as the DFS is done,
- * before the second half of the temporaries is allocated, so the peak is
- * the larger of succ + pred + 8 bytes per node and pred + 16 bytes per
- * node (plus idom and order) instead of succ + pred + 16.  succ is freed
+ * hf_graph_bfs first): renumbers succ's edges in place (4 bytes per edge
+ * less) and frees it (hf_csr_free) once the predecessors are made, before
+ * the last 4 bytes per node of temporaries are allocated.  succ is freed
  * whatever the outcome. */
-bool hf_dom_compute_free_succ(hf_csr *succ, const hf_csr *pred, uint32_t *idom, uint32_t *order,
+bool hf_dom_compute_free_succ(hf_csr *succ, uint32_t *idom, uint32_t *order,
                               uint32_t *n_reached);
+
+/* The predecessors of g renumbered: num (n+1 entries) gives node v the
+ * number num[v] < count, or HF_NONE to leave v and its edges out.  out
+ * gets count nodes (out->n = count - 1, off with count+2 entries), the list
+ * of number i holding num[v] of each edge v -> w with num[w] = i (its
+ * duplicates kept), the sources in node order.  One pass over g in node
+ * order (num[w] read at random, fetched ahead), then a counting sort by
+ * ranges of destinations of about chunk bytes of output (0: one range in
+ * RAM, 512 MiB when the arrays are files), as hf_csr_transpose_chunked.
+ * Temporary: 4 bytes per edge.  False on allocation failure or when
+ * cancelled. */
+bool hf_csr_pred_renumbered(const hf_csr *g, const uint32_t *num, uint32_t count, size_t chunk,
+                            hf_csr *out);
 
 /* Retained sizes: retained[v] = shallow[v] + the retained sizes of the
  * nodes v immediately dominates, in one pass over order in reverse.

@@ -1,11 +1,13 @@
 /*
- * graphmem.h - what graph.c and graphbfs.c share, private to them: their
- * arrays from core/workmem.h, and prefetching (graph.h, "Speed").
+ * graphmem.h - what graph.c, graphbfs.c and graphdom.c share, private to
+ * them: their arrays from core/workmem.h, prefetching (graph.h, "Speed"),
+ * and the renumbered predecessors of the dominator pass.
  */
 #ifndef HF_GRAPHMEM_H
 #define HF_GRAPHMEM_H
 
 #include "decoders/core/workmem.h"
+#include "decoders/heap/graph.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -29,5 +31,14 @@ static inline uint32_t *try_u32_seq(size_t count)
  * memory they will need a little later (graph.c explains). */
 #define PREFETCH(p) __builtin_prefetch(p)
 enum { AHEAD = 8 }; /* how many edges or nodes to fetch ahead */
+
+/* hf_csr_pred_renumbered (graph.h), with the renumbered destinations
+ * written to scratch (m entries) on the way: NULL to have an array of its
+ * own for them, or g->dst itself for a caller that has no further use for
+ * g (the dominator pass that frees succ): then nothing is allocated but
+ * out.  chunk 0: one range in RAM, ranges of 512 MiB when the arrays are
+ * files (as hf_csr_transpose). */
+bool hf_pred_renumber(const hf_csr *g, uint32_t *scratch, const uint32_t *num, uint32_t count,
+                      size_t chunk, hf_csr *out);
 
 #endif

@@ -554,8 +554,8 @@ static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
          * (a lower peak); on one thread the BFS first, so that pred is not
          * there to crowd succ out of the page cache.  order and idom are
          * asked for only when needed: the first arrays asked for get the
-         * RAM (workmem.h).  Between the packing of the parents and the
-         * semidominators pred is idle: its pages may go first. */
+         * RAM (workmem.h).  The dominators need succ alone: from the
+         * packing of the parents on pred is idle, its pages may go first. */
         bool two = hf_work_beside_pays(n, ((uint64_t)g->edges + 2 * (uint64_t)n + 3) * 4);
         transpose_job tj = {&succ, &g->pred};
         ok = (order = hf_work_alloc(len)) != NULL;
@@ -578,7 +578,7 @@ static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
             hf_work_watch_free(succ.dst, &sj.succ_freed);
             sb = hf_work_beside_start(true, shallow_run, &sj);
         }
-        ok = ok && hf_dom_compute_free_succ(&succ, &g->pred, g->idom, order, &reached);
+        ok = ok && hf_dom_compute_free_succ(&succ, g->idom, order, &reached);
         hf_csr_free(&succ); /* freed already: what wakes the helper, whatever happened */
         if (sb) {
             ok = hf_work_beside_end(sb, ok) && ok;

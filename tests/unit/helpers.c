@@ -4,11 +4,14 @@
 #include "tests/unit/helpers.h"
 
 #include "decoders/bmd/bmd.h"
+#include "decoders/core/workmem.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+#include <glib/gstdio.h>
 
 /* ---- rendering ---- */
 
@@ -322,6 +325,25 @@ char *th_problems(hf_dump *d)
     for (guint i = 0; i < d->problems->len; i++)
         g_string_append_printf(s, "%s\n", (char *)g_ptr_array_index(d->problems, i));
     return g_string_free(s, FALSE);
+}
+
+int th_run_in_ram_and_files(const char *name, const struct CMUnitTest *tests, size_t count)
+{
+    char *ram = g_strdup_printf("%s, arrays in RAM", name);
+    char *files = g_strdup_printf("%s, arrays in files", name);
+    int failed = _cmocka_run_group_tests(ram, tests, count, NULL, NULL);
+    char *dir = g_dir_make_tmp("heapfs-test.XXXXXX", NULL);
+    hf_work *w = hf_work_begin(&(hf_work_opt){HF_WORK_FILE, 0}, dir);
+    failed += _cmocka_run_group_tests(files, tests, count, NULL, NULL);
+    GString *said = g_string_new(NULL);
+    hf_work_end(w, said);
+    /* the files had no names: the directory is empty */
+    failed += g_rmdir(dir) != 0 || !strstr(said->str, "GiB in files in");
+    g_string_free(said, TRUE);
+    g_free(dir);
+    g_free(ram);
+    g_free(files);
+    return failed;
 }
 
 char *th_write_temp(const void *data, size_t len)

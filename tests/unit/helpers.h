@@ -119,6 +119,12 @@ char *th_corpus(const char *sub, const char *name);
 /* tests/fixtures/name. */
 char *th_fixture(const char *name);
 
+/* Runs the group twice, as cmocka_run_group_tests_name: with the working
+ * arrays of core/workmem.h in RAM, then every one in a file of a new
+ * temporary directory (-o retained_mem=file, a dump larger than memory);
+ * the number of failures, one more if the files left a name behind. */
+int th_run_in_ram_and_files(const char *name, const struct CMUnitTest *tests, size_t count);
+
 /* ---- opening bytes ---- */
 
 /* Writes data to a new temporary file and opens it as heapfs would

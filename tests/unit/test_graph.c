@@ -12,11 +12,10 @@
 #include <string.h>
 
 #include <glib.h>
-#include <glib/gstdio.h>
 
 #include "decoders/core/cancel.h"
-#include "decoders/core/workmem.h"
 #include "decoders/heap/graph.h"
+#include "tests/unit/helpers.h"
 
 /* ---- graphs as adjacency lists, and everything computed on one ---- */
 
@@ -78,7 +77,7 @@ static void run_all(result *r, uint32_t n, hf_edge_source src, void *ud, const u
     r->order = g_new(uint32_t, n + 1);
     r->parent = g_new(uint32_t, n + 1);
     r->retained = g_new(uint64_t, n + 1);
-    assert_true(hf_dom_compute(&r->succ, &r->pred, r->idom, r->order, &r->reached));
+    assert_true(hf_dom_compute(&r->succ, r->idom, r->order, &r->reached));
     hf_dom_retained(n, r->idom, r->order, r->reached, shallow, r->retained);
     assert_true(hf_dom_children(n, r->idom, r->retained, &r->kids));
     /* without its offsets, each node's children are found again by idom */
@@ -105,7 +104,7 @@ static void run_all(result *r, uint32_t n, hf_edge_source src, void *ud, const u
     hf_csr succ2;
     uint32_t *idom2 = g_new(uint32_t, n + 1), *order2 = g_new(uint32_t, n + 1), reached2;
     assert_true(hf_csr_build(&succ2, n, src, ud));
-    assert_true(hf_dom_compute_free_succ(&succ2, &r->pred, idom2, order2, &reached2));
+    assert_true(hf_dom_compute_free_succ(&succ2, idom2, order2, &reached2));
     assert_null(succ2.off);
     assert_int_equal(reached2, r->reached);
     assert_memory_equal(idom2, r->idom, (n + 1) * sizeof *idom2);
@@ -710,7 +709,7 @@ static void test_cancelled(void **state)
     assert_null(pp.slot);
     for (cancel_at = 1;; cancel_at++) {
         asked = 0;
-        if (hf_dom_compute(&succ, &pred, idom, order, &reached))
+        if (hf_dom_compute(&succ, idom, order, &reached))
             break;
     }
     print_message("the dominator pass asked %u times\n", cancel_at - 1);
@@ -755,15 +754,5 @@ int main(void)
     };
     /* every check twice: arrays in RAM, then all in files (core/workmem.h,
      * -o retained_mem=file), the mode of a dump larger than memory */
-    int failed = cmocka_run_group_tests_name("graph, arrays in RAM", tests, NULL, NULL);
-    char *dir = g_dir_make_tmp("test_graph.XXXXXX", NULL);
-    hf_work *w = hf_work_begin(&(hf_work_opt){HF_WORK_FILE, 0}, dir);
-    failed += cmocka_run_group_tests_name("graph, arrays in files", tests, NULL, NULL);
-    GString *said = g_string_new(NULL);
-    hf_work_end(w, said);
-    /* the files had no names: the directory is empty */
-    failed += g_rmdir(dir) != 0 || !strstr(said->str, "GiB in files in");
-    g_string_free(said, TRUE);
-    g_free(dir);
-    return failed;
+    return th_run_in_ram_and_files("graph", tests, sizeof tests / sizeof tests[0]);
 }
