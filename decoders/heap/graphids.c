@@ -52,15 +52,19 @@ static bool hf_resolver_dense(hf_resolver *r, uint64_t hi, uint64_t align_bits)
     r->blocks_mem = hf_work_alloc0(n_blocks * 64 + 64); /* zero: no bits set */
     if (!r->blocks_mem)
         return false;
-    r->blocks = (uint64_t *)(((uintptr_t)r->blocks_mem + 63) & ~(uintptr_t)63);
+    r->blocks = (hf_idblock *)(((uintptr_t)r->blocks_mem + 63) & ~(uintptr_t)63);
     r->shift = shift;
     r->nb = slots;
-    uint64_t done = 0; /* blocks whose count is set */
+    uint64_t done = 0; /* blocks whose base is set */
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t s = (r->ids[i] - r->lo) >> shift, b = s / HF_RESOLVER_BLOCK_SLOTS;
-        while (done <= b) /* ascending ids: i ids lie before block b */
-            r->blocks[8 * done++] = i;
-        r->blocks[8 * b + 1 + (s % HF_RESOLVER_BLOCK_SLOTS) / 64] |= UINT64_C(1) << (s % 64);
+        uint64_t s = (r->ids[i] - r->lo) >> shift;
+        hf_idblock *b = r->blocks + s / HF_RESOLVER_BLOCK_SLOTS;
+        while (done <= s / HF_RESOLVER_BLOCK_SLOTS) /* ascending ids: i lie before */
+            r->blocks[done++].base = i;
+        unsigned w = (unsigned)(s % HF_RESOLVER_BLOCK_SLOTS) / 64;
+        b->bits[w] |= UINT64_C(1) << (s % 64);
+        for (unsigned k = w + 1; k < HF_RESOLVER_BLOCK_WORDS; k++)
+            b->before[k]++;
     }
     g_clear_pointer(&r->ids, hf_work_free);
     return true;

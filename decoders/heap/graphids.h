@@ -22,18 +22,29 @@
 #include "decoders/core/search.h"
 #include "decoders/heap/graph.h"
 
+#include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Slots per dense block: 7 words of bits after the block's count. */
-#define HF_RESOLVER_BLOCK_SLOTS (7 * 64)
+/* A dense block, one cache line: the node of its first id, how many of
+ * its ids lie before each word of bits, and 6 words of bits (384 slots):
+ * a lookup counts the bits of one word (the build does not assume the
+ * CPU's popcount instruction: the library call cost more than the miss). */
+#define HF_RESOLVER_BLOCK_WORDS 6
+#define HF_RESOLVER_BLOCK_SLOTS (HF_RESOLVER_BLOCK_WORDS * 64)
+typedef struct {
+    uint32_t base;
+    uint16_t before[HF_RESOLVER_BLOCK_WORDS];
+    uint64_t bits[HF_RESOLVER_BLOCK_WORDS];
+} hf_idblock;
+G_STATIC_ASSERT(sizeof(hf_idblock) == 64);
 
 typedef struct {
     uint64_t *ids;
     uint16_t *low; /* instead of ids when the buckets are 2^16 ids wide or less:
                       the low bits of id - lo (the bucket gives the rest) */
     uint32_t *tab;
-    uint64_t *blocks; /* dense: 8 words a block, 64-byte aligned in blocks_mem */
+    hf_idblock *blocks; /* dense: 64-byte aligned in blocks_mem */
     void *blocks_mem;
     uint64_t lo, nb;  /* nb: sparse buckets, or dense slots */
     unsigned shift;   /* log2 of a bucket's width, or of a dense slot's */
@@ -55,9 +66,17 @@ static inline bool below_u16(const void *ud, uint64_t i)
 }
 
 /* The dense block slot s lies in. */
-static inline const uint64_t *hf_resolver_block(const hf_resolver *r, uint64_t s)
+static inline const hf_idblock *hf_resolver_block(const hf_resolver *r, uint64_t s)
 {
-    return r->blocks + (s / HF_RESOLVER_BLOCK_SLOTS) * 8;
+    return r->blocks + s / HF_RESOLVER_BLOCK_SLOTS;
+}
+
+static inline unsigned hf_popcount64(uint64_t x)
+{
+    x -= (x >> 1) & UINT64_C(0x5555555555555555);
+    x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+    x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+    return (unsigned)((x * UINT64_C(0x0101010101010101)) >> 56);
 }
 
 static inline uint32_t resolve_dense(const hf_resolver *r, uint64_t id)
@@ -68,15 +87,12 @@ static inline uint32_t resolve_dense(const hf_resolver *r, uint64_t id)
     uint64_t s = d >> r->shift;
     if (s >= r->nb)
         return HF_NONE;
-    const uint64_t *b = hf_resolver_block(r, s);
+    const hf_idblock *b = hf_resolver_block(r, s);
     unsigned w = (unsigned)(s % HF_RESOLVER_BLOCK_SLOTS) / 64;
     uint64_t bit = UINT64_C(1) << (s % 64);
-    if (!(b[1 + w] & bit))
+    if (!(b->bits[w] & bit))
         return HF_NONE;
-    uint64_t node = b[0] + (uint64_t)__builtin_popcountll(b[1 + w] & (bit - 1));
-    for (unsigned i = 0; i < w; i++)
-        node += (uint64_t)__builtin_popcountll(b[1 + i]);
-    return (uint32_t)node;
+    return b->base + b->before[w] + hf_popcount64(b->bits[w] & (bit - 1));
 }
 
 /* The node of id, HF_NONE when it is not in the snapshot. */
