@@ -12,6 +12,7 @@
 #include "decoders/core/workmem.h"
 #include "decoders/heap/graphfile.h"
 #include "decoders/heap/graphids.h"
+#include "decoders/heap/graphrefs.h"
 
 #include <string.h>
 #include <sys/mman.h>
@@ -121,6 +122,7 @@ typedef struct {
     const hf_hsnap *sn;
     uint32_t n;
     hf_resolver res;
+    hf_reftab refs;       /* references read without the walker */
     uint32_t *class_node; /* per class: node of its class object, HF_NONE */
     uint32_t *referent;   /* per class: ref slot to leave out, HF_NONE */
     uint32_t *roots;      /* root nodes, sorted, unique */
@@ -130,25 +132,52 @@ typedef struct {
     uint64_t *size;       /* n + 1 shallow sizes filled by the second pass, or NULL */
 } gctx;
 
+/* Ids resolved at a time: their lookups' cache misses overlap. */
+#define REF_BATCH 32
+
+/* The references of one object on their way to emit: counted at once in
+ * the first pass, gathered in the second and resolved by batches. */
 typedef struct {
     const gctx *c;
     bool counting;
     uint32_t skip;
     hf_edge_emit emit;
     void *ectx;
+    uint32_t n;
+    uint64_t id[REF_BATCH];
 } ref_ud;
 
-static void emit_id(const gctx *c, bool counting, uint64_t id, hf_edge_emit emit, void *ectx)
+static void ref_flush(ref_ud *r)
 {
-    uint32_t t = counting ? c->n : hf_resolve(&c->res, id);
-    emit(ectx, t == HF_NONE ? c->n : t); /* an id not in the dump: to the root, harmless */
+    const hf_resolver *res = &r->c->res;
+    uint32_t root = r->c->n;
+    if (r->counting) {
+        for (uint32_t i = 0; i < r->n; i++)
+            r->emit(r->ectx, root);
+        r->n = 0;
+        return;
+    }
+    for (uint32_t i = 0; i < r->n; i++)
+        hf_resolve_prefetch(res, r->id[i]);
+    for (uint32_t i = 0; i < r->n; i++) {
+        uint32_t t = hf_resolve(res, r->id[i]);
+        r->emit(r->ectx, t == HF_NONE ? root : t); /* an id not in the dump: to the root, harmless */
+    }
+    r->n = 0;
+}
+
+static void ref_add(ref_ud *r, uint64_t id)
+{
+    r->id[r->n++] = id;
+    if (r->n == REF_BATCH)
+        ref_flush(r);
 }
 
 static bool ref_cb(uint64_t target, uint32_t slot, void *ud)
 {
     ref_ud *r = ud;
     if (slot != r->skip)
-        emit_id(r->c, r->counting, target, r->emit, r->ectx);
+        ref_add(r, target);
     return true;
 }
 
@@ -194,15 +223,26 @@ static void source(void *ud, uint32_t v, bool counting, hf_edge_emit emit, void 
         uint32_t cn = counting ? c->n : c->class_node[ob.cls];
         emit(ectx, cn == HF_NONE || cn == v ? c->n : cn);
     }
-    ref_ud r = {c, counting, HF_NONE, emit, ectx};
-    if (ob.kind == HF_K_INSTANCE)
-        r.skip = c->referent[ob.cls];
-    hf_heap_for_each_ref_of(c->h, c->sn, &ob, ref_cb, &r);
+    ref_ud r; /* id[] uninitialised: 256 bytes a node not cleared */
+    r.c = c;
+    r.counting = counting;
+    r.skip = ob.kind == HF_K_INSTANCE ? c->referent[ob.cls] : HF_NONE;
+    r.emit = emit;
+    r.ectx = ectx;
+    r.n = 0;
+    if (hf_reftab_fast(&c->refs, &ob)) {
+        uint64_t pos = 0;
+        while ((r.n = hf_reftab_read(&c->refs, &ob, r.skip, &pos, r.id, REF_BATCH)))
+            ref_flush(&r);
+    } else {
+        hf_heap_for_each_ref_of(c->h, c->sn, &ob, ref_cb, &r);
+    }
     if (ob.kind == HF_K_CLASS) {
         const hf_hclass *self = hf_heap_described(c->sn, &ob);
         if (self && self->loader_id)
-            emit_id(c, counting, self->loader_id, emit, ectx);
+            ref_add(&r, self->loader_id);
     }
+    ref_flush(&r);
     size_t a, b; /* counted by ctx_resolve */
     locals_of(c, v, &a, &b);
     for (; a < b && !counting; a++)
@@ -257,7 +297,7 @@ static bool ctx_init(gctx *c, hf_heap *h, const hf_hsnap *sn)
     c->h = h;
     c->sn = sn;
     c->n = (uint32_t)sn->n_objects;
-    if (!hf_resolver_alloc(&c->res, c->n))
+    if (!hf_resolver_alloc(&c->res, c->n) || !hf_reftab_init(&c->refs, h, sn))
         return false;
     guint nc = sn->classes->len;
     c->class_node = g_new(uint32_t, nc ? nc : 1);
@@ -338,6 +378,7 @@ static bool ctx_resolve(void *ud, uint32_t *deg)
 static void ctx_free(gctx *c)
 {
     hf_resolver_free(&c->res);
+    hf_reftab_free(&c->refs);
     g_free(c->class_node);
     g_free(c->referent);
     g_free(c->roots);
