@@ -123,8 +123,10 @@ typedef struct {
     uint32_t n;
     hf_resolver res;
     hf_reftab refs;       /* references read without the walker */
-    uint32_t *class_node; /* per class: node of its class object, HF_NONE */
+    uint32_t *class_node; /* per class: its instances' edge to their class object
+                             (n until resolved, or when not in the dump), HF_NONE */
     uint32_t *referent;   /* per class: ref slot to leave out, HF_NONE */
+    uint8_t *threads;     /* per class: 1 when some instance has locals */
     uint32_t *roots;      /* root nodes, sorted, unique */
     size_t n_roots;
     uint64_t *locals;     /* thread node << 32 | local node, sorted, unique */
@@ -209,20 +211,21 @@ static void source(void *ud, uint32_t v, bool counting, hf_edge_emit emit, void 
             emit(ectx, c->roots[i]);
         return;
     }
-    if (counting)
-        c->res.ids[v] = hf_heap_object_id(c->h, c->sn, v);
     hf_hobj ob;
-    if (!hf_heap_decode(c->h, c->sn, v, &ob))
+    bool decoded = hf_heap_decode(c->h, c->sn, v, &ob);
+    if (counting) /* the codec's id, which decoding read too (HPROF) */
+        c->res.ids[v] = decoded && c->h->codec->fixed_be ? ob.id
+                                                          : hf_heap_object_id(c->h, c->sn, v);
+    if (!decoded)
         return;
     if (!counting && c->size)
         c->size[v] = hf_heap_shallow(c->h, c->sn, &ob);
     /* Counted before the class objects are resolved: one whose object is
      * not in the dump, or that is v itself, points at the root (harmless,
      * and no view shows it) */
-    if (hf_heap_class(c->sn, ob.cls)->id) {
-        uint32_t cn = counting ? c->n : c->class_node[ob.cls];
-        emit(ectx, cn == HF_NONE || cn == v ? c->n : cn);
-    }
+    uint32_t cn = c->class_node[ob.cls];
+    if (cn != HF_NONE)
+        emit(ectx, cn == v ? c->n : cn);
     ref_ud r; /* id[] uninitialised: 256 bytes a node not cleared */
     r.c = c;
     r.counting = counting;
@@ -243,10 +246,12 @@ static void source(void *ud, uint32_t v, bool counting, hf_edge_emit emit, void 
             ref_add(&r, self->loader_id);
     }
     ref_flush(&r);
-    size_t a, b; /* counted by ctx_resolve */
-    locals_of(c, v, &a, &b);
-    for (; a < b && !counting; a++)
-        emit(ectx, (uint32_t)c->locals[a]);
+    if (!counting && c->threads[ob.cls]) { /* counted by ctx_resolve */
+        size_t a, b;
+        locals_of(c, v, &a, &b);
+        for (; a < b; a++)
+            emit(ectx, (uint32_t)c->locals[a]);
+    }
 }
 
 /* How strong a reference class c's instances hold their referent, or -1
@@ -302,8 +307,10 @@ static bool ctx_init(gctx *c, hf_heap *h, const hf_hsnap *sn)
     guint nc = sn->classes->len;
     c->class_node = g_new(uint32_t, nc ? nc : 1);
     c->referent = g_new(uint32_t, nc ? nc : 1);
+    c->threads = g_new0(uint8_t, nc ? nc : 1);
     for (guint k = 0; k < nc; k++) {
         const hf_hclass *cl = hf_heap_class(sn, k);
+        c->class_node[k] = cl->id ? c->n : HF_NONE;
         int kind = reference_kind(sn, cl);
         c->referent[k] = kind > (int)h->base.reach ? referent_slot(sn, cl) : HF_NONE;
     }
@@ -322,7 +329,9 @@ static bool ctx_resolve(void *ud, uint32_t *deg)
         return false;
     for (guint k = 0; k < sn->classes->len; k++) {
         const hf_hclass *cl = hf_heap_class(sn, k);
-        c->class_node[k] = cl->id ? hf_resolve(&c->res, cl->id) : HF_NONE;
+        uint32_t node = cl->id ? hf_resolve(&c->res, cl->id) : HF_NONE;
+        if (node != HF_NONE)
+            c->class_node[k] = node;
     }
     /* thread serial -> thread node, from the THREAD OBJECT roots */
     GHashTable *thread_node = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -369,9 +378,11 @@ static bool ctx_resolve(void *ud, uint32_t *deg)
     if (!hf_work_in_ram(len))
         c->size = hf_work_alloc0(len);
     deg[c->n] = (uint32_t)c->n_roots;
-    for (size_t i = 0; i < c->n_locals; i++)
+    for (size_t i = 0; i < c->n_locals; i++) {
+        c->threads[hf_heap_cls(sn, c->locals[i] >> 32)] = 1;
         if (++deg[c->locals[i] >> 32] == 0)
             return false; /* 2^32 edges from one node */
+    }
     return true;
 }
 
@@ -381,6 +392,7 @@ static void ctx_free(gctx *c)
     hf_reftab_free(&c->refs);
     g_free(c->class_node);
     g_free(c->referent);
+    g_free(c->threads);
     g_free(c->roots);
     g_free(c->locals);
 }
