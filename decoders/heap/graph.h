@@ -118,9 +118,10 @@ typedef void (*hf_edge_source)(void *ud, uint32_t v, bool counting, hf_edge_emit
 
 /* Build *out from src in two passes over v = 0..n, so no edge list is
  * ever held twice: the first pass counts, the second stores.  Each pass
- * splits the nodes into contiguous ranges, one per core (at most 8), so
- * src is called from several threads at once, each time for a different
- * v: it must be thread-safe for distinct nodes.  src must emit
+ * runs a thread per core (at most 8), each taking chunks of 65536 nodes
+ * in turn until none is left (so the work evens out), so src is called
+ * from several threads at once, each time for a different v: it must be
+ * thread-safe for distinct nodes.  src must emit
  * the same edges both times (order within a node is kept).  Returns false,
  * with *out empty, when the two passes disagree, an edge points past n, the
  * graph has more than UINT32_MAX edges, or memory runs out. */
