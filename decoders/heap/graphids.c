@@ -34,16 +34,13 @@ static bool hf_resolver_narrow(hf_resolver *r)
 }
 
 
-/* The dense bitmap, when the ids are strictly ascending and it takes no
- * more than the sparse form would (about 4 bytes an object): slot s of
- * the range stands for id lo + (s << shift).  True when made, or when
- * the ids do not suit it (blocks stays NULL); false without memory. */
+/* The dense bitmap of strictly ascending ids, when it takes no more than
+ * the sparse form would (about 4 bytes an object): slot s of the range
+ * stands for id lo + (s << shift).  True when made, or when the ids are
+ * too far apart (blocks stays NULL); false without memory. */
 static bool hf_resolver_dense(hf_resolver *r, uint64_t hi, uint64_t align_bits)
 {
     uint32_t n = r->n;
-    for (uint32_t i = 1; i < n; i++)
-        if (r->ids[i] <= r->ids[i - 1])
-            return true; /* duplicates, or a dump changed underneath */
     unsigned shift = align_bits ? (unsigned)__builtin_ctzll(align_bits) : 0;
     uint64_t slots = ((hi - r->lo) >> shift) + 1;
     uint64_t n_blocks = slots / HF_RESOLVER_BLOCK_SLOTS + 1;
@@ -106,13 +103,15 @@ bool hf_resolver_index(hf_resolver *r)
      * that changed underneath may break that, so take both from all ids:
      * last - first could wrap around and size the table wrong. */
     uint64_t lo = n ? r->ids[0] : 0, hi = lo, bits = 0;
+    bool ascending = true; /* no duplicates, no dump changed underneath */
     for (uint32_t i = 0; i < n; i++) {
         lo = MIN(lo, r->ids[i]);
         hi = MAX(hi, r->ids[i]);
         bits |= r->ids[i] - r->ids[0]; /* the ids' common alignment */
+        ascending &= i == 0 || r->ids[i] > r->ids[i - 1];
     }
     r->lo = lo;
-    if (!hf_resolver_dense(r, hi, bits))
+    if (ascending && !hf_resolver_dense(r, hi, bits))
         return false;
     return r->blocks || hf_resolver_sparse(r, hi);
 }
