@@ -51,19 +51,13 @@ static void emit_store(void *ectx, uint32_t dst)
         c->bad = true;
 }
 
-/* Nodes a thread takes at a time.  Ranges of as many nodes can differ
- * much in work (the second half of the bench dump has twice the bytes
- * and all the object arrays), so the threads take chunks in turn until
- * none is left, rather than a range each. */
-#define BUILD_CHUNK (1u << 16)
-
 /* A pass of a build, shared by its threads. */
 typedef struct {
     hf_edge_source src;
     void *ud;
     uint32_t *off;
     uint32_t n;     /* nodes 0..n */
-    gint next;      /* the next chunk to take */
+    gint next;      /* the next chunk to take (hf_chunk_take) */
     gint stop;      /* a thread failed: the others stop too */
     bool counting;
 } build_job;
@@ -96,13 +90,10 @@ static gpointer build_range(gpointer arg)
     build_part *p = arg;
     build_job *j = p->job;
     build_ctx *c = &p->c;
-    uint64_t chunks = ((uint64_t)j->n + BUILD_CHUNK) / BUILD_CHUNK, step = 0;
-    while (!c->bad && !g_atomic_int_get(&j->stop)) {
-        uint64_t k = (guint)g_atomic_int_add(&j->next, 1);
-        if (k >= chunks)
-            break;
-        uint64_t hi = MIN((k + 1) * BUILD_CHUNK, (uint64_t)j->n + 1);
-        for (uint64_t v = k * BUILD_CHUNK; v < hi && !c->bad; v++) {
+    uint64_t lo, hi, step = 0;
+    while (!c->bad && !g_atomic_int_get(&j->stop) &&
+           hf_chunk_take(&j->next, (uint64_t)j->n + 1, &lo, &hi)) {
+        for (uint64_t v = lo; v < hi && !c->bad; v++) {
             c->bad |= hf_cancel_due(step++);
             if (!c->bad)
                 build_node(j, c, (uint32_t)v);

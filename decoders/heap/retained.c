@@ -441,17 +441,20 @@ typedef struct {
     hf_heap *h;
     const hf_hsnap *sn;
     uint64_t *size;
-    uint32_t lo, hi;
-} shallow_part;
+    gint next; /* the next chunk of objects (hf_chunk_take) */
+} shallow_job;
 
 static gpointer shallow_range(gpointer ud)
 {
-    shallow_part *p = ud;
-    for (uint32_t v = p->lo; v < p->hi && !hf_cancel_due(v - p->lo); v++) {
-        hf_hobj ob;
-        if (hf_heap_decode(p->h, p->sn, v, &ob))
-            p->size[v] = hf_heap_shallow(p->h, p->sn, &ob);
-    }
+    shallow_job *j = ud;
+    uint64_t lo, hi, step = 0;
+    bool stop = false;
+    while (!stop && hf_chunk_take(&j->next, j->sn->n_objects, &lo, &hi))
+        for (uint64_t v = lo; v < hi && !(stop = hf_cancel_due(step++)); v++) {
+            hf_hobj ob;
+            if (hf_heap_decode(j->h, j->sn, v, &ob))
+                j->size[v] = hf_heap_shallow(j->h, j->sn, &ob);
+        }
     return NULL;
 }
 
@@ -459,20 +462,18 @@ static gpointer shallow_range(gpointer ud)
 #define SHALLOW_THREAD_MIN (1u << 20)
 
 /* Each object's shallow size (n + 1 entries, the virtual root's 0), read
- * back from the dump, half of them on a second thread when there are many;
- * NULL without memory. */
+ * back from the dump, on a second thread too when there are many; NULL
+ * without memory. */
 static uint64_t *shallow_sizes(hf_heap *h, const hf_hsnap *sn)
 {
     uint32_t n = (uint32_t)sn->n_objects;
     uint64_t *size = hf_work_alloc0(sizeof(uint64_t) * ((size_t)n + 1));
     if (!size)
         return NULL;
-    shallow_part a = {h, sn, size, 0, n / 2}, b = {h, sn, size, n / 2, n};
+    shallow_job j = {h, sn, size, 0};
     GThread *t = n < SHALLOW_THREAD_MIN ? NULL
-                                        : g_thread_try_new("heapfs-shallow", shallow_range, &b, NULL);
-    if (!t)
-        shallow_range(&b);
-    shallow_range(&a);
+                                        : g_thread_try_new("heapfs-shallow", shallow_range, &j, NULL);
+    shallow_range(&j);
     if (t)
         g_thread_join(t);
     return size;
