@@ -42,10 +42,11 @@ static bool hf_resolver_dense(hf_resolver *r, uint64_t hi, uint64_t align_bits)
 {
     uint32_t n = r->n;
     unsigned shift = align_bits ? (unsigned)__builtin_ctzll(align_bits) : 0;
-    uint64_t slots = ((hi - r->lo) >> shift) + 1;
-    uint64_t n_blocks = slots / HF_RESOLVER_BLOCK_SLOTS + 1;
+    uint64_t last = (hi - r->lo) >> shift; /* the last slot: + 1 may wrap around */
+    uint64_t n_blocks = last / HF_RESOLVER_BLOCK_SLOTS + 1;
     if (n_blocks > (4 * (uint64_t)n + 63) / 64 || n_blocks > SIZE_MAX / 64 - 1)
         return true;
+    uint64_t slots = last + 1;
     r->blocks_mem = hf_work_alloc0(n_blocks * 64 + 64); /* zero: no bits set */
     if (!r->blocks_mem)
         return false;

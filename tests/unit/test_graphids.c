@@ -98,6 +98,9 @@ static void test_sparse(void **state)
         assert_true(hf_resolve(&r, id) == HF_NONE || hf_resolve(&r, id) < G_N_ELEMENTS(mixed));
     hf_resolver_free(&r);
     assert_false(check(NULL, 0));
+    /* the whole 64-bit range, unaligned: its slot count would wrap around */
+    uint64_t wide[] = {0, 1, UINT64_MAX};
+    assert_false(check(wide, G_N_ELEMENTS(wide)));
     g_free(ids);
 }
 
