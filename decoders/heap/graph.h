@@ -113,9 +113,12 @@ static inline uint32_t hf_csr_degree(const hf_csr *g, uint32_t v) { return g->of
  * HF_CHUNK items in turn until none is left (*next, from 0, is the next
  * chunk): ranges of as many items can differ much in work (the second
  * half of the bench dump has twice the bytes and all the object arrays),
- * chunks even it out.  The next chunk as [*lo, *hi); false when none is
- * left. */
-#define HF_CHUNK (1u << 16)
+ * chunks even it out.  2^18 items: the threads' first writes to an array
+ * of 8 bytes an item (the ids) fall in 2 MiB apart, each in page tables
+ * of its own (64 Ki-item chunks had them fault side by side: the first
+ * pass took up to twice the CPU now and then).  The next chunk as
+ * [*lo, *hi); false when none is left. */
+#define HF_CHUNK (1u << 18)
 static inline bool hf_chunk_take(gint *next, uint64_t n, uint64_t *lo, uint64_t *hi)
 {
     uint64_t k = (guint)g_atomic_int_add(next, 1);

@@ -89,7 +89,7 @@ static void test_build_between(void **state)
 
 /* Enough nodes for several chunks on every thread: each node is asked
  * for once a pass (from whichever thread), and its edges land in its row. */
-#define MANY (3 * 65536 + 5)
+#define MANY (3 * HF_CHUNK + 5)
 
 static void many_source(void *ud, uint32_t v, bool counting, hf_edge_emit emit, void *ectx)
 {
