@@ -62,9 +62,11 @@ typedef struct {
     bool counting;
 } build_job;
 
-/* One thread's part: its chunks' nodes, one at a time. */
+/* One thread's part: its chunks' nodes, one at a time.  A cache line of
+ * its own: c is written at every edge, and parts side by side in one line
+ * made the two threads' counting pass take half as much CPU again. */
 typedef struct {
-    build_job *job;
+    _Alignas(64) build_job *job;
     build_ctx c;
 } build_part;
 
