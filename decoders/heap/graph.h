@@ -114,10 +114,9 @@ static inline uint32_t hf_csr_degree(const hf_csr *g, uint32_t v) { return g->of
  * chunk): ranges of as many items can differ much in work (the second
  * half of the bench dump has twice the bytes and all the object arrays),
  * chunks even it out.  2^18 items: the threads' first writes to an array
- * of 8 bytes an item (the ids) fall in 2 MiB apart, each in page tables
- * of its own (64 Ki-item chunks had them fault side by side: the first
- * pass took up to twice the CPU now and then).  The next chunk as
- * [*lo, *hi); false when none is left. */
+ * of 8 bytes an item (the ids) stay 2 MiB apart, each thread faulting in
+ * page tables of its own.  The next chunk as [*lo, *hi); false when none
+ * is left. */
 #define HF_CHUNK (1u << 18)
 static inline bool hf_chunk_take(gint *next, uint64_t n, uint64_t *lo, uint64_t *hi)
 {
