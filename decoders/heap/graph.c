@@ -51,50 +51,69 @@ static void emit_store(void *ectx, uint32_t dst)
         c->bad = true;
 }
 
-/* One thread's share of a build: nodes [lo, hi). */
+/* A pass of a build, shared by its threads. */
 typedef struct {
     hf_edge_source src;
     void *ud;
     uint32_t *off;
-    uint32_t lo, hi;
-    build_ctx c;
+    uint32_t n;     /* nodes 0..n */
+    gint next;      /* the next chunk to take (hf_chunk_take) */
+    gint stop;      /* a thread failed: the others stop too */
     bool counting;
+} build_job;
+
+/* One thread's part: its chunks' nodes, one at a time.  A cache line of
+ * its own: c is written at every edge, and parts side by side in one line
+ * made the two threads' counting pass take half as much CPU again. */
+typedef struct {
+    _Alignas(64) build_job *job;
+    build_ctx c;
 } build_part;
 
-/* Pass 1 stores each node's degree in off[v + 1]; pass 2 fills dst. */
+/* Pass 1 stores node v's degree in off[v + 1]; pass 2 fills its edges. */
+static void build_node(build_job *j, build_ctx *c, uint32_t v)
+{
+    if (j->counting) {
+        uint64_t before = c->count;
+        j->src(j->ud, v, true, emit_count, c);
+        if (c->count - before > UINT32_MAX)
+            c->bad = true;
+        j->off[v + 1] = (uint32_t)(c->count - before);
+    } else {
+        c->pos = j->off[v];
+        c->end = j->off[v + 1];
+        j->src(j->ud, v, false, emit_store, c);
+        c->bad |= c->pos != c->end;
+    }
+}
+
 static gpointer build_range(gpointer arg)
 {
     build_part *p = arg;
+    build_job *j = p->job;
     build_ctx *c = &p->c;
-    for (uint32_t v = p->lo; v < p->hi && !c->bad; v++) {
-        if (hf_cancel_due(v - p->lo)) {
-            c->bad = true;
-            break;
-        }
-        if (p->counting) {
-            uint64_t before = c->count;
-            p->src(p->ud, v, true, emit_count, c);
-            if (c->count - before > UINT32_MAX)
-                c->bad = true;
-            p->off[v + 1] = (uint32_t)(c->count - before);
-        } else {
-            c->pos = p->off[v];
-            c->end = p->off[v + 1];
-            p->src(p->ud, v, false, emit_store, c);
-            c->bad |= c->pos != c->end;
+    uint64_t lo, hi, step = 0;
+    while (!c->bad && !g_atomic_int_get(&j->stop) &&
+           hf_chunk_take(&j->next, (uint64_t)j->n + 1, &lo, &hi)) {
+        for (uint64_t v = lo; v < hi && !c->bad; v++) {
+            c->bad |= hf_cancel_due(step++);
+            if (!c->bad)
+                build_node(j, c, (uint32_t)v);
         }
     }
+    if (c->bad)
+        g_atomic_int_set(&j->stop, 1);
     return NULL;
 }
 
-/* Runs build_range over `parts`, on threads of their own but the first. */
-static bool build_pass(build_part *parts, unsigned n_parts, bool counting)
+/* Runs a pass of job over `parts`, on threads of their own but the first. */
+static bool build_pass(build_job *job, build_part *parts, unsigned n_parts, bool counting)
 {
     GThread *t[HF_BUILD_THREADS];
-    for (unsigned i = 0; i < n_parts; i++) {
-        parts[i].counting = counting;
+    job->counting = counting;
+    job->next = job->stop = 0;
+    for (unsigned i = 0; i < n_parts; i++)
         t[i] = i ? g_thread_new("hf-graph", build_range, &parts[i]) : NULL;
-    }
     build_range(&parts[0]);
     bool bad = false;
     for (unsigned i = 0; i < n_parts; i++) {
@@ -119,18 +138,17 @@ bool hf_csr_build_with(hf_csr *out, uint32_t n, hf_edge_source src, hf_edge_betw
     uint32_t *off = try_u32_seq((size_t)n + 2);
     if (!off)
         return false;
-    /* Nodes in contiguous ranges, one per core: resolving references is
+    /* A thread per core, taking chunks of nodes in turn: resolving references is
      * most of the work and needs no locks. */
     unsigned n_parts = MIN(hf_work_cpus(), HF_BUILD_THREADS);
     if (n < 4096)
         n_parts = 1;
+    build_job job = {src, ud, off, n, 0, 0, true};
     build_part parts[HF_BUILD_THREADS];
     hf_work_phase("count references");
     for (unsigned i = 0; i < n_parts; i++)
-        parts[i] = (build_part){src, ud, off, (uint32_t)((uint64_t)(n + 1) * i / n_parts),
-                                (uint32_t)((uint64_t)(n + 1) * (i + 1) / n_parts),
-                                {.limit = n}, true};
-    bool ok = build_pass(parts, n_parts, true);
+        parts[i] = (build_part){&job, {.limit = n}};
+    bool ok = build_pass(&job, parts, n_parts, true);
     ok = ok && (!between || between(ud, off + 1));
     uint64_t total = 0;
     off[0] = 0;
@@ -146,7 +164,7 @@ bool hf_csr_build_with(hf_csr *out, uint32_t n, hf_edge_source src, hf_edge_betw
     /* Each node gets exactly the room it asked for: a node that emits a
      * different number of edges the second time is caught here, not by
      * its neighbour's slots shifting. */
-    if (!dst || !build_pass(parts, n_parts, false)) {
+    if (!dst || !build_pass(&job, parts, n_parts, false)) {
         hf_work_free(off);
         hf_work_free(dst);
         return false;

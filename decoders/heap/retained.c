@@ -12,6 +12,7 @@
 #include "decoders/core/workmem.h"
 #include "decoders/heap/graphfile.h"
 #include "decoders/heap/graphids.h"
+#include "decoders/heap/graphrefs.h"
 
 #include <string.h>
 #include <sys/mman.h>
@@ -121,8 +122,11 @@ typedef struct {
     const hf_hsnap *sn;
     uint32_t n;
     hf_resolver res;
-    uint32_t *class_node; /* per class: node of its class object, HF_NONE */
+    hf_reftab refs;       /* references read without the walker */
+    uint32_t *class_node; /* per class: its instances' edge to their class object
+                             (n until resolved, or when not in the dump), HF_NONE */
     uint32_t *referent;   /* per class: ref slot to leave out, HF_NONE */
+    uint8_t *threads;     /* per class: 1 when some instance has locals */
     uint32_t *roots;      /* root nodes, sorted, unique */
     size_t n_roots;
     uint64_t *locals;     /* thread node << 32 | local node, sorted, unique */
@@ -130,25 +134,52 @@ typedef struct {
     uint64_t *size;       /* n + 1 shallow sizes filled by the second pass, or NULL */
 } gctx;
 
+/* Ids resolved at a time: their lookups' cache misses overlap. */
+#define REF_BATCH 32
+
+/* The references of one object on their way to emit: counted at once in
+ * the first pass, gathered in the second and resolved by batches. */
 typedef struct {
     const gctx *c;
     bool counting;
     uint32_t skip;
     hf_edge_emit emit;
     void *ectx;
+    uint32_t n;
+    uint64_t id[REF_BATCH];
 } ref_ud;
 
-static void emit_id(const gctx *c, bool counting, uint64_t id, hf_edge_emit emit, void *ectx)
+static void ref_flush(ref_ud *r)
 {
-    uint32_t t = counting ? c->n : hf_resolve(&c->res, id);
-    emit(ectx, t == HF_NONE ? c->n : t); /* an id not in the dump: to the root, harmless */
+    const hf_resolver *res = &r->c->res;
+    uint32_t root = r->c->n;
+    if (r->counting) {
+        for (uint32_t i = 0; i < r->n; i++)
+            r->emit(r->ectx, root);
+        r->n = 0;
+        return;
+    }
+    for (uint32_t i = 0; i < r->n; i++)
+        hf_resolve_prefetch(res, r->id[i]);
+    for (uint32_t i = 0; i < r->n; i++) {
+        uint32_t t = hf_resolve(res, r->id[i]);
+        r->emit(r->ectx, t == HF_NONE ? root : t); /* an id not in the dump: to the root, harmless */
+    }
+    r->n = 0;
+}
+
+static void ref_add(ref_ud *r, uint64_t id)
+{
+    r->id[r->n++] = id;
+    if (r->n == REF_BATCH)
+        ref_flush(r);
 }
 
 static bool ref_cb(uint64_t target, uint32_t slot, void *ud)
 {
     ref_ud *r = ud;
     if (slot != r->skip)
-        emit_id(r->c, r->counting, target, r->emit, r->ectx);
+        ref_add(r, target);
     return true;
 }
 
@@ -180,33 +211,47 @@ static void source(void *ud, uint32_t v, bool counting, hf_edge_emit emit, void 
             emit(ectx, c->roots[i]);
         return;
     }
-    if (counting)
-        c->res.ids[v] = hf_heap_object_id(c->h, c->sn, v);
     hf_hobj ob;
-    if (!hf_heap_decode(c->h, c->sn, v, &ob))
+    bool decoded = hf_heap_decode(c->h, c->sn, v, &ob);
+    if (counting) /* the codec's id, which decoding read too (HPROF) */
+        c->res.ids[v] = decoded && c->h->codec->fixed_be ? ob.id
+                                                          : hf_heap_object_id(c->h, c->sn, v);
+    if (!decoded)
         return;
     if (!counting && c->size)
         c->size[v] = hf_heap_shallow(c->h, c->sn, &ob);
     /* Counted before the class objects are resolved: one whose object is
      * not in the dump, or that is v itself, points at the root (harmless,
      * and no view shows it) */
-    if (hf_heap_class(c->sn, ob.cls)->id) {
-        uint32_t cn = counting ? c->n : c->class_node[ob.cls];
-        emit(ectx, cn == HF_NONE || cn == v ? c->n : cn);
+    uint32_t cn = c->class_node[ob.cls];
+    if (cn != HF_NONE)
+        emit(ectx, cn == v ? c->n : cn);
+    ref_ud r; /* id[] uninitialised: 256 bytes a node not cleared */
+    r.c = c;
+    r.counting = counting;
+    r.skip = ob.kind == HF_K_INSTANCE ? c->referent[ob.cls] : HF_NONE;
+    r.emit = emit;
+    r.ectx = ectx;
+    r.n = 0;
+    if (hf_reftab_fast(&c->refs, &ob)) {
+        uint64_t pos = 0;
+        while ((r.n = hf_reftab_read(&c->refs, &ob, r.skip, &pos, r.id, REF_BATCH)))
+            ref_flush(&r);
+    } else {
+        hf_heap_for_each_ref_of(c->h, c->sn, &ob, ref_cb, &r);
     }
-    ref_ud r = {c, counting, HF_NONE, emit, ectx};
-    if (ob.kind == HF_K_INSTANCE)
-        r.skip = c->referent[ob.cls];
-    hf_heap_for_each_ref_of(c->h, c->sn, &ob, ref_cb, &r);
     if (ob.kind == HF_K_CLASS) {
         const hf_hclass *self = hf_heap_described(c->sn, &ob);
         if (self && self->loader_id)
-            emit_id(c, counting, self->loader_id, emit, ectx);
+            ref_add(&r, self->loader_id);
     }
-    size_t a, b; /* counted by ctx_resolve */
-    locals_of(c, v, &a, &b);
-    for (; a < b && !counting; a++)
-        emit(ectx, (uint32_t)c->locals[a]);
+    ref_flush(&r);
+    if (!counting && c->threads[ob.cls]) { /* counted by ctx_resolve */
+        size_t a, b;
+        locals_of(c, v, &a, &b);
+        for (; a < b; a++)
+            emit(ectx, (uint32_t)c->locals[a]);
+    }
 }
 
 /* How strong a reference class c's instances hold their referent, or -1
@@ -257,13 +302,15 @@ static bool ctx_init(gctx *c, hf_heap *h, const hf_hsnap *sn)
     c->h = h;
     c->sn = sn;
     c->n = (uint32_t)sn->n_objects;
-    if (!hf_resolver_alloc(&c->res, c->n))
+    if (!hf_resolver_alloc(&c->res, c->n) || !hf_reftab_init(&c->refs, h, sn))
         return false;
     guint nc = sn->classes->len;
     c->class_node = g_new(uint32_t, nc ? nc : 1);
     c->referent = g_new(uint32_t, nc ? nc : 1);
+    c->threads = g_new0(uint8_t, nc ? nc : 1);
     for (guint k = 0; k < nc; k++) {
         const hf_hclass *cl = hf_heap_class(sn, k);
+        c->class_node[k] = cl->id ? c->n : HF_NONE;
         int kind = reference_kind(sn, cl);
         c->referent[k] = kind > (int)h->base.reach ? referent_slot(sn, cl) : HF_NONE;
     }
@@ -282,7 +329,9 @@ static bool ctx_resolve(void *ud, uint32_t *deg)
         return false;
     for (guint k = 0; k < sn->classes->len; k++) {
         const hf_hclass *cl = hf_heap_class(sn, k);
-        c->class_node[k] = cl->id ? hf_resolve(&c->res, cl->id) : HF_NONE;
+        uint32_t node = cl->id ? hf_resolve(&c->res, cl->id) : HF_NONE;
+        if (node != HF_NONE)
+            c->class_node[k] = node;
     }
     /* thread serial -> thread node, from the THREAD OBJECT roots */
     GHashTable *thread_node = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -329,17 +378,21 @@ static bool ctx_resolve(void *ud, uint32_t *deg)
     if (!hf_work_in_ram(len))
         c->size = hf_work_alloc0(len);
     deg[c->n] = (uint32_t)c->n_roots;
-    for (size_t i = 0; i < c->n_locals; i++)
+    for (size_t i = 0; i < c->n_locals; i++) {
+        c->threads[hf_heap_cls(sn, c->locals[i] >> 32)] = 1;
         if (++deg[c->locals[i] >> 32] == 0)
             return false; /* 2^32 edges from one node */
+    }
     return true;
 }
 
 static void ctx_free(gctx *c)
 {
     hf_resolver_free(&c->res);
+    hf_reftab_free(&c->refs);
     g_free(c->class_node);
     g_free(c->referent);
+    g_free(c->threads);
     g_free(c->roots);
     g_free(c->locals);
 }
@@ -388,17 +441,20 @@ typedef struct {
     hf_heap *h;
     const hf_hsnap *sn;
     uint64_t *size;
-    uint32_t lo, hi;
-} shallow_part;
+    gint next; /* the next chunk of objects (hf_chunk_take) */
+} shallow_job;
 
 static gpointer shallow_range(gpointer ud)
 {
-    shallow_part *p = ud;
-    for (uint32_t v = p->lo; v < p->hi && !hf_cancel_due(v - p->lo); v++) {
-        hf_hobj ob;
-        if (hf_heap_decode(p->h, p->sn, v, &ob))
-            p->size[v] = hf_heap_shallow(p->h, p->sn, &ob);
-    }
+    shallow_job *j = ud;
+    uint64_t lo, hi, step = 0;
+    bool stop = false;
+    while (!stop && hf_chunk_take(&j->next, j->sn->n_objects, &lo, &hi))
+        for (uint64_t v = lo; v < hi && !(stop = hf_cancel_due(step++)); v++) {
+            hf_hobj ob;
+            if (hf_heap_decode(j->h, j->sn, v, &ob))
+                j->size[v] = hf_heap_shallow(j->h, j->sn, &ob);
+        }
     return NULL;
 }
 
@@ -406,20 +462,18 @@ static gpointer shallow_range(gpointer ud)
 #define SHALLOW_THREAD_MIN (1u << 20)
 
 /* Each object's shallow size (n + 1 entries, the virtual root's 0), read
- * back from the dump, half of them on a second thread when there are many;
- * NULL without memory. */
+ * back from the dump, on a second thread too when there are many; NULL
+ * without memory. */
 static uint64_t *shallow_sizes(hf_heap *h, const hf_hsnap *sn)
 {
     uint32_t n = (uint32_t)sn->n_objects;
     uint64_t *size = hf_work_alloc0(sizeof(uint64_t) * ((size_t)n + 1));
     if (!size)
         return NULL;
-    shallow_part a = {h, sn, size, 0, n / 2}, b = {h, sn, size, n / 2, n};
+    shallow_job j = {h, sn, size, 0};
     GThread *t = n < SHALLOW_THREAD_MIN ? NULL
-                                        : g_thread_try_new("heapfs-shallow", shallow_range, &b, NULL);
-    if (!t)
-        shallow_range(&b);
-    shallow_range(&a);
+                                        : g_thread_try_new("heapfs-shallow", shallow_range, &j, NULL);
+    shallow_range(&j);
     if (t)
         g_thread_join(t);
     return size;
@@ -446,19 +500,19 @@ typedef struct {
     const hf_hsnap *sn;
     bool succ_freed; /* hf_work_watch_free */
     uint64_t *size;  /* out */
-} shallow_job;
+} shallow_beside;
 
 /* shallow_sizes on the helper alone, once the dominator DFS has freed
  * succ: the peak, in the DFS, does not hold the sizes too. */
 static bool shallow_run(void *arg)
 {
-    shallow_job *j = arg;
+    shallow_beside *j = arg;
     uint32_t n = (uint32_t)j->sn->n_objects;
     hf_work_await_free(&j->succ_freed);
     hf_work_phase("shallow sizes");
     j->size = hf_work_alloc0(sizeof(uint64_t) * ((size_t)n + 1));
     if (j->size)
-        shallow_range(&(shallow_part){j->h, j->sn, j->size, 0, n});
+        shallow_range(&(shallow_job){j->h, j->sn, j->size, 0});
     return j->size && !hf_cancelled();
 }
 
@@ -571,7 +625,7 @@ static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
             hf_work_cold(g->pred.dst);
         }
         /* the shallow sizes beside the dominator pass, after its DFS */
-        shallow_job sj = {h, sn, false, NULL};
+        shallow_beside sj = {h, sn, false, NULL};
         hf_beside *sb = NULL;
         if (ok && !g->retained && hf_work_beside_pays(n, sizeof(uint64_t) * ((size_t)n + 1))) {
             dump_advice(h, MADV_SEQUENTIAL);

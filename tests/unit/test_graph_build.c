@@ -8,6 +8,8 @@
 
 #include "decoders/heap/graph.h"
 
+#include <glib.h>
+
 /* A source for nodes 0 -> 1 -> 0, root -> 0 that, on its second pass,
  * emits one edge more for node 1 (mode 1), or one fewer (mode 2); or
  * points an edge past the virtual root (mode 3). */
@@ -85,11 +87,39 @@ static void test_build_between(void **state)
     assert_null(g.off);
 }
 
+/* Enough nodes for several chunks on every thread: each node is asked
+ * for once a pass (from whichever thread), and its edges land in its row. */
+#define MANY (3 * HF_CHUNK + 5)
+
+static void many_source(void *ud, uint32_t v, bool counting, hf_edge_emit emit, void *ectx)
+{
+    gint *calls = ud;
+    g_atomic_int_inc(&calls[v]);
+    for (uint32_t k = 0; k < v % 4; k++)
+        emit(ectx, (uint32_t)(((uint64_t)v * 7 + k) % (MANY + 1)));
+}
+
+static void test_build_chunks(void **state)
+{
+    gint *calls = g_new0(gint, MANY + 1);
+    hf_csr g;
+    assert_true(hf_csr_build(&g, MANY, many_source, calls));
+    for (uint32_t v = 0; v <= MANY; v++) {
+        assert_int_equal(calls[v], 2);
+        assert_int_equal(hf_csr_degree(&g, v), v % 4);
+        for (uint32_t k = 0; k < v % 4; k++)
+            assert_int_equal(g.dst[g.off[v] + k], ((uint64_t)v * 7 + k) % (MANY + 1));
+    }
+    hf_csr_free(&g);
+    g_free(calls);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_build_rejects),
         cmocka_unit_test(test_build_between),
+        cmocka_unit_test(test_build_chunks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
