@@ -1,7 +1,7 @@
 /*
  * graphfile.h - a snapshot's dominator results (retained.h's hf_hgraph)
  * as sections of an index file (core/keepfile.h), and back: the file
- * retained.c keeps beside the index once a snapshot's graph is computed,
+ * retkeep.c keeps beside the index once a snapshot's graph is computed,
  * so that a remount answers retained sizes, dominators, referrers and
  * paths without computing them again.
  *

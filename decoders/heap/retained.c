@@ -1,119 +1,23 @@
 /*
- * retained.c - see retained.h.  Builds a snapshot's graph from the mapped
- * dump (the reference walker of value.c, ids resolved through a bucketed
- * copy of the sorted ids) and hands it to graph.c.
+ * retained.c - see retained.h.  Computes a snapshot's graph: builds it from
+ * the mapped dump (the reference walker of value.c, ids resolved through
+ * graphids.h) and hands it to graph.c; retkeep.c decides when, and keeps
+ * the result.
  */
 #include "decoders/heap/retained.h"
+#include "decoders/heap/retcompute.h"
 #include "decoders/heap/fields.h"
 
 #include "decoders/core/cancel.h"
 #include "decoders/core/progress.h"
 #include "decoders/core/search.h"
 #include "decoders/core/workmem.h"
-#include "decoders/heap/graphfile.h"
 #include "decoders/heap/graphids.h"
 #include "decoders/heap/graphrefs.h"
 
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-struct hf_hgraphs {
-    uint32_t n;
-    gsize *once;     /* per snapshot: the hf_hgraph *, set once */
-    /* index files (hf_heap_graphs_keep): none when dump_path is NULL */
-    char *dump_path, *index_opt;
-    hf_keepkey key;     /* the dump's (graph_key makes a graph's); key.source
-                           guarded by lock: hf_heap_graphs_source */
-    hf_keepr **files;   /* per snapshot: the file its graph was loaded from */
-    double *load_secs;  /* per snapshot: how long loading took */
-    GThread **writers;  /* per snapshot: the thread writing its file */
-    GMutex lock;        /* guards kept and key.source */
-    char **kept;        /* per snapshot: where its file was written, or why not */
-    char **refused;     /* per snapshot: why a file found was not loaded */
-};
-
-hf_hgraphs *hf_heap_graphs_new(uint32_t n_snaps)
-{
-    hf_hgraphs *g = g_new0(hf_hgraphs, 1);
-    uint32_t n = n_snaps ? n_snaps : 1;
-    g->n = n_snaps;
-    g->once = g_new0(gsize, n);
-    g->files = g_new0(hf_keepr *, n);
-    g->load_secs = g_new0(double, n);
-    g->writers = g_new0(GThread *, n);
-    g->kept = g_new0(char *, n);
-    g->refused = g_new0(char *, n);
-    g_mutex_init(&g->lock);
-    return g;
-}
-
-void hf_heap_graphs_keep(hf_hgraphs *g, const char *dump_path, const char *index_opt,
-                         const hf_keepkey *key)
-{
-    g->dump_path = g_strdup(dump_path);
-    g->index_opt = g_strdup(index_opt);
-    g->key = *key;
-}
-
-void hf_heap_graphs_source(hf_hgraphs *g, uint64_t index_id)
-{
-    g_mutex_lock(&g->lock);
-    g->key.source = index_id;
-    g_mutex_unlock(&g->lock);
-}
-
-/* The results files' key as it is now. */
-static hf_keepkey key_now(hf_hgraphs *g)
-{
-    g_mutex_lock(&g->lock);
-    hf_keepkey k = g->key;
-    g_mutex_unlock(&g->lock);
-    return k;
-}
-
-static void graph_free(hf_hgraph *g, bool mapped)
-{
-    g_free(g->error);
-    g_free(g->work);
-    if (mapped) { /* the arrays are the index file's */
-        g_free(g);
-        return;
-    }
-    hf_csr_free(&g->pred);
-    hf_work_free(g->kids);
-    hf_work_free(g->idom);
-    hf_parents_free(&g->parent);
-    hf_work_free(g->retained);
-    g_free(g->class_retained);
-    g_free(g);
-}
-
-void hf_heap_graphs_free(hf_hgraphs *g)
-{
-    if (!g)
-        return;
-    for (uint32_t s = 0; s < g->n; s++) {
-        if (g->writers[s])
-            g_thread_join(g->writers[s]); /* it reads the graph */
-        if (g->once[s])
-            graph_free((hf_hgraph *)g->once[s], g->files[s] != NULL);
-        hf_keepr_free(g->files[s]);
-        g_free(g->kept[s]);
-        g_free(g->refused[s]);
-    }
-    g_free(g->once);
-    g_free(g->files);
-    g_free(g->load_secs);
-    g_free(g->writers);
-    g_free(g->kept);
-    g_free(g->refused);
-    g_mutex_clear(&g->lock);
-    g_free(g->dump_path);
-    g_free(g->index_opt);
-    g_free(g);
-}
 
 /* ---- the edges ---- */
 
@@ -516,23 +420,8 @@ static bool shallow_run(void *arg)
     return j->size && !hf_cancelled();
 }
 
-/* Where working arrays past the RAM budget go: the directory of the index
- * file (beside the dump or the cache directory), else the cache directory. */
-static char *work_dir(const hf_heap *h)
-{
-    GPtrArray *paths = h->graphs->dump_path
-                           ? hf_keep_candidates(h->graphs->dump_path, h->graphs->index_opt, "")
-                           : NULL;
-    const char *place = paths ? hf_keep_place(paths) : NULL;
-    char *dir = place ? g_path_get_dirname(place)
-                      : g_build_filename(g_get_user_cache_dir(), "heapfs", NULL);
-    if (paths)
-        g_ptr_array_free(paths, TRUE);
-    return dir;
-}
 
 static hf_hgraph *compute_in(hf_heap *h, uint32_t s);
-
 /* Advice on the dump's mapping: three passes read every object in dump
  * order (the ids, the references, the shallow sizes), and need the read-ahead the views' MADV_RANDOM turns off; on a
  * dump larger than the page cache each of their page faults otherwise
@@ -544,8 +433,7 @@ static void dump_advice(const hf_heap *h, int advice)
         madvise((void *)start, h->base.size + ((uintptr_t)h->base.data - start), advice);
 }
 
-/* compute_in with the working arrays placed by -o retained_mem. */
-static hf_hgraph *compute(hf_heap *h, uint32_t s)
+hf_hgraph *hf_hgraph_compute(hf_heap *h, uint32_t s, const char *dir)
 {
     const hf_hsnap *sn = hf_heap_snap(h, s);
     if (!sn || sn->n_objects >= UINT32_MAX - 2) {
@@ -555,9 +443,7 @@ static hf_hgraph *compute(hf_heap *h, uint32_t s)
                                    sn ? (guint64)sn->n_objects : 0);
         return g;
     }
-    char *dir = work_dir(h);
     hf_work *w = hf_work_begin(&h->base.work, dir);
-    g_free(dir);
     hf_hgraph *g = compute_in(h, s);
     bool short_of_memory = hf_work_failures(w) > 0;
     GString *say = g_string_new(NULL);
@@ -693,159 +579,4 @@ static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
     hf_progress_end(pr, "retained sizes of %u objects in %.2f s, %.0f MiB", n, g->seconds,
                     g->bytes / 1048576.0);
     return g;
-}
-
-/* ---- the index file of a snapshot's graph (graphfile.h) ---- */
-
-/* The files of snapshot s's graph at the mount's level (hf_dump.reach, set
- * after open, so read here rather than by hf_heap_graphs_keep). */
-static GPtrArray *graph_paths(const hf_heap *h, uint32_t s)
-{
-    char *suffix = g_strdup_printf(".retained-%s.%u", hf_reach_names[h->base.reach], s + 1);
-    GPtrArray *p = hf_keep_candidates(h->graphs->dump_path, h->graphs->index_opt, suffix);
-    g_free(suffix);
-    return p;
-}
-
-/* Their key: the dump's, never the index's own (variant 0). */
-static hf_keepkey graph_key(const hf_heap *h)
-{
-    hf_keepkey k = key_now(h->graphs);
-    k.variant = 1 + h->base.reach;
-    return k;
-}
-
-static hf_hgraph *load(hf_heap *h, uint32_t s)
-{
-    hf_hgraphs *gs = h->graphs;
-    const hf_hsnap *sn = hf_heap_snap(h, s);
-    if (!gs->dump_path || !sn || sn->n_objects >= UINT32_MAX - 2)
-        return NULL;
-    double t0 = g_get_monotonic_time() / 1e6;
-    GPtrArray *paths = graph_paths(h, s);
-    char *why = NULL; /* why a file found was not used: for .stats */
-    hf_keepkey key = graph_key(h);
-    hf_keepr *r = hf_keepr_open(&key, paths, &why);
-    g_ptr_array_free(paths, TRUE);
-    hf_hgraph *g = g_new0(hf_hgraph, 1);
-    if (r && !hf_graphfile_load(g, r, (uint32_t)sn->n_objects, sn->classes->len)) {
-        g_free(why);
-        why = g_strdup_printf("%s: damaged (inconsistent contents)", hf_keepr_path(r));
-        g_clear_pointer(&r, hf_keepr_free);
-    }
-    if (!r) {
-        gs->refused[s] = why; /* read by .stats once the graph is set */
-        g_free(g);
-        return NULL;
-    }
-    g_free(why);
-    gs->files[s] = r;
-    gs->load_secs[s] = g_get_monotonic_time() / 1e6 - t0;
-    return g;
-}
-
-typedef struct {
-    hf_heap *h; /* only its dump mapping and graphs: snapshots may be freed */
-    uint32_t s, n_classes;
-    const hf_hgraph *g;
-} writer;
-
-static void set_kept(hf_hgraphs *gs, uint32_t s, char *what)
-{
-    g_mutex_lock(&gs->lock);
-    g_free(gs->kept[s]);
-    gs->kept[s] = what;
-    g_mutex_unlock(&gs->lock);
-}
-
-/* Writes snapshot s's graph to its file, if the dump is still the one
- * indexed (a thread of its own: the graph is read-only by now). */
-static gpointer write_graph(gpointer ud)
-{
-    writer *wr = ud;
-    hf_hgraphs *gs = wr->h->graphs;
-    const hf_dump *d = &wr->h->base;
-    hf_keepkey key = graph_key(wr->h), again;
-    struct stat st;
-    bool same = hf_keep_key(&again, gs->dump_path, d->data, d->size, key.format, key.variant);
-    again.source = key.source; /* not the dump's */
-    if (!same || memcmp(&again, &key, sizeof again) != 0 || stat(gs->dump_path, &st) != 0) {
-        set_kept(gs, wr->s, g_strdup("not kept: the dump changed"));
-        g_free(wr);
-        return NULL;
-    }
-    double t0 = g_get_monotonic_time() / 1e6;
-    hf_keepw *w = hf_keepw_new();
-    hf_graphfile_save(wr->g, wr->n_classes, w);
-    GPtrArray *paths = graph_paths(wr->h, wr->s);
-    char *why = NULL;
-    char *to = hf_keepw_write(w, &key, paths, st.st_mode & 0644, &why);
-    set_kept(gs, wr->s, to ? g_strdup_printf("kept in %s (%.2f s)", to,
-                                             g_get_monotonic_time() / 1e6 - t0)
-                           : g_strdup_printf("not kept (%s)", why ? why : "no place"));
-    g_free(to);
-    g_free(why);
-    g_ptr_array_free(paths, TRUE);
-    hf_keepw_free(w);
-    g_free(wr);
-    return NULL;
-}
-
-const hf_hgraph *hf_heap_graph(hf_heap *h, uint32_t s)
-{
-    hf_hgraphs *gs = h->graphs;
-    g_assert(gs && s < gs->n);
-    if (g_once_init_enter(&gs->once[s])) {
-        hf_hgraph *g = load(h, s);
-        bool computed = !g;
-        if (computed)
-            g = compute(h, s);
-        g_once_init_leave(&gs->once[s], (gsize)g);
-        if (computed && !g->error && gs->dump_path) {
-            writer *wr = g_new(writer, 1);
-            *wr = (writer){h, s, hf_heap_snap(h, s)->classes->len, g};
-            gs->writers[s] = g_thread_new("heapfs-graph", write_graph, wr);
-        }
-    }
-    return (const hf_hgraph *)gs->once[s];
-}
-
-bool hf_heap_graph_ready(const hf_heap *h, uint32_t s)
-{
-    return h->graphs && s < h->graphs->n && g_atomic_pointer_get(&h->graphs->once[s]);
-}
-
-void hf_heap_graph_status(hf_dump *d, GString *out)
-{
-    hf_dump_index_figures(d, out);
-    const hf_heap *h = (const hf_heap *)d;
-    for (uint32_t s = 0; h->graphs && s < h->graphs->n; s++) {
-        if (!hf_heap_graph_ready(h, s))
-            continue;
-        const hf_hgraph *g = (const hf_hgraph *)h->graphs->once[s];
-        if (g->error)
-            g_string_append_printf(out, "retained sizes, snapshot %u: none (%s)\n",
-                                   hf_heap_snap(h, s)->number ? (unsigned)hf_heap_snap(h, s)->number : s + 1,
-                                   g->error);
-        else if (h->graphs->files[s])
-            g_string_append_printf(out, "retained sizes, snapshot %u: loaded from %s in "
-                                   "%.2f s, not computed (computing took %.2f s), "
-                                   "%" G_GUINT64_FORMAT " references\n",
-                                   (unsigned)hf_heap_snap(h, s)->number,
-                                   hf_keepr_path(h->graphs->files[s]), h->graphs->load_secs[s],
-                                   g->seconds, (guint64)g->edges);
-        else
-            g_string_append_printf(out, "retained sizes, snapshot %u: computed in %.2f s, "
-                                   "%" G_GUINT64_FORMAT " bytes kept, %" G_GUINT64_FORMAT
-                                   " references, %s\n", (unsigned)hf_heap_snap(h, s)->number,
-                                   g->seconds, (guint64)g->bytes, (guint64)g->edges, g->work);
-        if (h->graphs->refused[s])
-            g_string_append_printf(out, "retained sizes, snapshot %u: file not used (%s)\n",
-                                   (unsigned)hf_heap_snap(h, s)->number, h->graphs->refused[s]);
-        g_mutex_lock(&h->graphs->lock);
-        if (h->graphs->kept[s])
-            g_string_append_printf(out, "retained sizes, snapshot %u: %s\n",
-                                   (unsigned)hf_heap_snap(h, s)->number, h->graphs->kept[s]);
-        g_mutex_unlock(&h->graphs->lock);
-    }
 }
