@@ -1,6 +1,7 @@
 /*
- * graph.c - CSR graphs, Semi-NCA dominators, retained sizes, the dominator
- * tree and BFS parents over a heap snapshot.  See graph.h.
+ * graph.c - CSR graphs (built, transposed, renumbered), retained sizes and
+ * the dominator tree over a heap snapshot; the dominators themselves are
+ * graphdom.c's, the BFS graphbfs.c's.  See graph.h.
  */
 #include "decoders/heap/graph.h"
 #include "decoders/heap/graphmem.h"
