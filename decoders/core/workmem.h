@@ -153,7 +153,8 @@ bool hf_work_beside_end(hf_beside *b, bool wanted);
  * own arrays do not raise the peak): *freed is set true, under workmem's
  * lock, when p is freed (at once when p is not hf_work_alloc's), and
  * hf_work_await_free(freed) blocks until it is.  *freed must live until
- * then, and p must be freed at some point: nothing else wakes the waiter. */
+ * then, and p must be freed at some point: nothing else wakes the waiter.
+ * One watcher per array: a second watch of p replaces the first. */
 void hf_work_watch_free(void *p, bool *freed);
 void hf_work_await_free(const bool *freed);
 /* Whether hf_work_alloc(bytes) would now give RAM (always, without an
