@@ -114,10 +114,13 @@ static void copy_strings(const v8_snap *sn, saving *sv)
     }
 }
 
+/* Called only when a file is written (not with index=none, nor when the
+ * dump changed): the strings are copied here, not before. */
 static void fill(hf_keepw *w, void *ud)
 {
     saving *sv = ud;
     v8_snap *sn = g_ptr_array_index(sv->d->snaps, 0);
+    copy_strings(sn, sv);
     hf_heap_save(&sv->d->heap, w);
     GByteArray *b = g_byte_array_new();
     hf_keepb_u32(b, sizeof(v8_tnode));
@@ -146,11 +149,11 @@ static uint64_t save_one(v8_dump *d, v8_member *m)
 {
     v8_snap *sn = g_ptr_array_index(d->snaps, 0);
     saving sv = {d};
-    copy_strings(sn, &sv);
     uint64_t id = hf_keepstore_save(&m->store, sn->path,
                                     (const uint8_t *)g_mapped_file_get_contents(m->map),
                                     g_mapped_file_get_length(m->map), fill, &sv);
-    g_byte_array_free(sv.strings, TRUE);
+    if (sv.strings)
+        g_byte_array_free(sv.strings, TRUE);
     g_free(sv.str_off);
     return id;
 }
