@@ -20,25 +20,31 @@ hf_mount *hf_check_open(char *const *paths, int n, const hf_open_opts *opts, FIL
     return m;
 }
 
-bool hf_check_index_files(const hf_dump *d, const char *index_opt, GString *out)
+bool hf_check_index_files(const hf_mount *m, char *const *paths, int n, int i,
+                          const char *index_opt, GString *out)
 {
+    /* hf_open_files makes one dump per file, or one of them all: a series */
+    bool series = hf_mount_n_dumps(m) != (uint32_t)n;
+    const hf_dump *d = hf_mount_dump(m, series ? 0 : (uint32_t)i);
     if (!d->ops->after_mount)
         return false; /* writing the index file is all it does (model.h) */
-    GPtrArray *paths = hf_keep_candidates(d->path, index_opt, "");
-    const char *place = hf_keep_place(paths);
+    GPtrArray *where = hf_keep_candidates(paths[i], index_opt, "");
+    const char *place = hf_keep_place(where);
     if (!place) {
         g_string_append_printf(out, "none (-o index=none): %s is indexed at every mount",
-                               d->path);
+                               paths[i]);
     } else {
-        g_string_append_printf(out, "%s and .retained-* beside it (", place);
-        if (place != g_ptr_array_index(paths, 0)) {
-            char *dir = g_path_get_dirname(g_ptr_array_index(paths, 0));
+        g_string_append_printf(out, series ? "%s (a series keeps no retained results; "
+                                           : "%s and .retained-* beside it (",
+                               place);
+        if (place != g_ptr_array_index(where, 0)) {
+            char *dir = g_path_get_dirname(g_ptr_array_index(where, 0));
             g_string_append_printf(out, "%s is not writable; ", dir);
             g_free(dir);
         }
         g_string_append(out, "-o index=none: none)");
     }
-    g_ptr_array_free(paths, TRUE);
+    g_ptr_array_free(where, TRUE);
     return true;
 }
 
@@ -72,7 +78,7 @@ void hf_check_kept(const char *const *paths, int n, GString *out)
     g_free(dir);
 }
 
-int hf_check_report(hf_mount *m, const char *index_opt, FILE *out)
+int hf_check_report(hf_mount *m, char *const *paths, int n, const char *index_opt, FILE *out)
 {
     GString *s = g_string_new(NULL);
     for (uint64_t item = 0; item != HF_DONE;)
@@ -81,21 +87,20 @@ int hf_check_report(hf_mount *m, const char *index_opt, FILE *out)
     for (uint32_t k = 0; k < hf_mount_n_dumps(m); k++)
         hf_dump_index_figures(hf_mount_dump(m, k), s);
     GString *where = g_string_new(NULL);
-    for (uint32_t k = 0; k < hf_mount_n_dumps(m); k++) {
+    const char **keeping = g_new(const char *, n);
+    int n_keeping = 0;
+    for (int i = 0; i < n; i++) {
         g_string_truncate(where, 0);
-        if (hf_check_index_files(hf_mount_dump(m, k), index_opt, where))
+        if (hf_check_index_files(m, paths, n, i, index_opt, where)) {
             g_string_append_printf(s, "index files (a mount's; --check writes none): %s\n",
                                    where->str);
+            keeping[n_keeping++] = paths[i];
+        }
     }
     g_string_free(where, TRUE);
-    const char **paths = g_new(const char *, hf_mount_n_dumps(m));
-    int n = 0;
-    for (uint32_t k = 0; k < hf_mount_n_dumps(m); k++)
-        if (hf_mount_dump(m, k)->ops->after_mount) /* formats that keep files */
-            paths[n++] = hf_mount_dump(m, k)->path;
-    if (n)
-        hf_check_kept(paths, n, s);
-    g_free(paths);
+    if (n_keeping)
+        hf_check_kept(keeping, n_keeping, s);
+    g_free(keeping);
     fputs(s->str, out);
     g_string_truncate(s, 0);
     for (uint64_t item = 0; item != HF_DONE;)
@@ -118,7 +123,7 @@ int hf_check_run(char *const *paths, int n, const hf_open_opts *opts, FILE *out,
     hf_mount *m = hf_check_open(paths, n, &own, err);
     if (!m)
         return HF_CHECK_UNDECODED;
-    int rc = hf_check_report(m, opts->index, out);
+    int rc = hf_check_report(m, paths, n, opts->index, out);
     hf_mount_free(m);
     return rc;
 }

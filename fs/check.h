@@ -23,12 +23,15 @@ enum {
  * "heapfs: why" to err when they cannot be opened or decoded. */
 hf_mount *hf_check_open(char *const *paths, int n, const hf_open_opts *opts, FILE *err);
 
-/* Where a mount of d keeps its index file and retained-sizes results
- * under -o index=index_opt (NULL: the default), appended to out in one
- * line without its newline: "PATH and .retained-* beside it (...)", with
- * why when the dump's directory is not writable, or "none (...)".  False,
- * appending nothing, for a format that keeps none. */
-bool hf_check_index_files(const hf_dump *d, const char *index_opt, GString *out);
+/* Where a mount keeps the index file of paths[i], the i-th of the n
+ * files m was opened from, and its retained-sizes results, under -o
+ * index=index_opt (NULL: the default), appended to out in one line without
+ * its newline: "PATH and .retained-* beside it (...)", with why when the
+ * file's directory is not writable, or "none (...)".  Every file of a
+ * series has its own index file and no results file.  False, appending
+ * nothing, for a format that keeps none. */
+bool hf_check_index_files(const hf_mount *m, char *const *paths, int n, int i,
+                          const char *index_opt, GString *out);
 
 /* The kept files of the n dumps at paths (decoders/core/keepdir.h), one
  * line each, "kept: BYTES PATH" ("kept: nothing for DUMP" when none), then
@@ -37,10 +40,11 @@ bool hf_check_index_files(const hf_dump *d, const char *index_opt, GString *out)
 void hf_check_kept(const char *const *paths, int n, GString *out);
 
 /* Writes MOUNT/info, the indexing figures, where a mount would keep the
- * index files (-o index=index_opt) and what is kept now (hf_check_kept),
- * then "problems:" and one indented line per problem when there are any.
- * Returns HF_CHECK_OK. */
-int hf_check_report(hf_mount *m, const char *index_opt, FILE *out);
+ * index files of each of the n files m was opened from (-o
+ * index=index_opt) and what is kept now (hf_check_kept), then "problems:"
+ * and one indented line per problem when there are any.  Returns
+ * HF_CHECK_OK. */
+int hf_check_report(hf_mount *m, char *const *paths, int n, const char *index_opt, FILE *out);
 
 /* --check: open (never reading or writing an index file, whatever
  * opts->index says), report to out, close.  HF_CHECK_OK or

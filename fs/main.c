@@ -351,14 +351,14 @@ static gpointer after_mount(gpointer data)
 /* On a terminal, as the progress line: where the index files will go, so
  * that hundreds of MB written beside a dump are no surprise (.stats says
  * it too, later). */
-static void say_index_files(hf_mount *m, const char *index_opt)
+static void say_index_files(hf_mount *m, char *const *paths, int n, const char *index_opt)
 {
     if (!isatty(STDERR_FILENO))
         return;
     GString *s = g_string_new(NULL);
-    for (uint32_t k = 0; k < hf_mount_n_dumps(m); k++) {
+    for (int i = 0; i < n; i++) {
         g_string_truncate(s, 0);
-        if (hf_check_index_files(hf_mount_dump(m, k), index_opt, s))
+        if (hf_check_index_files(m, paths, n, i, index_opt, s))
             fprintf(stderr, "heapfs: index files: %s\n", s->str);
     }
     g_string_free(s, TRUE);
@@ -412,7 +412,7 @@ static int run_mount(hf_mount *m, char *const *paths, int n, struct fuse_args *a
         goto out_session;
     if (fuse_session_mount(se, cl.mountpoint) != 0)
         goto out_signals;
-    say_index_files(m, index_opt);
+    say_index_files(m, paths, n, index_opt);
     fuse_daemonize(cl.foreground);
     /* after daemonizing: a thread started before the fork would be lost */
     GThread *after = g_thread_new("heapfs-index", after_mount, m);

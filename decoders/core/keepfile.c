@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -467,7 +468,22 @@ static bool write_all(int fd, const void *p, uint64_t n, uint64_t off)
     return true;
 }
 
-/* Writes the whole file to fd; dump (NULL: not recorded) after the table. */
+/* The file's layout: each section's offset in tab; returns the file's size. */
+static uint64_t lay_out(hf_keepw *w, uint32_t path_len)
+{
+    hf_keepent *tab = (hf_keepent *)(void *)w->tab->data;
+    uint64_t off = sizeof(hf_keephdr) + (uint64_t)w->tab->len * sizeof(hf_keepent) + path_len;
+    for (guint i = 0; i < w->tab->len; i++) {
+        off = (off + ALIGN - 1) / ALIGN * ALIGN;
+        tab[i].off = off;
+        off += tab[i].len;
+    }
+    return off;
+}
+
+/* Writes the whole file to fd; dump (NULL: not recorded) after the table.
+ * Its blocks are reserved first: a disk too full fails at once, not after
+ * gigabytes written. */
 static bool write_file(hf_keepw *w, const hf_keepkey *key, const char *dump, int fd)
 {
     hf_keephdr hd = {.version = HF_KEEP_VERSION, .endian = HF_KEEP_ENDIAN, .key = *key};
@@ -475,16 +491,16 @@ static bool write_file(hf_keepw *w, const hf_keepkey *key, const char *dump, int
     hd.n_sections = w->tab->len;
     hd.path_len = dump ? (uint32_t)strlen(dump) : 0;
     hf_keepent *tab = (hf_keepent *)(void *)w->tab->data;
-    uint64_t at = sizeof hd + (uint64_t)w->tab->len * sizeof(hf_keepent), off = at + hd.path_len;
-    for (guint i = 0; i < w->tab->len; i++) {
-        off = (off + ALIGN - 1) / ALIGN * ALIGN;
-        tab[i].off = off;
-        off += tab[i].len;
-    }
-    hd.file_size = off;
+    uint64_t at = sizeof hd + (uint64_t)w->tab->len * sizeof(hf_keepent);
+    hd.file_size = lay_out(w, hd.path_len);
     hd.id = w->id;
     file_checksum(&hd, tab, (const uint8_t *const *)w->data->pdata, hd.checksum);
-    if (ftruncate(fd, (off_t)off) != 0 || !write_all(fd, &hd, sizeof hd, 0) ||
+    int e = posix_fallocate(fd, 0, (off_t)hd.file_size);
+    if (e != 0 && e != EOPNOTSUPP && e != EINVAL) {
+        errno = e;
+        return false;
+    }
+    if (ftruncate(fd, (off_t)hd.file_size) != 0 || !write_all(fd, &hd, sizeof hd, 0) ||
         !write_all(fd, tab, (uint64_t)w->tab->len * sizeof(hf_keepent), sizeof hd) ||
         !write_all(fd, dump, hd.path_len, at))
         return false;
@@ -492,6 +508,31 @@ static bool write_file(hf_keepw *w, const hf_keepkey *key, const char *dump, int
         if (!write_all(fd, w->data->pdata[i], tab[i].len, tab[i].off))
             return false;
     return true;
+}
+
+/* Why a file of `size` bytes is not to be written into dir (to g_free),
+ * NULL when it may be: it would leave less than a twentieth of dir's file
+ * system free (a dump's results can be bigger than the dump: heapfs does
+ * not fill a disk for them), or, in the cache directory, it is bigger
+ * than the directory's bound (trimming would evict everything else). */
+static char *no_room(const char *dir, uint64_t size, bool cache)
+{
+    struct statvfs vfs;
+    if (statvfs(dir, &vfs) == 0) {
+        uint64_t total = (uint64_t)vfs.f_blocks * vfs.f_frsize;
+        uint64_t avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+        if (size > avail || avail - size < total / 20)
+            return g_strdup_printf("%" G_GUINT64_FORMAT " bytes would leave less than 5%% of "
+                                   "its file system free (%" G_GUINT64_FORMAT " bytes free)",
+                                   size, avail);
+    }
+    unsigned percent;
+    uint64_t max = cache ? hf_keepdir_max(dir, &percent) : UINT64_MAX;
+    if (size > max)
+        return g_strdup_printf("%" G_GUINT64_FORMAT " bytes, over the cache directory's bound "
+                               "of %" G_GUINT64_FORMAT " (-o index_max)",
+                               size, max);
+    return NULL;
 }
 
 /* After a file was written to path: a cache directory kept in bounds. */
@@ -522,10 +563,18 @@ char *hf_keepw_write(hf_keepw *w, const hf_keepkey *key, GPtrArray *paths, unsig
             g_free(no);
             continue;
         }
-        if (i > 0) { /* the cache directory: made private */
-            char *dir = g_path_get_dirname(path);
+        char *dir = g_path_get_dirname(path);
+        if (i > 0) /* the cache directory: made private */
             g_mkdir_with_parents(dir, 0700);
-            g_free(dir);
+        no = no_room(dir, lay_out(w, dump ? (uint32_t)strlen(dump) : 0), i > 0);
+        g_free(dir);
+        if (no) {
+            if (why) {
+                g_free(*why);
+                *why = g_strdup_printf("%s: %s, not written", path, no);
+            }
+            g_free(no);
+            continue;
         }
         char *tmp = g_strconcat(path, ".XXXXXX", NULL);
         int fd = g_mkstemp_full(tmp, O_RDWR | O_CLOEXEC, (int)(mode & 0644));

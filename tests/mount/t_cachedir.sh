@@ -7,7 +7,7 @@
 # heapfs --forget removes exactly a dump's files (and says so), also for a
 # deleted dump, and refuses what is not a dump.  A results file is written
 # beside a dump only when its directory is writable and not with -o
-# index=none.
+# index=none.  A file over the bound is not written there at all.
 source "$(dirname "$0")/lib.sh"
 
 SRC=$CORPUS/hprof/mat_oracle_jdk8_05_x64.hprof
@@ -46,7 +46,7 @@ hf_umount
 # ---- an unwritable dump directory ----
 RO=$TESTTMP/ro
 mkdir -p "$RO"
-for n in a b c d; do cp "$SRC" "$RO/$n.hprof"; done
+for n in a b c d e; do cp "$SRC" "$RO/$n.hprof"; done
 hf_unwritable "$RO"; ro_dir=$HF_RO
 if [ -z "$ro_dir" ]; then
   echo "# as root without a read-only bind mount, no directory is unwritable: skipped"
@@ -60,7 +60,7 @@ check_eq "a dump in an unwritable directory: index and results files in the cach
   2 "$(cached a.hprof | wc -w)"
 check "...named NAME-HASH.heapfs-index and .retained-strong.1" \
   bash -c "ls '$CACHE' | grep -q '^a\.hprof-[0-9a-f]\{16\}\.heapfs-index$' && ls '$CACHE' | grep -q '^a\.hprof-[0-9a-f]\{16\}\.heapfs-index\.retained-strong\.1$'"
-check_eq "...and nothing beside the dump" "a.hprof b.hprof c.hprof d.hprof" "$(ls "$RO" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "...and nothing beside the dump" "a.hprof b.hprof c.hprof d.hprof e.hprof" "$(ls "$RO" | tr '\n' ' ' | sed 's/ $//')"
 mount_kept b.hprof; hf_umount
 sizes=$(cd "$CACHE" && stat -c '%s %n' b.hprof-* | sed "s|^\([0-9]*\) |kept: \1 $CACHE/|")
 check_eq "--check lists the dump's kept files with their sizes" "$sizes" \
@@ -85,6 +85,15 @@ check_eq "over -o index_max: the least recently used dump's files went" "" "$(ca
 check_eq "...but not those a running mount maps (though the directory stays over the bound)" \
   "$a_files" "$(cached a.hprof)"
 check "...which the mount still reads" cmp -s "$A/latest/dominators" "$MNT/latest/dominators"
+hf_umount
+
+# ---- a file bigger than the bound is not written into the cache at all ----
+hf_mount "$ro_dir/e.hprof" -o index_max=1K
+wait_stats "$MNT" '^index: .*not written'
+check "an index file over -o index_max: not written, and .stats says why" \
+  grep -q "^index: .*index file not written ($CACHE/e.hprof-[0-9a-f]*\.heapfs-index: [0-9]* bytes, over the cache directory's bound of 1024 (-o index_max), not written)" "$MNT/.stats"
+check_eq "...nothing of it in the cache (no other dump's files evicted for it)" "" "$(cached e.hprof)"
+check "...and the mount works" test -s "$MNT/latest/histogram"
 hf_umount
 
 # ---- --forget refuses while a mount maps the files ----

@@ -124,6 +124,12 @@ fi
 # ---- --check and --forget per file ----
 out=$("$HEAPFS" --check "${F[2]}" 2>&1)
 check "--check h.3 lists its kept index file" grep -q "^kept: [0-9]* ${F[2]}.heapfs-index\$" <<< "$out"
+out=$("$HEAPFS" --check "${F[@]}" 2>&1)
+for f in "${F[@]}"; do
+  check "--check of the series says where ${f##*/}'s index file is, and no results" \
+    grep -qxF "index files (a mount's; --check writes none): $f.heapfs-index (a series keeps no retained results; -o index=none: none)" <<< "$out"
+  check "--check of the series lists ${f##*/}'s kept file" grep -q "^kept: [0-9]* $f.heapfs-index\$" <<< "$out"
+done
 "$HEAPFS" --forget "${F[2]}" > /dev/null 2>&1
 check "--forget h.3 removes its file only" \
   bash -c "test ! -e '${F[2]}.heapfs-index' && test -s '${F[0]}.heapfs-index' && test -s '${F[1]}.heapfs-index'"
