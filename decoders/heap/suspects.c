@@ -120,26 +120,31 @@ static GArray *find_suspects(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g)
     }
     /* classes whose top-level instances together pass the limit, when no
      * single one of them did; class objects are single objects, each its
-     * own class, never "instances of java.lang.Class" */
-    for (guint c = 0; c < sn->classes->len && !hf_cancelled(); c++) {
-        if (c == sn->class_class)
-            continue;
-        suspect x = {.v = HF_NONE, .keeper = HF_NONE, .cls = c};
-        for (uint32_t i = top_a; i < top_b; i++) {
-            uint32_t w = g->kids[i];
-            if (hf_heap_cls(sn, w) != c)
-                continue;
-            x.retained += g->retained[w];
-            x.count++;
-            if (x.v == HF_NONE)
-                x.v = w;
-        }
-        if (x.count < 2 || x.retained < limit || g->retained[x.v] >= limit)
+     * own class, never "instances of java.lang.Class".  One pass over the
+     * top of the tree adds up every class (a pass per class was
+     * classes x top-level objects: minutes on a big dump) */
+    guint nc = sn->classes->len;
+    suspect *by = g_new(suspect, nc ? nc : 1);
+    for (guint c = 0; c < nc; c++)
+        by[c] = (suspect){.v = HF_NONE, .keeper = HF_NONE, .cls = c};
+    for (uint32_t i = top_a; i < top_b; i++) {
+        uint32_t w = g->kids[i];
+        suspect *x = &by[hf_heap_cls(sn, w)];
+        x->retained += g->retained[w];
+        x->count++;
+        if (x->v == HF_NONE)
+            x->v = w;
+    }
+    for (guint c = 0; c < nc && !hf_cancelled(); c++) {
+        suspect x = by[c];
+        if (c == sn->class_class || x.count < 2 || x.retained < limit ||
+            g->retained[x.v] >= limit)
             continue;
         uint32_t cn;
         x.acc = accumulation_point(h, sn, g, x.v, limit, &cn);
         g_array_append_val(all, x);
     }
+    g_free(by);
     return all;
 }
 

@@ -1,7 +1,7 @@
 # truncate.sh - what the truncation tests share (source it after lib.sh):
 # t_truncate.sh (every file of tests/corpus/ and tests/fixtures/ but the
 # two folders below, the real mounts of cut text and profile files),
-# t_truncate_hprof.sh (tests/corpus/hprof/) and
+# t_truncate_hprof.sh and t_truncate_android.sh (tests/corpus/hprof/) and
 # t_truncate_bmd.sh (tests/corpus/bmd/), t_v8_corpus.sh (tests/corpus/v8/,
 # 96 cuts): one walk of files for each of them, run side by side by
 # tests/run.sh.
@@ -12,6 +12,9 @@
 #                              real: it mounts and reads back (with `errors`
 #                              not empty when MUST is 1), or is refused with
 #                              one line
+#   mount_cuts FILE            mount_cut of its first 20 bytes and of three
+#                              cuts inside a record (a third of the way,
+#                              two thirds, the last)
 #   corpus_files [-v] DIR...   the corpus and fixture files under DIRs (-v:
 #                              all but those), one a line
 #
@@ -124,6 +127,18 @@ truncate_files() {
     fi
   done
   echo "# $total cuts of ${#files[@]} files"
+}
+
+mount_cuts() {
+  local f=$1 must nm
+  [ -f "$f" ] || return 0
+  python3 "$ROOT/tests/fuzz/cuts.py" "$f" "$NCUTS" >"$TESTTMP/cuts"
+  must=($(sed -n 2p "$TESTTMP/cuts" | tr ',' ' '))
+  nm=${#must[@]}
+  mount_cut "$f" 20 0
+  mount_cut "$f" "${must[$((nm / 3))]}" 1
+  mount_cut "$f" "${must[$((nm * 2 / 3))]}" 1
+  mount_cut "$f" "${must[$((nm - 1))]}" 1
 }
 
 mount_cut() {
