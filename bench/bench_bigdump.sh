@@ -6,8 +6,9 @@
 # Makes $BENCH_DIR/bigdump.hprof (default /tmp/bench-bigdump) with
 # build/hprofgen -n $BIG_OBJECTS (default 600000000: ~30 GB) unless a dump
 # of the same arguments is there, mounts it with -o $BIG_OPTS (default
-# index=none,retained_mem=auto: indexing counts, and no results file fills
-# the disk), optionally inside a memory cgroup of $BIG_CGROUP bytes (made
+# index=none,retained_mem=auto: indexing counts; BIG_OPTS=retained_mem=auto
+# is a user's default, with the index file beside the dump and a results
+# file where there is room), optionally inside a memory cgroup of $BIG_CGROUP bytes (made
 # by hand under /sys/fs/cgroup, v2 or v1, which needs root; the daemon
 # alone is in it), then reads dominators, suspects, histogram-retained and
 # the path of the largest dominator.  Printed: generation, indexing (until
@@ -38,7 +39,10 @@ bench_cleanup_extra() {
   [ -z "$POLL_PID" ] || kill "$POLL_PID" 2>/dev/null
   wait 2>/dev/null
   [ -z "$CG" ] || rmdir "$CG" 2>/dev/null
-  [ "${BIG_KEEP:-0}" = 1 ] || rm -f "$OUT/bigdump.hprof" "$OUT/hprofgen.args"
+  # what the mount kept beside the dump goes with it (the index file, whose
+  # 9 bytes an object a run by default writes, is kept with BIG_KEEP=1)
+  [ "${BIG_KEEP:-0}" = 1 ] || { "$HEAPFS" --forget "$OUT/bigdump.hprof" >/dev/null 2>&1
+    rm -f "$OUT/bigdump.hprof" "$OUT/hprofgen.args"; }
 }
 avail_kb() { df -k --output=avail "$1" | tail -1; }
 
@@ -47,7 +51,10 @@ DUMP=$OUT/bigdump.hprof
 ARGS="-n $N -c ${BIG_CLASSES:-2000} -s ${BIG_SEED:-1}"
 have=0
 [ -s "$DUMP" ] && [ "$(cat "$OUT/hprofgen.args" 2>/dev/null)" = "$ARGS" ] && have=1
-need_kb=$(( N * (45 + (have ? 0 : 51)) / 1024 ))
+# the working files, the dump unless made already, the index file unless
+# -o index=none (a results file is written only where it leaves 5% free)
+case ",$OPTS," in *,index=none,*) ix=0 ;; *) ix=9 ;; esac
+need_kb=$(( N * (45 + ix + (have ? 0 : 51)) / 1024 ))
 [ "$(avail_kb "$OUT")" -gt "$need_kb" ] ||
   die "$OUT: $(( $(avail_kb "$OUT") / 1048576 )) GiB free, $(( need_kb / 1048576 )) GiB needed"
 T_GEN="reused (made by an earlier run)"
@@ -120,6 +127,7 @@ else   # a cgroup's OOM killer, most likely: say so in the table
   kill -0 "$PID" 2>/dev/null || T_DOM="$T_DOM, daemon gone"
 fi
 STATS=$(grep 'retained sizes' "$MNT/.stats" | head -1)
+INDEX_LINE=$(grep '^index' "$MNT/.stats" | head -1)
 kill "$POLL_PID" 2>/dev/null; wait "$POLL_PID" 2>/dev/null; POLL_PID=""
 bench_umount
 
@@ -142,6 +150,7 @@ row "daemon RssAnon after" "$(mib "$RSS_AFTER")" "$(bpo "$((RSS_AFTER * 1024))")
 row "page faults of the daemon, major / minor" "$MAJ / $MIN"
 row "disk taken at the most (df polls)" "$(mib "$DISK_KB")" "$(bpo "$((DISK_KB * 1024))") B"
 echo ".stats: ${STATS:-none}"
+echo ".stats: ${INDEX_LINE:-no index line}"
 # the phases of .stats one a line: name, seconds, CPU seconds, major faults, GiB read
 PHASES=$(echo "$STATS" | sed -n 's/.*phases ([^)]*): \([^)]*\)).*/\1/p')
 [ -z "$PHASES" ] || { printf '%-28s %8s %8s %10s %8s\n' phase s cpu_s major GiB_read
