@@ -12,7 +12,9 @@
 # read; old index files removed first with heapfs --forget): time until
 # live, the daemon's CPU time until then, and the time until the three
 # index files are written after it, and their size; the second mount (the
-# three index files mapped, no JSON read): time until live and CPU time.
+# three index files mapped, no JSON read): time until live and CPU time;
+# in each, the time to read the three snapshots' dominators (computed in
+# the first mount, the results files it kept loaded in the second).
 # The index files are removed at the end (heapfs --forget) unless
 # V8_KEEP_INDEX=1, the snapshots unless V8_KEEP_SNAPSHOTS=1.
 # Environment: HEAPFS (default ./heapfs), BENCH_DIR, V8_ITEMS, V8_RUNS,
@@ -88,6 +90,15 @@ mount_figures() {
   eval "CPU_MOUNT$1=$(cpu_secs "$DPID")"
   eval "T_WRITE$1=$(written_wait)"
   eval "STATS$1=\"$(grep '^index: ' "$MNT/.stats" | sed 's/"//g' | paste -sd ';' | sed 's/;/; /g')\""
+  local t0 k i
+  t0=$(now)
+  for k in 1 2 3; do cat "$MNT/snapshots/$k/dominators" >/dev/null; done
+  eval "T_DOM$1=$(echo "$(now) - $t0" | bc -l)"
+  for i in $(seq 1 6000); do # the results files written before the unmount
+    [ "$(grep -c '^retained sizes, snapshot [123]: \(kept in\|not kept\|loaded from\)' "$MNT/.stats")" = 3 ] && break
+    sleep 0.05
+  done
+  eval "KEPT$1=\"$(grep '^retained sizes, snapshot [123]: \(kept\|not kept\|loaded\)' "$MNT/.stats" | sed 's/ in [0-9.]* s.*//; s/"//g' | paste -sd ';' | sed 's/;/; /g')\""
   NODES=$(for k in 1 2 3; do kv nodes < "$MNT/snapshots/$k/info"; done | tr '\n' ' ')
   bench_umount
 }
@@ -105,4 +116,6 @@ echo "| first mount (JSON read): until live | $(f2 "$T_MOUNT1") s ($(x "$T_MOUNT
 echo "| first mount: the three index files written after live | $(f2 "$T_WRITE1") s, $(mb "$IX_SIZE") MiB in all |"
 echo "| second mount (index files mapped): until live | $(f2 "$T_MOUNT2") s ($(x "$T_MOUNT2" "$T_CAT") x cat), daemon CPU $(f2 "$CPU_MOUNT2") s |"
 echo "| second mount: .stats | $STATS2 |"
+echo "| dominators of the three: first mount (computed) / second (results files loaded) | $(f2 "$T_DOM1") s / $(f2 "$T_DOM2") s |"
+echo "| second mount: retained sizes | $KEPT2 |"
 echo "| second mount / first mount, until live; CPU | $(f2 "$(echo "$T_MOUNT2 / $T_MOUNT1" | bc -l)"); $(f2 "$(echo "$CPU_MOUNT2 / $CPU_MOUNT1" | bc -l)") |"

@@ -34,9 +34,7 @@ bool hf_check_index_files(const hf_mount *m, char *const *paths, int n, int i,
         g_string_append_printf(out, "none (-o index=none): %s is indexed at every mount",
                                paths[i]);
     } else {
-        g_string_append_printf(out, series ? "%s (a series keeps no retained results; "
-                                           : "%s and .retained-* beside it (",
-                               place);
+        g_string_append_printf(out, "%s and .retained-* beside it (", place);
         if (place != g_ptr_array_index(where, 0)) {
             char *dir = g_path_get_dirname(g_ptr_array_index(where, 0));
             g_string_append_printf(out, "%s is not writable; ", dir);

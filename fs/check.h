@@ -28,7 +28,7 @@ hf_mount *hf_check_open(char *const *paths, int n, const hf_open_opts *opts, FIL
  * index=index_opt (NULL: the default), appended to out in one line without
  * its newline: "PATH and .retained-* beside it (...)", with why when the
  * file's directory is not writable, or "none (...)".  Every file of a
- * series has its own index file and no results file.  False, appending
+ * series has its own.  False, appending
  * nothing, for a format that keeps none. */
 bool hf_check_index_files(const hf_mount *m, char *const *paths, int n, int i,
                           const char *index_opt, GString *out);

@@ -112,6 +112,14 @@ void hf_heap_graphs_free(hf_hgraphs *g);
  * inside open, before any hf_heap_graph. */
 void hf_heap_graphs_keep(hf_hgraphs *g, const char *dump_path, const char *index_opt,
                          const hf_keepkey *key);
+/* The same for a dump read from several files (a series), one snapshot
+ * at a time: snapshot s is snapshot `number` (from 1) of the file at path,
+ * whose key is *key, so that its results file is the one a mount of that
+ * file alone reads and writes.  Before a graph is written, a file the dump
+ * does not map as its own (hf_dump.data NULL) is mapped again to see it is
+ * unchanged. */
+void hf_heap_graphs_keep_file(hf_hgraphs *g, uint32_t s, const char *path, uint32_t number,
+                              const char *index_opt, const hf_keepkey *key);
 /* The id of the index file the heap now corresponds to (key.source of the
  * results files): the loaded one's, given to hf_heap_graphs_keep; or, for
  * a heap indexed at open, that of the index file written from it, once it
@@ -119,5 +127,7 @@ void hf_heap_graphs_keep(hf_hgraphs *g, const char *dump_path, const char *index
  * so an index rebuilt (after damage its checksum missed, say) makes the
  * results computed from the old one stale. */
 void hf_heap_graphs_source(hf_hgraphs *g, uint64_t index_id);
+/* The same for snapshot s alone (hf_heap_graphs_keep_file). */
+void hf_heap_graphs_source_of(hf_hgraphs *g, uint32_t s, uint64_t index_id);
 
 #endif

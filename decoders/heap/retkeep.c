@@ -13,13 +13,20 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* Where a snapshot's results file goes: named after the file the
+ * snapshot is in and its position there, keyed to that file. */
+typedef struct {
+    char *path;      /* NULL: none kept */
+    uint32_t number; /* the snapshot's position in the file, from 1 */
+    hf_keepkey key;  /* the file's (graph_key makes a graph's); key.source
+                        guarded by lock: hf_heap_graphs_source */
+} place;
+
 struct hf_hgraphs {
     uint32_t n;
     gsize *once;     /* per snapshot: the hf_hgraph *, set once */
-    /* index files (hf_heap_graphs_keep): none when dump_path is NULL */
-    char *dump_path, *index_opt;
-    hf_keepkey key;     /* the dump's (graph_key makes a graph's); key.source
-                           guarded by lock: hf_heap_graphs_source */
+    place *at;       /* per snapshot (hf_heap_graphs_keep*) */
+    char *index_opt;
     hf_keepr **files;   /* per snapshot: the file its graph was loaded from */
     double *load_secs;  /* per snapshot: how long loading took */
     GThread **writers;  /* per snapshot: the thread writing its file */
@@ -34,6 +41,7 @@ hf_hgraphs *hf_heap_graphs_new(uint32_t n_snaps)
     uint32_t n = n_snaps ? n_snaps : 1;
     g->n = n_snaps;
     g->once = g_new0(gsize, n);
+    g->at = g_new0(place, n);
     g->files = g_new0(hf_keepr *, n);
     g->load_secs = g_new0(double, n);
     g->writers = g_new0(GThread *, n);
@@ -46,23 +54,37 @@ hf_hgraphs *hf_heap_graphs_new(uint32_t n_snaps)
 void hf_heap_graphs_keep(hf_hgraphs *g, const char *dump_path, const char *index_opt,
                          const hf_keepkey *key)
 {
-    g->dump_path = g_strdup(dump_path);
-    g->index_opt = g_strdup(index_opt);
-    g->key = *key;
+    for (uint32_t s = 0; s < g->n; s++)
+        hf_heap_graphs_keep_file(g, s, dump_path, s + 1, index_opt, key);
+}
+
+void hf_heap_graphs_keep_file(hf_hgraphs *g, uint32_t s, const char *path, uint32_t number,
+                              const char *index_opt, const hf_keepkey *key)
+{
+    g_assert(s < g->n && !g->at[s].path);
+    if (!g->index_opt)
+        g->index_opt = g_strdup(index_opt);
+    g->at[s] = (place){g_strdup(path), number, *key};
 }
 
 void hf_heap_graphs_source(hf_hgraphs *g, uint64_t index_id)
 {
+    for (uint32_t s = 0; s < g->n; s++)
+        hf_heap_graphs_source_of(g, s, index_id);
+}
+
+void hf_heap_graphs_source_of(hf_hgraphs *g, uint32_t s, uint64_t index_id)
+{
     g_mutex_lock(&g->lock);
-    g->key.source = index_id;
+    g->at[s].key.source = index_id;
     g_mutex_unlock(&g->lock);
 }
 
-/* The results files' key as it is now. */
-static hf_keepkey key_now(hf_hgraphs *g)
+/* Snapshot s's results files' key as it is now. */
+static hf_keepkey key_now(hf_hgraphs *g, uint32_t s)
 {
     g_mutex_lock(&g->lock);
-    hf_keepkey k = g->key;
+    hf_keepkey k = g->at[s].key;
     g_mutex_unlock(&g->lock);
     return k;
 }
@@ -96,7 +118,9 @@ void hf_heap_graphs_free(hf_hgraphs *g)
         hf_keepr_free(g->files[s]);
         g_free(g->kept[s]);
         g_free(g->refused[s]);
+        g_free(g->at[s].path);
     }
+    g_free(g->at);
     g_free(g->once);
     g_free(g->files);
     g_free(g->load_secs);
@@ -104,18 +128,17 @@ void hf_heap_graphs_free(hf_hgraphs *g)
     g_free(g->kept);
     g_free(g->refused);
     g_mutex_clear(&g->lock);
-    g_free(g->dump_path);
     g_free(g->index_opt);
     g_free(g);
 }
 
 /* Where working arrays past the RAM budget go: the directory of the index
- * file (beside the dump or the cache directory), else the cache directory. */
-static char *work_dir(const hf_heap *h)
+ * file of snapshot s's file (beside it or the cache directory), else the
+ * cache directory. */
+static char *work_dir(const hf_heap *h, uint32_t s)
 {
-    GPtrArray *paths = h->graphs->dump_path
-                           ? hf_keep_candidates(h->graphs->dump_path, h->graphs->index_opt, "")
-                           : NULL;
+    const place *at = &h->graphs->at[s];
+    GPtrArray *paths = at->path ? hf_keep_candidates(at->path, h->graphs->index_opt, "") : NULL;
     const char *place = paths ? hf_keep_place(paths) : NULL;
     char *dir = place ? g_path_get_dirname(place)
                       : g_build_filename(g_get_user_cache_dir(), "heapfs", NULL);
@@ -130,16 +153,17 @@ static char *work_dir(const hf_heap *h)
  * after open, so read here rather than by hf_heap_graphs_keep). */
 static GPtrArray *graph_paths(const hf_heap *h, uint32_t s)
 {
-    char *suffix = g_strdup_printf(".retained-%s.%u", hf_reach_names[h->base.reach], s + 1);
-    GPtrArray *p = hf_keep_candidates(h->graphs->dump_path, h->graphs->index_opt, suffix);
+    const place *at = &h->graphs->at[s];
+    char *suffix = g_strdup_printf(".retained-%s.%u", hf_reach_names[h->base.reach], at->number);
+    GPtrArray *p = hf_keep_candidates(at->path, h->graphs->index_opt, suffix);
     g_free(suffix);
     return p;
 }
 
 /* Their key: the dump's, never the index's own (variant 0). */
-static hf_keepkey graph_key(const hf_heap *h)
+static hf_keepkey graph_key(const hf_heap *h, uint32_t s)
 {
-    hf_keepkey k = key_now(h->graphs);
+    hf_keepkey k = key_now(h->graphs, s);
     k.variant = 1 + h->base.reach;
     return k;
 }
@@ -148,12 +172,12 @@ static hf_hgraph *load(hf_heap *h, uint32_t s)
 {
     hf_hgraphs *gs = h->graphs;
     const hf_hsnap *sn = hf_heap_snap(h, s);
-    if (!gs->dump_path || !sn || sn->n_objects >= UINT32_MAX - 2)
+    if (!gs->at[s].path || !sn || sn->n_objects >= UINT32_MAX - 2)
         return NULL;
     double t0 = g_get_monotonic_time() / 1e6;
     GPtrArray *paths = graph_paths(h, s);
     char *why = NULL; /* why a file found was not used: for .stats */
-    hf_keepkey key = graph_key(h);
+    hf_keepkey key = graph_key(h, s);
     hf_keepr *r = hf_keepr_open(&key, paths, &why);
     g_ptr_array_free(paths, TRUE);
     hf_hgraph *g = g_new0(hf_hgraph, 1);
@@ -194,11 +218,21 @@ static gpointer write_graph(gpointer ud)
     writer *wr = ud;
     hf_hgraphs *gs = wr->h->graphs;
     const hf_dump *d = &wr->h->base;
-    hf_keepkey key = graph_key(wr->h), again;
+    const place *at = &gs->at[wr->s];
+    hf_keepkey key = graph_key(wr->h, wr->s), again;
     struct stat st;
-    bool same = hf_keep_key(&again, gs->dump_path, d->data, d->size, key.format, key.variant);
+    /* a dump of several files maps none as its own: the file is mapped
+     * again to be keyed (a few blocks of it are read) */
+    GMappedFile *own = d->data ? NULL : g_mapped_file_new(at->path, FALSE, NULL);
+    bool same = (d->data || own) &&
+                hf_keep_key(&again, at->path,
+                            own ? (const uint8_t *)g_mapped_file_get_contents(own) : d->data,
+                            own ? g_mapped_file_get_length(own) : d->size, key.format,
+                            key.variant);
+    if (own)
+        g_mapped_file_unref(own);
     again.source = key.source; /* not the dump's */
-    if (!same || memcmp(&again, &key, sizeof again) != 0 || stat(gs->dump_path, &st) != 0) {
+    if (!same || memcmp(&again, &key, sizeof again) != 0 || stat(at->path, &st) != 0) {
         set_kept(gs, wr->s, g_strdup("not kept: the dump changed"));
         g_free(wr);
         return NULL;
@@ -228,12 +262,12 @@ const hf_hgraph *hf_heap_graph(hf_heap *h, uint32_t s)
         hf_hgraph *g = load(h, s);
         bool computed = !g;
         if (computed) {
-            char *dir = work_dir(h);
+            char *dir = work_dir(h, s);
             g = hf_hgraph_compute(h, s, dir);
             g_free(dir);
         }
         g_once_init_leave(&gs->once[s], (gsize)g);
-        if (computed && !g->error && gs->dump_path) {
+        if (computed && !g->error && gs->at[s].path) {
             writer *wr = g_new(writer, 1);
             *wr = (writer){h, s, hf_heap_snap(h, s)->classes->len, g};
             gs->writers[s] = g_thread_new("heapfs-graph", write_graph, wr);

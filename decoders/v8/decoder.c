@@ -268,10 +268,15 @@ static hf_dump *open_files(const char *const *paths, uint32_t n, GMappedFile *ma
             if (!ms[i].note)
                 hf_keepstore_built(&ms[i].store, n == 1 ? now() - t0 : ms[i].seconds);
     }
-    if (n == 1 && ms[0].store.keyed) { /* dominator results go to files beside the index, keyed to it */
-        hf_keepkey results = ms[0].store.key;
-        results.source = ms[0].store.r ? hf_keepr_id(ms[0].store.r) : 0; /* built: v8_store_save sets it */
-        hf_heap_graphs_keep(d->heap.graphs, paths[0], opts->index, &results);
+    /* dominator results go to files beside each file's index file, keyed
+     * to it: a series' snapshot i has the results a mount of file i has */
+    for (uint32_t i = 0; i < n; i++) {
+        if (!ms[i].store.keyed)
+            continue;
+        hf_keepkey results = ms[i].store.key;
+        /* loaded; else valid but not used; else built: v8_store_save sets it */
+        results.source = ms[i].store.r ? hf_keepr_id(ms[i].store.r) : ms[i].valid_id;
+        hf_heap_graphs_keep_file(d->heap.graphs, i, paths[i], 1, opts->index, &results);
     }
     return finish(d);
 }

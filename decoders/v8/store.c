@@ -161,7 +161,7 @@ static uint64_t save_one(v8_dump *d, v8_member *m)
 /* Member i of a series, written: the heap of its snapshot alone, as a
  * mount of its file would have built it (locators from 0, its own
  * problems), over the series' columns, which are the file's. */
-static void save_member(v8_dump *d, uint32_t i)
+static uint64_t save_member(v8_dump *d, uint32_t i)
 {
     v8_member *m = &d->members[i];
     const v8_snap *sn = g_ptr_array_index(d->snaps, i);
@@ -178,10 +178,11 @@ static void save_member(v8_dump *d, uint32_t i)
                         g_strdup(g_ptr_array_index(d->heap.base.problems, m->problem0 + k)));
     a->n_problems = m->n_problems;
     v8_build_heap(alone);
-    save_one(alone, m);
+    uint64_t id = save_one(alone, m);
     g_ptr_array_free(alone->snaps, TRUE);
     hf_heap_clear(&alone->heap);
     g_free(alone);
+    return id;
 }
 
 void v8_store_save(hf_dump *base)
@@ -197,8 +198,9 @@ void v8_store_save(hf_dump *base)
     }
     for (uint32_t i = 0; i < d->n_members; i++) {
         v8_member *m = &d->members[i];
-        if (!m->note && m->store.paths && m->store.paths->len)
-            save_member(d, i);
+        uint64_t id = !m->note && m->store.paths && m->store.paths->len ? save_member(d, i) : 0;
+        if (id) /* snapshot i's results are its file's */
+            hf_heap_graphs_source_of(d->heap.graphs, i, id);
     }
 }
 
@@ -316,11 +318,13 @@ static bool load(const hf_keepr *r, void *ud)
     return join_heap(d, r, l->i);
 }
 
-/* Why the valid file of member i is not used: member `bad` has none. */
-static void note_valid(v8_dump *d, uint32_t i, const char *path, uint32_t bad)
+/* Why the valid file r of member i is not used: member `bad` has none. */
+static void note_valid(v8_dump *d, uint32_t i, const hf_keepr *r, uint32_t bad)
 {
     d->members[i].note = g_strdup_printf("%s valid, not used: snapshot %u has no usable "
-                                         "index file, the series is read whole\n", path, bad + 1);
+                                         "index file, the series is read whole\n",
+                                         hf_keepr_path(r), bad + 1);
+    d->members[i].valid_id = hf_keepr_id(r);
 }
 
 bool v8_store_load(v8_dump *d)
@@ -339,12 +343,12 @@ bool v8_store_load(v8_dump *d)
     /* the files before it are valid (kept, not written again), and so
      * may those after it be */
     for (uint32_t j = 0; j < i; j++)
-        note_valid(d, j, hf_keepr_path(d->members[j].store.r), i);
+        note_valid(d, j, d->members[j].store.r, i);
     for (uint32_t j = i + 1; j < d->n_members; j++) {
         hf_keepstore *st = &d->members[j].store;
         hf_keepr *r = st->keyed ? hf_keepr_open(&st->key, st->paths, NULL) : NULL;
         if (r)
-            note_valid(d, j, hf_keepr_path(r), i);
+            note_valid(d, j, r, i);
         hf_keepr_free(r);
     }
     return false;

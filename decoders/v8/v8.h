@@ -122,6 +122,8 @@ typedef struct {
     GMappedFile *map;    /* the file (its key; read unless loaded) */
     char *note;          /* the .stats line's end instead of the store's: its
                             file valid but not used, or none to be written */
+    uint64_t valid_id;   /* with a note of a valid file: that file's id (the
+                            key of the retained results computed instead) */
     uint32_t problem0;   /* its problems while read: lines problem0.. */
     uint32_t n_lines;
     uint64_t n_problems; /* ... and how many there were */

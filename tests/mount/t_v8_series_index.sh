@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # t_v8_series_index.sh - several V8 snapshots mounted together (a series)
-# use an index file per snapshot file, the one a mount of that file alone
-# reads and writes: the first mount reads the JSON and writes the three;
-# the second maps them (.stats says so, and the daemon has no snapshot file
-# mapped) and shows every view byte for byte as the first; a file mounted
-# alone afterwards loads its own; a damaged one is refused, with why in
-# .stats, and rewritten; --forget and --check work per file; -o
-# index=none writes nothing.  The snapshots: tests/programs/v8/heapshape.js
-# (three of one process, 300 more Leak objects in each).
+# use an index file and a retained results file per snapshot file, the
+# ones a mount of that file alone reads and writes: the first mount reads
+# the JSON and writes them; the second maps them (.stats says so, and the
+# daemon has no snapshot file mapped) and shows every view byte for byte
+# as the first; a file mounted alone afterwards loads its own; a damaged
+# one is refused, with why in .stats, and rewritten; --forget and --check
+# work per file; -o index=none writes nothing.  The snapshots:
+# tests/programs/v8/heapshape.js (three of one process, 300 more Leak
+# objects in each).
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v node >/dev/null 2>&1; then
@@ -53,6 +54,20 @@ views() {
     done
   done | sed "s|$m|MNT|g"
 }
+# all_kept MNT WORD: until each snapshot's retained sizes are WORD (kept
+# in, loaded from) h.N.heapsnapshot.heapfs-index.retained-strong.1 (60 s)
+all_kept() {
+  local i n ok
+  for i in $(seq 1 600); do
+    ok=1
+    for n in 1 2 3; do
+      grep -q "^retained sizes, snapshot $n: $2 .*/h\.$n\.heapsnapshot\.heapfs-index\.retained-strong\.1 " "$1/.stats" || ok=0
+    done
+    [ $ok = 1 ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
 # maps_snapshots PID: the daemon maps one of the snapshot files
 maps_snapshots() { grep -q '/h\.[123]\.heapsnapshot$' "/proc/$1/maps"; }
 # stats_line MNT N: snapshot N's index line
@@ -68,6 +83,8 @@ if hf_mount_series "${F[@]}"; then
   check "the views read: over 10000 lines" test "$(wc -l < "$TESTTMP/first")" -gt 10000
   check "the series has growth, new and leaks" \
     bash -c "grep -q '^== 2 snapshots/2/growth\$' '$TESTTMP/first' && grep -q '^== 3 snapshots/3/leaks\$' '$TESTTMP/first' && grep -q '^== 3 snapshots/3/new\$' '$TESTTMP/first'"
+  check "first mount: each snapshot's retained sizes kept beside its file's index file" \
+    bash -c "$(declare -f all_kept); all_kept '$MNT' kept"
   hf_umount
 else
   echo "not ok - a series mounts"
@@ -81,6 +98,8 @@ if hf_mount_series "${F[@]}"; then
   check "second mount: no snapshot file mapped (no JSON read)" bash -c "$(declare -f maps_snapshots); ! maps_snapshots $PID"
   views "$MNT" > "$TESTTMP/second"
   check "second mount: every view byte for byte as the first" cmp -s "$TESTTMP/first" "$TESTTMP/second"
+  check "second mount: each snapshot's retained sizes loaded, not computed" \
+    bash -c "$(declare -f all_kept); all_kept '$MNT' loaded"
   hf_umount
 fi
 
@@ -91,6 +110,8 @@ if hf_mount "${F[1]}"; then
     check_eq "h.2 alone: $f as the series' snapshot 2" \
       "$(sed -n "/^== 2 snapshots\/2\/$f\$/,/^== /p" "$TESTTMP/first" | sed '1d;$d')" "$(cat "$MNT/latest/$f")"
   done
+  check "h.2 alone: its retained sizes loaded from the file the series kept" \
+    grep -q "^retained sizes, snapshot 1: loaded from ${F[1]}.heapfs-index.retained-strong.1 in" "$MNT/.stats"
   hf_umount
 fi
 
@@ -126,8 +147,8 @@ out=$("$HEAPFS" --check "${F[2]}" 2>&1)
 check "--check h.3 lists its kept index file" grep -q "^kept: [0-9]* ${F[2]}.heapfs-index\$" <<< "$out"
 out=$("$HEAPFS" --check "${F[@]}" 2>&1)
 for f in "${F[@]}"; do
-  check "--check of the series says where ${f##*/}'s index file is, and no results" \
-    grep -qxF "index files (a mount's; --check writes none): $f.heapfs-index (a series keeps no retained results; -o index=none: none)" <<< "$out"
+  check "--check of the series says where ${f##*/}'s index and results files are" \
+    grep -qxF "index files (a mount's; --check writes none): $f.heapfs-index and .retained-* beside it (-o index=none: none)" <<< "$out"
   check "--check of the series lists ${f##*/}'s kept file" grep -q "^kept: [0-9]* $f.heapfs-index\$" <<< "$out"
 done
 "$HEAPFS" --forget "${F[2]}" > /dev/null 2>&1
