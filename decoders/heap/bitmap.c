@@ -1,7 +1,8 @@
 /*
  * bitmap.c - objects/0xID/bitmap.png: the pixels of an Android Bitmap
  * (android.graphics.Bitmap or a subclass) whose pixel buffer is in the
- * dump, as a PNG (libpng).
+ * dump, as a PNG (libpng); bitmap.jpg or bitmap.webp for a picture Android
+ * dumped compressed in that format.
  *
  * Android before 8.0 keeps a Bitmap's pixels in a byte[] its mBuffer
  * field refers to (Android Studio's and ahat's dumps); mWidth and mHeight
@@ -18,12 +19,13 @@
  *              bits (31 -> 255);
  *   ALPHA_8    one byte of alpha, as 8-bit gray and alpha with gray 0.
  * Android 14 and later can dump the pixels compressed (`am dumpheap -b
- * png`): the static Bitmap.dumpData, a Bitmap$DumpData, lists in
+ * png|jpg|webp`): the static Bitmap.dumpData, a Bitmap$DumpData, lists in
  * natives[i] a Bitmap's mNativePtr and in buffers[i] its picture in the
  * CompressFormat `format` (0 JPEG, 1 PNG, 2-4 WEBP) for its first `count`
- * entries (ahat's reading).  A PNG is served as it is (when it starts
- * with PNG's signature); a Bitmap whose picture is JPEG or WEBP has no
- * bitmap.png.  Dumps of Android 8 to 13
+ * entries (ahat's reading).  The picture is served as it is, as
+ * bitmap.png, bitmap.jpg or bitmap.webp, when it starts with its format's
+ * signature (PNG's 8 bytes, JPEG's FF D8 FF, RIFF....WEBP).  Dumps of
+ * Android 8 to 13
  * keep pixels outside the Java heap: no bitmap.png.
  *
  * Thread-safe: reads the finished graph only.
@@ -39,7 +41,8 @@
 /* Larger buffers are not drawn: 64 Mpixels (a 256 MiB ARGB_8888 buffer). */
 #define MAX_PIXELS (UINT64_C(1) << 26)
 
-typedef enum { CFG_ARGB_8888, CFG_RGB_565, CFG_ALPHA_8, CFG_NONE, CFG_PNG } config;
+/* the pixels' layout in mBuffer; then the pictures Android compressed */
+typedef enum { CFG_ARGB_8888, CFG_RGB_565, CFG_ALPHA_8, CFG_NONE, CFG_JPEG, CFG_PNG, CFG_WEBP } config;
 static const char *const config_names[] = {"ARGB_8888", "RGB_565", "ALPHA_8"};
 static const unsigned config_bpp[] = {4, 2, 1};
 
@@ -112,9 +115,28 @@ static bool is_bytes(const hf_hobj *b)
            (uint64_t)(b->end - b->data) >= b->length;
 }
 
-/* The PNG Bitmap$DumpData keeps for the Bitmap ob (class bc), into *buf. */
-static bool dumped_png(const hf_heap *h, const hf_hsnap *sn, const hf_hclass *bc,
-                       const hf_hobj *ob, hf_hobj *buf)
+/* The format of the picture in buf, by CompressFormat `format` and its
+ * signature: CFG_JPEG, CFG_PNG, CFG_WEBP, or CFG_NONE. */
+static config picture(uint64_t format, const hf_hobj *buf)
+{
+    const uint8_t *p = buf->data;
+    uint64_t n = buf->length;
+    if (!is_bytes(buf))
+        return CFG_NONE;
+    if (format == 0 && n >= 3 && memcmp(p, "\xff\xd8\xff", 3) == 0)
+        return CFG_JPEG;
+    if (format == 1 && n >= 8 && memcmp(p, "\x89PNG\r\n\x1a\n", 8) == 0)
+        return CFG_PNG;
+    if (format >= 2 && format <= 4 && n >= 12 && memcmp(p, "RIFF", 4) == 0 &&
+        memcmp(p + 8, "WEBP", 4) == 0)
+        return CFG_WEBP;
+    return CFG_NONE;
+}
+
+/* The picture Bitmap$DumpData keeps for the Bitmap ob (class bc), into
+ * *buf: its format, CFG_NONE when there is none. */
+static config dumped_picture(const hf_heap *h, const hf_hsnap *sn, const hf_hclass *bc,
+                             const hf_hobj *ob, hf_hobj *buf)
 {
     uint64_t data = 0, ptr, count, format, v;
     for (uint32_t i = 0; i < bc->n_statics; i++)
@@ -123,17 +145,17 @@ static bool dumped_png(const hf_heap *h, const hf_hsnap *sn, const hf_hclass *bc
     hf_hobj dd, natives, buffers;
     if (!field(h, sn, ob, "mNativePtr", HF_T_LONG, &ptr) || !deref(h, sn, data, &dd) ||
         !field(h, sn, &dd, "count", HF_T_INT, &count) || !field(h, sn, &dd, "format", HF_T_INT, &format) ||
-        format != 1 /* CompressFormat.PNG */ || !field(h, sn, &dd, "natives", HF_T_OBJECT, &v) ||
+        !field(h, sn, &dd, "natives", HF_T_OBJECT, &v) ||
         !deref(h, sn, v, &natives) || natives.kind != HF_K_PRIMARRAY || natives.elem != HF_T_LONG ||
         !field(h, sn, &dd, "buffers", HF_T_OBJECT, &v) || !deref(h, sn, v, &buffers) ||
         buffers.kind != HF_K_OBJARRAY)
-        return false;
+        return CFG_NONE;
     uint64_t n = MIN(MIN((uint32_t)count, natives.length), buffers.length);
     for (uint64_t i = 0; i < n; i++)
         if (hf_heap_element(h, &natives, i) == ptr)
-            return deref(h, sn, hf_heap_element(h, &buffers, i), buf) && is_bytes(buf) &&
-                   buf->length >= 8 && memcmp(buf->data, "\x89PNG\r\n\x1a\n", 8) == 0;
-    return false;
+            return deref(h, sn, hf_heap_element(h, &buffers, i), buf) ? picture(format, buf)
+                                                                       : CFG_NONE;
+    return CFG_NONE;
 }
 
 static bool find_bitmap(const hf_heap *h, uint32_t s, uint64_t o, bitmap *bm)
@@ -149,8 +171,8 @@ static bool find_bitmap(const hf_heap *h, uint32_t s, uint64_t o, bitmap *bm)
     bm->width = (uint32_t)w;
     bm->height = (uint32_t)ht;
     if (!field(h, sn, &ob, "mBuffer", HF_T_OBJECT, &buf) || !deref(h, sn, buf, &bm->buf)) {
-        bm->cfg = CFG_PNG;
-        return dumped_png(h, sn, bc, &ob, &bm->buf);
+        bm->cfg = dumped_picture(h, sn, bc, &ob, &bm->buf);
+        return bm->cfg != CFG_NONE;
     }
     uint64_t px = (uint64_t)bm->width * bm->height, len = bm->buf.length;
     if (!is_bytes(&bm->buf) || px > MAX_PIXELS)
@@ -164,7 +186,41 @@ static bool find_bitmap(const hf_heap *h, uint32_t s, uint64_t o, bitmap *bm)
 bool hf_heap_has_bitmap(hf_dump *d, uint32_t s, uint64_t o)
 {
     bitmap bm;
-    return find_bitmap(H(d), s, o, &bm);
+    return find_bitmap(H(d), s, o, &bm) && (bm.cfg < CFG_NONE || bm.cfg == CFG_PNG);
+}
+
+bool hf_heap_has_bitmap_jpeg(hf_dump *d, uint32_t s, uint64_t o)
+{
+    bitmap bm;
+    return find_bitmap(H(d), s, o, &bm) && bm.cfg == CFG_JPEG;
+}
+
+bool hf_heap_has_bitmap_webp(hf_dump *d, uint32_t s, uint64_t o)
+{
+    bitmap bm;
+    return find_bitmap(H(d), s, o, &bm) && bm.cfg == CFG_WEBP;
+}
+
+/* The picture of object v->index as Android compressed it, when in `cfg`. */
+static uint64_t view_compressed(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                config cfg)
+{
+    bitmap bm;
+    if (first == 0 && find_bitmap(H(d), v->snap, v->index, &bm) && bm.cfg == cfg)
+        g_string_append_len(out, (const char *)bm.buf.data, (gssize)bm.buf.length);
+    return HF_DONE;
+}
+
+uint64_t hf_heap_view_bitmap_jpeg(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                  size_t budget)
+{
+    return view_compressed(d, v, first, out, CFG_JPEG);
+}
+
+uint64_t hf_heap_view_bitmap_webp(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                  size_t budget)
+{
+    return view_compressed(d, v, first, out, CFG_WEBP);
 }
 
 static void write_png(png_structp png, png_bytep data, png_size_t n)
@@ -203,12 +259,8 @@ uint64_t hf_heap_view_bitmap(hf_dump *d, const hf_view *v, uint64_t first, GStri
                              size_t budget)
 {
     bitmap bm;
-    if (first != 0 || !find_bitmap(H(d), v->snap, v->index, &bm))
-        return HF_DONE;
-    if (bm.cfg == CFG_PNG) { /* compressed by Android already */
-        g_string_append_len(out, (const char *)bm.buf.data, (gssize)bm.buf.length);
-        return HF_DONE;
-    }
+    if (first != 0 || !find_bitmap(H(d), v->snap, v->index, &bm) || bm.cfg > CFG_NONE)
+        return view_compressed(d, v, first, out, CFG_PNG); /* compressed by Android already */
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     static const int types[] = {PNG_COLOR_TYPE_RGB_ALPHA, PNG_COLOR_TYPE_RGB,

@@ -31,6 +31,9 @@ const hf_file hf_heap_object_files[] = {
     {"bitmap.png", hf_heap_view_bitmap, hf_heap_has_bitmap},
     HF_HEAP_RETAINED_OBJECT_FILES,
     HF_HEAP_INSPECT_OBJECT_FILES,
+    /* last, so that the files before keep their inode numbers */
+    {"bitmap.jpg", hf_heap_view_bitmap_jpeg, hf_heap_has_bitmap_jpeg},
+    {"bitmap.webp", hf_heap_view_bitmap_webp, hf_heap_has_bitmap_webp},
     {NULL},
 };
 

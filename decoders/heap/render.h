@@ -189,10 +189,17 @@ uint64_t hf_heap_view_class_paths(hf_dump *d, const hf_view *v, uint64_t first, 
         {"consumers-by-loader", hf_heap_view_consumers_loader, has},                       \
         {"consumers-by-package", hf_heap_view_consumers_package, has}
 
-/* objects/0xID/bitmap.png: an Android Bitmap's pixels (bitmap.c). */
+/* objects/0xID/bitmap.png: an Android Bitmap's pixels (bitmap.c); its
+ * bitmap.jpg or bitmap.webp instead when Android dumped it compressed so. */
 uint64_t hf_heap_view_bitmap(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
                              size_t budget);
 bool hf_heap_has_bitmap(hf_dump *d, uint32_t s, uint64_t o);
+uint64_t hf_heap_view_bitmap_jpeg(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                  size_t budget);
+bool hf_heap_has_bitmap_jpeg(hf_dump *d, uint32_t s, uint64_t o);
+uint64_t hf_heap_view_bitmap_webp(hf_dump *d, const hf_view *v, uint64_t first, GString *out,
+                                  size_t budget);
+bool hf_heap_has_bitmap_webp(hf_dump *d, uint32_t s, uint64_t o);
 
 /* ---- snapshot views (render.c; profile.c: heap.pprof, stacks.folded, flame.svg) ---- */
 

@@ -6,10 +6,11 @@
  * colour type and pixels follow the config (named, or from the buffer's
  * length); a subclass of Bitmap has one; a short or null buffer, or an
  * object that is no Bitmap, has none.  A dump of Android 14's kind
- * (Bitmap.dumpData: pictures compressed by Android) gives the PNG
- * dumpData holds for the Bitmap's mNativePtr, byte for byte, and none
- * where dumpData's format is not PNG, the bytes are no PNG, or the
- * pointer is not among its first `count`.
+ * (Bitmap.dumpData: pictures compressed by Android) gives the picture
+ * dumpData holds for the Bitmap's mNativePtr, byte for byte, as
+ * bitmap.png, bitmap.jpg or bitmap.webp by dumpData's format, and none
+ * where the bytes are not of that format, or the pointer is not among its
+ * first `count`.  The JPEG and WEBP are real (cjpeg and cwebp made them).
  */
 #include "tests/unit/helpers.h"
 #include "tests/unit/hprofbld.h"
@@ -94,19 +95,24 @@ static GByteArray *android_file(void)
     return b.b;
 }
 
-/* bitmap.png of object oname, NULL when it has none (the listing's view). */
-static GString *png_of(hf_dump *d, const char *oname)
+/* File `name` of object oname, NULL when it has none (the listing's view). */
+static GString *file_of(hf_dump *d, const char *oname, const char *name)
 {
     uint64_t o = th_object(d, 0, oname);
     const hf_file *f = d->ops->object.files;
-    int i = th_file_index(f, "bitmap.png");
+    int i = th_file_index(f, name);
     assert_true(i >= 0);
-    if (!th_object_has(d, 0, oname, "bitmap.png"))
+    if (!th_object_has(d, 0, oname, name))
         return NULL;
     GString *out = g_string_new(NULL);
     hf_view v = {0, o, (uint32_t)i};
     assert_int_equal(f[i].render(d, &v, 0, out, 1), HF_DONE);
     return out;
+}
+
+static GString *png_of(hf_dump *d, const char *oname)
+{
+    return file_of(d, oname, "bitmap.png");
 }
 
 /* Reads png as RGBA; checks its size and colour type. */
@@ -181,9 +187,35 @@ static GByteArray *small_png(void)
     return b;
 }
 
+/* A 2 x 1 gray JPEG: cjpeg -grayscale -optimize -quality 50 of a PPM. */
+static const uint8_t jpeg_2x1[] = {
+    0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01,
+    0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0xff, 0xdb, 0x00, 0x43,
+    0x00, 0x10, 0x0b, 0x0c, 0x0e, 0x0c, 0x0a, 0x10, 0x0e, 0x0d, 0x0e, 0x12,
+    0x11, 0x10, 0x13, 0x18, 0x28, 0x1a, 0x18, 0x16, 0x16, 0x18, 0x31, 0x23,
+    0x25, 0x1d, 0x28, 0x3a, 0x33, 0x3d, 0x3c, 0x39, 0x33, 0x38, 0x37, 0x40,
+    0x48, 0x5c, 0x4e, 0x40, 0x44, 0x57, 0x45, 0x37, 0x38, 0x50, 0x6d, 0x51,
+    0x57, 0x5f, 0x62, 0x67, 0x68, 0x67, 0x3e, 0x4d, 0x71, 0x79, 0x70, 0x64,
+    0x78, 0x5c, 0x65, 0x67, 0x63, 0xff, 0xc0, 0x00, 0x0b, 0x08, 0x00, 0x01,
+    0x00, 0x02, 0x01, 0x01, 0x11, 0x00, 0xff, 0xc4, 0x00, 0x14, 0x00, 0x01,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x06, 0xff, 0xc4, 0x00, 0x19, 0x10, 0x00, 0x01, 0x05,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x01, 0x02, 0x03, 0x33, 0x71, 0xff, 0xda, 0x00, 0x08, 0x01,
+    0x01, 0x00, 0x00, 0x3f, 0x00, 0x2b, 0x1d, 0x6d, 0xc4, 0x3f, 0xff, 0xd9,
+};
+
+/* A 2 x 1 WEBP: cwebp -lossless of the same PPM. */
+static const uint8_t webp_2x1[] = {
+    0x52, 0x49, 0x46, 0x46, 0x20, 0x00, 0x00, 0x00, 0x57, 0x45, 0x42, 0x50,
+    0x56, 0x50, 0x38, 0x4c, 0x14, 0x00, 0x00, 0x00, 0x2f, 0x01, 0x00, 0x00,
+    0x00, 0x0f, 0x70, 0x0a, 0x8f, 0x2b, 0x78, 0xd4, 0x63, 0xfe, 0x83, 0x43,
+    0x05, 0x22, 0xfa, 0x1f,
+};
+
 /* Android 14's layout: Bitmap {mNativePtr, mWidth, mHeight} with a static
  * dumpData {count, format, natives long[], buffers Object[]}. */
-static GByteArray *android14_file(const GByteArray *png, uint32_t format)
+static GByteArray *android14_file(const uint8_t *pic, size_t pic_len, uint32_t format)
 {
     bld b = start(8, "JAVA PROFILE 1.0.3");
     const char *names[] = {"java/lang/Object", "android/graphics/Bitmap",
@@ -228,7 +260,7 @@ static GByteArray *android14_file(const GByteArray *png, uint32_t format)
     const uint64_t bufs[] = {0x4300, 0x4301, 0x4301};
     obj_array(&b, 0x4200, C_OBJECTS, 3, bufs);
     prim_array(&b, 0x4300, HF_T_BYTE, 3, (const uint8_t *)"JPG", 1);
-    prim_array(&b, 0x4301, HF_T_BYTE, png->len, png->data, 1);
+    prim_array(&b, 0x4301, HF_T_BYTE, pic_len, pic, 1);
     g_byte_array_unref(t.b);
     end(&b);
     rec(&b, HPROF_HEAP_DUMP_END);
@@ -239,22 +271,36 @@ static GByteArray *android14_file(const GByteArray *png, uint32_t format)
 static void test_dump_data(void **state)
 {
     GByteArray *png = small_png();
-    for (uint32_t format = 1; format <= 2; format++) { /* PNG, then WEBP */
-        GByteArray *bytes = android14_file(png, format);
+    static const char *const names[] = {"bitmap.jpg", "bitmap.png", "bitmap.webp"};
+    const struct {
+        uint32_t format;      /* dumpData's CompressFormat */
+        const uint8_t *pic;   /* the picture it holds for 0x1001 */
+        size_t len;
+        int served;           /* which of names 0x1001 has, -1: none */
+    } cases[] = {
+        {0, jpeg_2x1, sizeof jpeg_2x1, 0},   {1, png->data, png->len, 1},
+        {2, webp_2x1, sizeof webp_2x1, 2},   {4, webp_2x1, sizeof webp_2x1, 2},
+        {0, png->data, png->len, -1},        {1, jpeg_2x1, sizeof jpeg_2x1, -1},
+        {3, jpeg_2x1, sizeof jpeg_2x1, -1},  {5, webp_2x1, sizeof webp_2x1, -1},
+    };
+    for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+        GByteArray *bytes = android14_file(cases[c].pic, cases[c].len, cases[c].format);
         char *path;
         hf_dump *d = th_open_temp(bytes->data, bytes->len, NULL, &path, NULL);
         g_byte_array_unref(bytes);
-        GString *got = png_of(d, "0x1001"); /* natives[1] 0x8800: buffers[1] */
-        if (format == 1) {
-            assert_non_null(got);
-            assert_int_equal(got->len, png->len);
-            assert_memory_equal(got->str, png->data, png->len);
-            g_string_free(got, TRUE);
-        } else {
-            assert_null(got);
+        for (int k = 0; k < 3; k++) {
+            GString *got = file_of(d, "0x1001", names[k]); /* natives[1] 0x8800: buffers[1] */
+            if (k == cases[c].served) {
+                assert_non_null(got);
+                assert_int_equal(got->len, cases[c].len);
+                assert_memory_equal(got->str, cases[c].pic, cases[c].len);
+                g_string_free(got, TRUE);
+            } else {
+                assert_null(got);
+            }
+            assert_null(file_of(d, "0x1000", names[k])); /* 0x9900: natives[2], past count */
+            assert_null(file_of(d, "0x1002", names[k])); /* 0x7700: buffers[0], "JPG" */
         }
-        assert_null(png_of(d, "0x1000")); /* 0x9900: natives[2], past count */
-        assert_null(png_of(d, "0x1002")); /* 0x7700: buffers[0], "JPG": no PNG */
         th_close_temp(d, path);
     }
     g_byte_array_unref(png);
