@@ -1,5 +1,5 @@
 /* Unit tests for decoders/heap/graphdom.c's predecessors in DFS preorder
- * numbering (hf_csr_pred_renumbered, in graph.c beside the transpose it
+ * numbering (hf_csr_pred_renumbered, in graphsort.c beside the transpose it
  * shares its sort with): against a plain computation from adjacency
  * lists, in one range and in ranges of destinations of many sizes, in
  * RAM and in files.  The dominators themselves are checked against a
