@@ -15,6 +15,7 @@
 
 #include "decoders/core/cancel.h"
 #include "decoders/heap/graph.h"
+#include "decoders/heap/graphmem.h"
 #include "tests/unit/helpers.h"
 
 typedef struct {
@@ -167,6 +168,38 @@ static void test_preorder_numbers(void **state)
     g_rand_free(rnd);
 }
 
+/* What the dominator pass renumbers (hf_pred_renumber): the same lists
+ * but for the edges into a child of the virtual root, which only the
+ * root's own keep, in whatever numbering. */
+static void test_renumbered_without_root_children(void **state)
+{
+    GRand *rnd = g_rand_new_with_seed(44);
+    for (int round = 0; round < 20; round++) {
+        uint32_t n = g_rand_int_range(rnd, 1, 3000), count;
+        lists g = random_lists(rnd, n, 6);
+        for (uint32_t k = g_rand_int_range(rnd, 0, n); k > 0; k--) /* many root children */
+            g_array_append_vals(g.out[n], &(uint32_t){g_rand_int_range(rnd, 0, n + 1)}, 1);
+        uint32_t *num = random_numbers(rnd, n, &count);
+        hf_csr succ, got;
+        assert_true(hf_csr_build(&succ, n, lists_source, &g));
+        assert_true(hf_pred_renumber(&succ, NULL, num, count, round % 3 ? 0 : 64, &got));
+        bool *kid = g_new0(bool, n + 1);
+        for (guint k = 0; k < g.out[n]->len; k++)
+            kid[g_array_index(g.out[n], uint32_t, k)] = true;
+        for (uint32_t v = 0; v < n; v++)
+            for (guint k = g.out[v]->len; k-- > 0;)
+                if (kid[g_array_index(g.out[v], uint32_t, k)])
+                    g_array_remove_index(g.out[v], k);
+        check_renumbered(&g, num, count, &got);
+        hf_csr_free(&got);
+        hf_csr_free(&succ);
+        lists_free(&g);
+        g_free(kid);
+        g_free(num);
+    }
+    g_rand_free(rnd);
+}
+
 static bool cancel_now(void *ud)
 {
     return true;
@@ -195,6 +228,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_renumbered_random),
         cmocka_unit_test(test_preorder_numbers),
+        cmocka_unit_test(test_renumbered_without_root_children),
         cmocka_unit_test(test_renumbered_cancelled),
     };
     return th_run_in_ram_and_files("graphdom", tests, sizeof tests / sizeof tests[0]);
