@@ -175,8 +175,9 @@ bool hf_csr_build_with(hf_csr *out, uint32_t n, hf_edge_source src, hf_edge_betw
 bool hf_csr_transpose(const hf_csr *g, hf_csr *out);
 
 /* The same, over ranges of destinations of about `chunk` bytes of the
- * output each (one pass over g per range): the writes of a range stay in
- * its part of the output.  hf_csr_transpose uses one range when the output
+ * output each (R ranges: R + 1 passes over g, each placing one range and
+ * counting the next): the writes of a range stay in its part of the
+ * output.  hf_csr_transpose uses one range when the output
  * is in RAM, ranges of 512 MiB when its arrays are files (workmem.h), so
  * that each dirty page is written back once. */
 bool hf_csr_transpose_chunked(const hf_csr *g, hf_csr *out, size_t chunk);

@@ -25,32 +25,58 @@ typedef struct {
     uint32_t n_src, n_dst;
 } sort_in;
 
-/* One range [a, b) of destinations: count their edges, turn the counts
- * into starts (off[a + 1] is a's start already), and place the sources.
- * False when cancelled. */
-static bool sort_range(const sort_in *g, uint32_t *off, uint32_t *dst, uint32_t a, uint32_t b)
+/* A range [a, b) of destinations. */
+typedef struct {
+    uint32_t a, b;
+} dst_range;
+
+/* One sweep over every edge: places the sources of the edges into range
+ * p (off[d + 1] is d's next place) and counts the edges into range c
+ * (off[d + 2]), which lies wholly after p: the counting of the next
+ * range rides on the placing of this one, so a sort in R ranges sweeps
+ * the edges R + 1 times, not 2R.  False when cancelled. */
+static bool sweep(const sort_in *g, uint32_t *off, uint32_t *dst, dst_range p, dst_range c)
 {
-    uint32_t m = g->off[g->n_src];
-    for (uint32_t e = 0; e < m; e++) {
-        assert(g->dst[e] < g->n_dst || g->dst[e] == HF_NONE);
-        if (g->dst[e] - a < b - a)
-            off[g->dst[e] + 2]++;
+    /* locals: the writes through off and dst could alias g's arrays */
+    const uint32_t *eoff = g->off, *edst = g->dst, *label = g->label;
+    uint32_t n_src = g->n_src, m = eoff[n_src];
+    if (p.a == p.b) { /* the first sweep only counts: edge by edge */
+        for (uint32_t e = 0; e < m; e++) {
+            if (hf_cancel_due(e))
+                return false;
+            assert(edst[e] < g->n_dst || edst[e] == HF_NONE);
+            if (edst[e] - c.a < c.b - c.a)
+                off[edst[e] + 2]++;
+        }
+        return true;
     }
-    for (uint64_t k = (uint64_t)a + 2; k <= (uint64_t)b + 1; k++)
-        off[k] += off[k - 1];
-    for (uint32_t v = 0; v < g->n_src; v++) {
+    for (uint32_t v = 0; v < n_src; v++) {
         if (hf_cancel_due(v))
             return false;
-        uint32_t src = g->label ? g->label[v] : v;
-        for (uint32_t e = g->off[v]; e < g->off[v + 1]; e++)
-            if (g->dst[e] - a < b - a)
-                dst[off[g->dst[e] + 1]++] = src;
+        uint32_t src = label ? label[v] : v, end = eoff[v + 1];
+        for (uint32_t e = eoff[v]; e < end; e++) {
+            uint32_t d = edst[e];
+            if (d - p.a < p.b - p.a)
+                dst[off[d + 1]++] = src;
+            else if (d - c.a < c.b - c.a)
+                off[d + 2]++;
+        }
     }
     return true;
 }
 
+/* The counts of range r (off[k + 2] for k in r) into starts (off[k + 1]),
+ * off[r.a + 1] being r.a's start already; off[r.b + 1] becomes r.b's. */
+static void starts(uint32_t *off, dst_range r)
+{
+    for (uint64_t k = (uint64_t)r.a + 2; k <= (uint64_t)r.b + 1; k++)
+        off[k] += off[k - 1];
+}
+
 /* *out (n_dst nodes: out->n = n_dst - 1) from g's m_out edges not left
- * out, in ranges of destinations of about `chunk` bytes of the output. */
+ * out, in ranges of destinations of about `chunk` bytes of the output:
+ * the random writes of a sweep go to one range's part of off and dst
+ * (and to the next range's counts). */
 static bool csr_sort(const sort_in *g, uint32_t m_out, size_t chunk, hf_csr *out)
 {
     memset(out, 0, sizeof *out);
@@ -58,21 +84,22 @@ static bool csr_sort(const sort_in *g, uint32_t m_out, size_t chunk, hf_csr *out
     /* n_dst+2 entries: one extra slot for the shifted count of the last */
     uint32_t *off = try_u32((size_t)n_dst + 2);
     uint32_t *dst = try_u32(m_out);
-    if (!off || !dst) {
+    bool ok = off && dst;
+    if (ok)
+        memset(off, 0, ((size_t)n_dst + 2) * sizeof *off);
+    /* destinations per range: chunk bytes of off and dst, at the mean degree */
+    uint64_t per = MAX(chunk / (4 + 4 * ((uint64_t)m_out / n_dst + 1)), 1);
+    dst_range r = {0, 0}, next = {0, (uint32_t)MIN(per, (uint64_t)n_dst)};
+    while (ok && r.a < n_dst) {
+        ok = sweep(g, off, dst, r, next);
+        starts(off, next);
+        r = next;
+        next = (dst_range){r.b, (uint32_t)MIN(r.b + per, (uint64_t)n_dst)};
+    }
+    if (!ok) {
         hf_work_free(off);
         hf_work_free(dst);
         return false;
-    }
-    memset(off, 0, ((size_t)n_dst + 2) * sizeof *off);
-    /* destinations per range: chunk bytes of off and dst, at the mean degree */
-    uint64_t per = MAX(chunk / (4 + 4 * ((uint64_t)m_out / n_dst + 1)), 1);
-    for (uint64_t a = 0; a < n_dst; a += per) {
-        uint32_t b = (uint32_t)MIN(a + per, (uint64_t)n_dst);
-        if (!sort_range(g, off, dst, (uint32_t)a, b)) {
-            hf_work_free(off);
-            hf_work_free(dst);
-            return false;
-        }
     }
     out->n = n_dst - 1; /* off keeps its spare entry */
     out->off = off;
