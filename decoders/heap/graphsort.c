@@ -8,6 +8,7 @@
 #include "decoders/heap/graphmem.h"
 
 #include "decoders/core/cancel.h"
+#include "decoders/core/search.h"
 #include "decoders/core/workmem.h"
 
 #include <assert.h>
@@ -73,11 +74,50 @@ static void starts(uint32_t *off, dst_range r)
         off[k] += off[k - 1];
 }
 
+/* fn(a) here and fn(b) on a helper thread (workmem.h's phases beside),
+ * both run whatever the other gives; true when both did. */
+static bool on_two(bool (*fn)(void *arg), void *a, void *b)
+{
+    hf_beside *t = hf_work_beside_start(true, fn, b);
+    bool ok = fn(a);
+    return hf_work_beside_end(t, true) && ok;
+}
+
+typedef struct {
+    const sort_in *g;
+    uint32_t *off, *dst;
+    dst_range p, c;
+} sweep_job;
+
+static bool sweep_run(void *arg)
+{
+    sweep_job *j = arg;
+    return sweep(j->g, j->off, j->dst, j->p, j->c);
+}
+
+/* The sort in one range on two threads, each sweeping every edge for
+ * half of the destinations: both count their half, the starts follow,
+ * both place their half.  Their writes never meet (off[1 .. h + 1] and
+ * dst before h's start are the first thread's, the rest the second's),
+ * and each list comes out as on one thread. */
+static bool sort_halves(const sort_in *g, uint32_t *off, uint32_t *dst)
+{
+    dst_range none = {0, 0}, lo = {0, g->n_dst / 2}, hi = {g->n_dst / 2, g->n_dst};
+    sweep_job j0 = {g, off, dst, none, lo}, j1 = {g, off, dst, none, hi};
+    if (!on_two(sweep_run, &j0, &j1))
+        return false;
+    starts(off, (dst_range){0, g->n_dst});
+    j0 = (sweep_job){g, off, dst, lo, none};
+    j1 = (sweep_job){g, off, dst, hi, none};
+    return on_two(sweep_run, &j0, &j1);
+}
+
 /* *out (n_dst nodes: out->n = n_dst - 1) from g's m_out edges not left
  * out, in ranges of destinations of about `chunk` bytes of the output:
  * the random writes of a sweep go to one range's part of off and dst
- * (and to the next range's counts). */
-static bool csr_sort(const sort_in *g, uint32_t m_out, size_t chunk, hf_csr *out)
+ * (and to the next range's counts).  two: in one range, on two threads
+ * (sort_halves). */
+static bool csr_sort(const sort_in *g, uint32_t m_out, size_t chunk, bool two, hf_csr *out)
 {
     memset(out, 0, sizeof *out);
     uint32_t n_dst = g->n_dst;
@@ -90,6 +130,10 @@ static bool csr_sort(const sort_in *g, uint32_t m_out, size_t chunk, hf_csr *out
     /* destinations per range: chunk bytes of off and dst, at the mean degree */
     uint64_t per = MAX(chunk / (4 + 4 * ((uint64_t)m_out / n_dst + 1)), 1);
     dst_range r = {0, 0}, next = {0, (uint32_t)MIN(per, (uint64_t)n_dst)};
+    if (ok && two) {
+        ok = sort_halves(g, off, dst);
+        r.a = n_dst;
+    }
     while (ok && r.a < n_dst) {
         ok = sweep(g, off, dst, r, next);
         starts(off, next);
@@ -121,7 +165,7 @@ bool hf_csr_transpose_chunked(const hf_csr *g, hf_csr *out, size_t chunk)
 {
     hf_work_phase("transpose");
     sort_in in = {g->off, g->dst, NULL, g->n + 1, g->n + 1};
-    return csr_sort(&in, hf_csr_edges(g), chunk, out);
+    return csr_sort(&in, hf_csr_edges(g), chunk, false, out);
 }
 
 bool hf_csr_transpose(const hf_csr *g, hf_csr *out)
@@ -157,39 +201,66 @@ static inline bool is_kid(const uint64_t *kids, uint32_t w)
     return kids[w / 64] >> (w % 64) & 1;
 }
 
-static bool renumber(const hf_csr *g, uint32_t *scratch, const uint32_t *num, uint32_t count,
-                     size_t chunk, const uint64_t *kids, hf_csr *out)
+/* The renumbering of the edges of the sources [v0, v1): to[e] = the
+ * number of e's destination, HF_NONE to leave it out; m_out counts the
+ * others. */
+typedef struct {
+    const hf_csr *g;
+    const uint32_t *num;
+    const uint64_t *kids;
+    uint32_t *to;
+    uint32_t count, v0, v1, m_out;
+} renum_part;
+
+static bool renumber_part(void *arg)
 {
-    memset(out, 0, sizeof *out);
-    const uint32_t *off = g->off, *dst = g->dst;
-    uint32_t n = g->n, m = hf_csr_edges(g), m_out = 0;
-    uint32_t *own = scratch ? NULL : try_u32_seq(m);
-    uint32_t *to = scratch ? scratch : own;
-    if (!to)
-        return false;
+    renum_part *r = arg;
+    const uint32_t *off = r->g->off, *dst = r->g->dst, *num = r->num;
+    uint32_t n = r->g->n, stop = off[r->v1], m_out = 0;
     /* in node order: num[v] in order, num[w] at random but seen coming */
-    for (uint32_t v = 0; v <= n; v++) {
-        if (hf_cancel_due(v)) {
-            hf_work_free(own);
+    for (uint32_t v = r->v0; v < r->v1; v++) {
+        if (hf_cancel_due(v))
             return false;
-        }
         uint32_t nv = num[v], end = off[v + 1];
-        const uint64_t *skip = v == n ? NULL : kids;
+        const uint64_t *skip = v == n ? NULL : r->kids;
         for (uint32_t e = off[v]; e < end; e++) {
-            if (e + 4 * AHEAD < m) { /* not yet overwritten */
+            if (e + 4 * AHEAD < stop) { /* ours, not yet overwritten */
                 PREFETCH(&num[dst[e + 4 * AHEAD]]);
                 if (skip)
                     PREFETCH(&skip[dst[e + 4 * AHEAD] / 64]);
             }
             assert(dst[e] <= n);
             uint32_t w = nv == HF_NONE || (skip && is_kid(skip, dst[e])) ? HF_NONE : num[dst[e]];
-            assert(w < count || w == HF_NONE);
-            to[e] = w; /* may overwrite dst[e]: read already */
+            assert(w < r->count || w == HF_NONE);
+            r->to[e] = w; /* may overwrite dst[e]: read already */
             m_out += w != HF_NONE;
         }
     }
-    sort_in in = {off, to, num, n + 1, count};
-    bool ok = csr_sort(&in, m_out, chunk ? chunk : sort_chunk(m_out, (uint64_t)count + 2), out);
+    r->m_out = m_out;
+    return true;
+}
+
+/* With the arrays in RAM and a second processor to spare
+ * (hf_work_beside_pays), the renumbering runs on two threads, each on the
+ * sources of half the edges, and so does the sort (sort_halves). */
+static bool renumber(const hf_csr *g, uint32_t *scratch, const uint32_t *num, uint32_t count,
+                     size_t chunk, const uint64_t *kids, hf_csr *out)
+{
+    memset(out, 0, sizeof *out);
+    uint32_t n = g->n, m = hf_csr_edges(g);
+    uint32_t *own = scratch ? NULL : try_u32_seq(m);
+    uint32_t *to = scratch ? scratch : own;
+    if (!to)
+        return false;
+    bool two = hf_work_beside_pays((uint64_t)n + 1, 0);
+    renum_part r0 = {g, num, kids, to, count, 0, n + 1, 0}, r1 = r0;
+    if (two) /* the first node whose edges start in the second half */
+        r0.v1 = r1.v0 = (uint32_t)MIN(hf_lower_bound_u32(g->off, n + 2, m / 2), n + 1);
+    bool ok = two ? on_two(renumber_part, &r0, &r1) : renumber_part(&r0);
+    uint32_t m_out = r0.m_out + (two ? r1.m_out : 0);
+    chunk = chunk ? chunk : sort_chunk(m_out, (uint64_t)count + 2);
+    sort_in in = {g->off, to, num, n + 1, count};
+    ok = ok && csr_sort(&in, m_out, chunk, two && chunk == SIZE_MAX, out);
     hf_work_free(own);
     return ok;
 }

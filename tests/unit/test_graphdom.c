@@ -94,6 +94,15 @@ static void check_renumbered(const lists *g, const uint32_t *num, uint32_t count
     g_free(want);
 }
 
+/* part, freed, is one byte for byte. */
+static void assert_same_csr(hf_csr *part, const hf_csr *one)
+{
+    assert_int_equal(part->n, one->n);
+    assert_memory_equal(part->off, one->off, (one->n + 2) * sizeof *one->off);
+    assert_memory_equal(part->dst, one->dst, hf_csr_edges(one) * sizeof *one->dst);
+    hf_csr_free(part);
+}
+
 static void test_renumbered_random(void **state)
 {
     GRand *rnd = g_rand_new_with_seed(26);
@@ -109,10 +118,13 @@ static void test_renumbered_random(void **state)
          * the same CSR */
         for (size_t chunk = 1; chunk < 40000; chunk = chunk * 7 + 3) {
             assert_true(hf_csr_pred_renumbered(&succ, num, count, chunk, &part));
-            assert_memory_equal(part.off, one.off, (count + 1) * sizeof *one.off);
-            assert_memory_equal(part.dst, one.dst, hf_csr_edges(&one) * sizeof *one.dst);
-            hf_csr_free(&part);
+            assert_same_csr(&part, &one);
         }
+        /* on two threads (in RAM: the sort too, by halves of the numbers) */
+        g_setenv("HEAPFS_RETAINED_THREADS", "2", TRUE);
+        assert_true(hf_csr_pred_renumbered(&succ, num, count, 0, &part));
+        g_unsetenv("HEAPFS_RETAINED_THREADS");
+        assert_same_csr(&part, &one);
         hf_csr_free(&one);
         hf_csr_free(&succ);
         lists_free(&g);
@@ -135,7 +147,9 @@ static void test_preorder_numbers(void **state)
     uint32_t *idom = g_new(uint32_t, n + 1), *order = g_new(uint32_t, n + 1);
     uint32_t *idom2 = g_new(uint32_t, n + 1), *order2 = g_new(uint32_t, n + 1);
     assert_true(hf_dom_compute(&succ, idom, order, &reached));
+    g_setenv("HEAPFS_RETAINED_THREADS", "2", TRUE); /* in place, on two threads */
     assert_true(hf_dom_compute_free_succ(&succ2, idom2, order2, &reached2));
+    g_unsetenv("HEAPFS_RETAINED_THREADS");
     assert_null(succ2.dst);
     assert_int_equal(reached, reached2);
     assert_memory_equal(idom, idom2, (n + 1) * sizeof *idom);
