@@ -38,7 +38,7 @@ enum { AHEAD = 8 }; /* how many edges or nodes to fetch ahead */
  * written to scratch (m entries) on the way: NULL to have an array of its
  * own for them, or g->dst itself for a caller that has no further use for
  * g (the dominator pass that frees succ): then nothing is allocated but
- * out.  chunk 0: one range in RAM, ranges of 512 MiB when the arrays are
+ * out.  chunk 0: one range in RAM, ranges of 1 GiB when the arrays are
  * files (as hf_csr_transpose). */
 bool hf_pred_renumber(const hf_csr *g, uint32_t *scratch, const uint32_t *num, uint32_t count,
                       size_t chunk, hf_csr *out);
