@@ -214,9 +214,10 @@ bool hf_dom_compute_free_succ(hf_csr *succ, uint32_t *idom, uint32_t *order,
  * ranges of destinations of about chunk bytes of output (0: one range in
  * RAM, 1 GiB when the arrays are files), as hf_csr_transpose_chunked.
  * With the arrays in RAM and a processor to spare (workmem.h's
- * hf_work_beside_pays), the pass runs on two threads, each on half of
- * the edges, and so does a sort in one range, each on half of the
- * numbers: the same result.  Temporary: 4 bytes per edge.  False on allocation failure or when
+ * hf_work_beside_pays), the pass runs on two threads, each on the
+ * sources of half the edges, and so does a sort in one range (4 bytes per
+ * number more, for the second thread's counts): the same result.
+ * Temporary: 4 bytes per edge.  False on allocation failure or when
  * cancelled. */
 bool hf_csr_pred_renumbered(const hf_csr *g, const uint32_t *num, uint32_t count, size_t chunk,
                             hf_csr *out);

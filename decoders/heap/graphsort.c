@@ -83,41 +83,74 @@ static bool on_two(bool (*fn)(void *arg), void *a, void *b)
     return hf_work_beside_end(t, true) && ok;
 }
 
+/* Half of a sort on two threads: the sources [v0, v1), counted into or
+ * placed by cur[d] (the first half's are off + 2, then off + 1; the
+ * second's an array of its own). */
 typedef struct {
     const sort_in *g;
-    uint32_t *off, *dst;
-    dst_range p, c;
-} sweep_job;
+    uint32_t *cur, *dst;
+    uint32_t v0, v1;
+    bool placing;
+} half_job;
 
-static bool sweep_run(void *arg)
+static bool half_run(void *arg)
 {
-    sweep_job *j = arg;
-    return sweep(j->g, j->off, j->dst, j->p, j->c);
+    half_job *j = arg;
+    const uint32_t *eoff = j->g->off, *edst = j->g->dst, *label = j->g->label;
+    uint32_t *cur = j->cur, *dst = j->dst;
+    for (uint32_t v = j->v0; v < j->v1; v++) {
+        if (hf_cancel_due(v))
+            return false;
+        uint32_t src = label ? label[v] : v, end = eoff[v + 1];
+        for (uint32_t e = eoff[v]; e < end; e++) {
+            uint32_t d = edst[e];
+            assert(d < j->g->n_dst || d == HF_NONE);
+            if (d != HF_NONE && j->placing)
+                dst[cur[d]++] = src;
+            else if (d != HF_NONE)
+                cur[d]++;
+        }
+    }
+    return true;
 }
 
-/* The sort in one range on two threads, each sweeping every edge for
- * half of the destinations: both count their half, the starts follow,
- * both place their half.  Their writes never meet (off[1 .. h + 1] and
- * dst before h's start are the first thread's, the rest the second's),
- * and each list comes out as on one thread. */
-static bool sort_halves(const sort_in *g, uint32_t *off, uint32_t *dst)
+/* The sort in one range on two threads, each on the sources [0, h) or
+ * [h, n_src): each counts its edges per destination (the second into an
+ * array of its own, 4 bytes a destination), a bucket's first part goes
+ * to the first thread's sources, the rest to the second's, and each
+ * places its own, so each list comes out in source order as on one
+ * thread, and the writes never meet. */
+static bool sort_halves(const sort_in *g, uint32_t *off, uint32_t *dst, uint32_t h)
 {
-    dst_range none = {0, 0}, lo = {0, g->n_dst / 2}, hi = {g->n_dst / 2, g->n_dst};
-    sweep_job j0 = {g, off, dst, none, lo}, j1 = {g, off, dst, none, hi};
-    if (!on_two(sweep_run, &j0, &j1))
-        return false;
-    starts(off, (dst_range){0, g->n_dst});
-    j0 = (sweep_job){g, off, dst, lo, none};
-    j1 = (sweep_job){g, off, dst, hi, none};
-    return on_two(sweep_run, &j0, &j1);
+    uint32_t n_dst = g->n_dst, *c1 = hf_work_alloc0((size_t)n_dst * sizeof *c1);
+    half_job j0 = {g, off + 2, dst, 0, h, false}, j1 = {g, c1, dst, h, g->n_src, false};
+    bool ok = c1 && on_two(half_run, &j0, &j1);
+    uint64_t run = 0;
+    for (uint32_t k = 0; ok && k < n_dst; k++) {
+        uint32_t first = off[k + 2], second = c1[k];
+        off[k + 1] = (uint32_t)run;
+        c1[k] = (uint32_t)(run + first);
+        run += (uint64_t)first + second;
+    }
+    j0.cur = off + 1;
+    j0.placing = j1.placing = true;
+    ok = ok && on_two(half_run, &j0, &j1);
+    /* the second half's cursors end where the next bucket starts */
+    for (uint32_t k = 0; ok && k < n_dst; k++)
+        off[k + 1] = c1[k];
+    off[n_dst + 1] = (uint32_t)run;
+    hf_work_free(c1);
+    return ok;
 }
 
 /* *out (n_dst nodes: out->n = n_dst - 1) from g's m_out edges not left
  * out, in ranges of destinations of about `chunk` bytes of the output:
  * the random writes of a sweep go to one range's part of off and dst
- * (and to the next range's counts).  two: in one range, on two threads
+ * (and to the next range's counts).  split > 0: in one range, on two
+ * threads, one for the sources below split, one for the rest
  * (sort_halves). */
-static bool csr_sort(const sort_in *g, uint32_t m_out, size_t chunk, bool two, hf_csr *out)
+static bool csr_sort(const sort_in *g, uint32_t m_out, size_t chunk, uint32_t split,
+                     hf_csr *out)
 {
     memset(out, 0, sizeof *out);
     uint32_t n_dst = g->n_dst;
@@ -130,8 +163,8 @@ static bool csr_sort(const sort_in *g, uint32_t m_out, size_t chunk, bool two, h
     /* destinations per range: chunk bytes of off and dst, at the mean degree */
     uint64_t per = MAX(chunk / (4 + 4 * ((uint64_t)m_out / n_dst + 1)), 1);
     dst_range r = {0, 0}, next = {0, (uint32_t)MIN(per, (uint64_t)n_dst)};
-    if (ok && two) {
-        ok = sort_halves(g, off, dst);
+    if (ok && split) {
+        ok = sort_halves(g, off, dst, split);
         r.a = n_dst;
     }
     while (ok && r.a < n_dst) {
@@ -169,7 +202,7 @@ bool hf_csr_transpose_chunked(const hf_csr *g, hf_csr *out, size_t chunk)
 {
     hf_work_phase("transpose");
     sort_in in = {g->off, g->dst, NULL, g->n + 1, g->n + 1};
-    return csr_sort(&in, hf_csr_edges(g), chunk, false, out);
+    return csr_sort(&in, hf_csr_edges(g), chunk, 0, out);
 }
 
 bool hf_csr_transpose(const hf_csr *g, hf_csr *out)
@@ -246,7 +279,8 @@ static bool renumber_part(void *arg)
 
 /* With the arrays in RAM and a second processor to spare
  * (hf_work_beside_pays), the renumbering runs on two threads, each on the
- * sources of half the edges, and so does the sort (sort_halves). */
+ * sources of half the edges, and so does the sort (sort_halves), which
+ * then takes 4 bytes a number more. */
 static bool renumber(const hf_csr *g, uint32_t *scratch, const uint32_t *num, uint32_t count,
                      size_t chunk, const uint64_t *kids, hf_csr *out)
 {
@@ -256,7 +290,7 @@ static bool renumber(const hf_csr *g, uint32_t *scratch, const uint32_t *num, ui
     uint32_t *to = scratch ? scratch : own;
     if (!to)
         return false;
-    bool two = hf_work_beside_pays((uint64_t)n + 1, 0);
+    bool two = hf_work_beside_pays((uint64_t)n + 1, (uint64_t)count * 4);
     renum_part r0 = {g, num, kids, to, count, 0, n + 1, 0}, r1 = r0;
     if (two) /* the first node whose edges start in the second half */
         r0.v1 = r1.v0 = (uint32_t)MIN(hf_lower_bound_u32(g->off, n + 2, m / 2), n + 1);
@@ -264,7 +298,7 @@ static bool renumber(const hf_csr *g, uint32_t *scratch, const uint32_t *num, ui
     uint32_t m_out = r0.m_out + (two ? r1.m_out : 0);
     chunk = chunk ? chunk : sort_chunk(m_out, (uint64_t)count + 2);
     sort_in in = {g->off, to, num, n + 1, count};
-    ok = ok && csr_sort(&in, m_out, chunk, two && chunk == SIZE_MAX, out);
+    ok = ok && csr_sort(&in, m_out, chunk, two && chunk == SIZE_MAX ? r0.v1 : 0, out);
     hf_work_free(own);
     return ok;
 }
