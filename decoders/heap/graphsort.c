@@ -222,8 +222,10 @@ bool hf_csr_transpose(const hf_csr *g, hf_csr *out)
  * semidominator, computed from its own list and from the forest of the
  * DFS tree labelled with semidominators already known, is as it was, and
  * so is each idom that the NCA pass takes from parent and semi.  On JVM
- * dumps every instance references its class object, a root child (a
- * sticky class): about 44% of the edges, their sort and their disk.
+ * dumps every instance references its class object, a root child when
+ * the class is a sticky-class root: 3.0 M of the bench dump's 43.5 M
+ * edges (its own classes are not roots), nearly half of a generated
+ * dump's (every class a root), their sort and their disk.
  * kids: a bitmap of the root's children, NULL to keep every edge. */
 static uint64_t *root_kids(const hf_csr *g)
 {
