@@ -1,7 +1,8 @@
 /*
- * graph.c - CSR graphs (built, transposed, renumbered), retained sizes and
- * the dominator tree over a heap snapshot; the dominators themselves are
- * graphdom.c's, the BFS graphbfs.c's.  See graph.h.
+ * graph.c - CSR graphs built, retained sizes and the dominator tree over a
+ * heap snapshot; the counting sorts (transpose, predecessors renumbered)
+ * are graphsort.c's, the dominators graphdom.c's, the BFS graphbfs.c's.
+ * See graph.h.
  */
 #include "decoders/heap/graph.h"
 #include "decoders/heap/graphmem.h"
@@ -186,132 +187,6 @@ static void bucket_starts(uint32_t *off, uint32_t buckets)
     off[1] = 0;
     for (uint32_t k = 2; k <= buckets; k++)
         off[k] += off[k - 1];
-}
-
-/* The counting sort of a transpose, for the transpose itself and for the
- * predecessors renumbered (hf_csr_pred_renumbered): the sources are
- * 0 .. n_src-1, the edges of v are dst[off[v] .. off[v+1]) as in a CSR,
- * an edge's destination is < n_dst or HF_NONE (left out), and a source is
- * written as label[v] (v itself when label is NULL). */
-typedef struct {
-    const uint32_t *off, *dst, *label;
-    uint32_t n_src, n_dst;
-} sort_in;
-
-/* One range [a, b) of destinations: count their edges, turn the counts
- * into starts (off[a + 1] is a's start already), and place the sources.
- * False when cancelled. */
-static bool sort_range(const sort_in *g, uint32_t *off, uint32_t *dst, uint32_t a, uint32_t b)
-{
-    uint32_t m = g->off[g->n_src];
-    for (uint32_t e = 0; e < m; e++) {
-        assert(g->dst[e] < g->n_dst || g->dst[e] == HF_NONE);
-        if (g->dst[e] - a < b - a)
-            off[g->dst[e] + 2]++;
-    }
-    for (uint64_t k = (uint64_t)a + 2; k <= (uint64_t)b + 1; k++)
-        off[k] += off[k - 1];
-    for (uint32_t v = 0; v < g->n_src; v++) {
-        if (hf_cancel_due(v))
-            return false;
-        uint32_t src = g->label ? g->label[v] : v;
-        for (uint32_t e = g->off[v]; e < g->off[v + 1]; e++)
-            if (g->dst[e] - a < b - a)
-                dst[off[g->dst[e] + 1]++] = src;
-    }
-    return true;
-}
-
-/* *out (n_dst nodes: out->n = n_dst - 1) from g's m_out edges not left
- * out, in ranges of destinations of about `chunk` bytes of the output. */
-static bool csr_sort(const sort_in *g, uint32_t m_out, size_t chunk, hf_csr *out)
-{
-    memset(out, 0, sizeof *out);
-    uint32_t n_dst = g->n_dst;
-    /* n_dst+2 entries: one extra slot for the shifted count of the last */
-    uint32_t *off = try_u32((size_t)n_dst + 2);
-    uint32_t *dst = try_u32(m_out);
-    if (!off || !dst) {
-        hf_work_free(off);
-        hf_work_free(dst);
-        return false;
-    }
-    memset(off, 0, ((size_t)n_dst + 2) * sizeof *off);
-    /* destinations per range: chunk bytes of off and dst, at the mean degree */
-    uint64_t per = MAX(chunk / (4 + 4 * ((uint64_t)m_out / n_dst + 1)), 1);
-    for (uint64_t a = 0; a < n_dst; a += per) {
-        uint32_t b = (uint32_t)MIN(a + per, (uint64_t)n_dst);
-        if (!sort_range(g, off, dst, (uint32_t)a, b)) {
-            hf_work_free(off);
-            hf_work_free(dst);
-            return false;
-        }
-    }
-    out->n = n_dst - 1; /* off keeps its spare entry */
-    out->off = off;
-    out->dst = dst;
-    return true;
-}
-
-/* The range size for a sort of m edges into `entries` offsets: in files,
- * ranges of 512 MiB: a random write dirties only the range's pages, each
- * written back once, not again and again as the page cache cycles through
- * the whole array; in RAM one range. */
-static size_t sort_chunk(uint64_t m, uint64_t entries)
-{
-    bool ram = hf_work_in_ram((size_t)(m ? m : 1) * 4) && hf_work_in_ram((size_t)entries * 4);
-    return ram ? SIZE_MAX : (size_t)512 << 20;
-}
-
-bool hf_csr_transpose_chunked(const hf_csr *g, hf_csr *out, size_t chunk)
-{
-    hf_work_phase("transpose");
-    sort_in in = {g->off, g->dst, NULL, g->n + 1, g->n + 1};
-    return csr_sort(&in, hf_csr_edges(g), chunk, out);
-}
-
-bool hf_csr_transpose(const hf_csr *g, hf_csr *out)
-{
-    return hf_csr_transpose_chunked(g, out, sort_chunk(hf_csr_edges(g), (uint64_t)g->n + 3));
-}
-
-bool hf_pred_renumber(const hf_csr *g, uint32_t *scratch, const uint32_t *num, uint32_t count,
-                      size_t chunk, hf_csr *out)
-{
-    memset(out, 0, sizeof *out);
-    const uint32_t *off = g->off, *dst = g->dst;
-    uint32_t n = g->n, m = hf_csr_edges(g), m_out = 0;
-    uint32_t *own = scratch ? NULL : try_u32_seq(m);
-    uint32_t *to = scratch ? scratch : own;
-    if (!to)
-        return false;
-    /* in node order: num[v] in order, num[w] at random but seen coming */
-    for (uint32_t v = 0; v <= n; v++) {
-        if (hf_cancel_due(v)) {
-            hf_work_free(own);
-            return false;
-        }
-        uint32_t nv = num[v], end = off[v + 1];
-        for (uint32_t e = off[v]; e < end; e++) {
-            if (e + 4 * AHEAD < m) /* not yet overwritten */
-                PREFETCH(&num[dst[e + 4 * AHEAD]]);
-            assert(dst[e] <= n);
-            uint32_t w = nv == HF_NONE ? HF_NONE : num[dst[e]];
-            assert(w < count || w == HF_NONE);
-            to[e] = w; /* may overwrite dst[e]: read already */
-            m_out += w != HF_NONE;
-        }
-    }
-    sort_in in = {off, to, num, n + 1, count};
-    bool ok = csr_sort(&in, m_out, chunk ? chunk : sort_chunk(m_out, (uint64_t)count + 2), out);
-    hf_work_free(own);
-    return ok;
-}
-
-bool hf_csr_pred_renumbered(const hf_csr *g, const uint32_t *num, uint32_t count, size_t chunk,
-                            hf_csr *out)
-{
-    return hf_pred_renumber(g, NULL, num, count, chunk, out);
 }
 
 /* ---- retained sizes and the dominator tree ---- */

@@ -175,9 +175,10 @@ bool hf_csr_build_with(hf_csr *out, uint32_t n, hf_edge_source src, hf_edge_betw
 bool hf_csr_transpose(const hf_csr *g, hf_csr *out);
 
 /* The same, over ranges of destinations of about `chunk` bytes of the
- * output each (one pass over g per range): the writes of a range stay in
- * its part of the output.  hf_csr_transpose uses one range when the output
- * is in RAM, ranges of 512 MiB when its arrays are files (workmem.h), so
+ * output each (R ranges: R + 1 passes over g, each placing one range and
+ * counting the next): the writes of a range stay in its part of the
+ * output.  hf_csr_transpose uses one range when the output
+ * is in RAM, ranges of 1 GiB when its arrays are files (workmem.h), so
  * that each dirty page is written back once. */
 bool hf_csr_transpose_chunked(const hf_csr *g, hf_csr *out, size_t chunk);
 
@@ -211,7 +212,11 @@ bool hf_dom_compute_free_succ(hf_csr *succ, uint32_t *idom, uint32_t *order,
  * duplicates kept), the sources in node order.  One pass over g in node
  * order (num[w] read at random, fetched ahead), then a counting sort by
  * ranges of destinations of about chunk bytes of output (0: one range in
- * RAM, 512 MiB when the arrays are files), as hf_csr_transpose_chunked.
+ * RAM, 1 GiB when the arrays are files), as hf_csr_transpose_chunked.
+ * With the arrays in RAM and a processor to spare (workmem.h's
+ * hf_work_beside_pays), the pass runs on two threads, each on the
+ * sources of half the edges, and so does a sort in one range (4 bytes per
+ * number more, for the second thread's counts): the same result.
  * Temporary: 4 bytes per edge.  False on allocation failure or when
  * cancelled. */
 bool hf_csr_pred_renumbered(const hf_csr *g, const uint32_t *num, uint32_t count, size_t chunk,

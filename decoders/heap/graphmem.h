@@ -32,11 +32,13 @@ static inline uint32_t *try_u32_seq(size_t count)
 #define PREFETCH(p) __builtin_prefetch(p)
 enum { AHEAD = 8 }; /* how many edges or nodes to fetch ahead */
 
-/* hf_csr_pred_renumbered (graph.h), with the renumbered destinations
+/* hf_csr_pred_renumbered (graph.h) for the dominator pass: without the
+ * edges into the virtual root's children but the root's own (which
+ * change no dominator: graphsort.c), and with the renumbered destinations
  * written to scratch (m entries) on the way: NULL to have an array of its
  * own for them, or g->dst itself for a caller that has no further use for
  * g (the dominator pass that frees succ): then nothing is allocated but
- * out.  chunk 0: one range in RAM, ranges of 512 MiB when the arrays are
+ * out.  chunk 0: one range in RAM, ranges of 1 GiB when the arrays are
  * files (as hf_csr_transpose). */
 bool hf_pred_renumber(const hf_csr *g, uint32_t *scratch, const uint32_t *num, uint32_t count,
                       size_t chunk, hf_csr *out);

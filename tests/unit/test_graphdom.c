@@ -1,5 +1,5 @@
 /* Unit tests for decoders/heap/graphdom.c's predecessors in DFS preorder
- * numbering (hf_csr_pred_renumbered, in graph.c beside the transpose it
+ * numbering (hf_csr_pred_renumbered, in graphsort.c beside the transpose it
  * shares its sort with): against a plain computation from adjacency
  * lists, in one range and in ranges of destinations of many sizes, in
  * RAM and in files.  The dominators themselves are checked against a
@@ -15,6 +15,7 @@
 
 #include "decoders/core/cancel.h"
 #include "decoders/heap/graph.h"
+#include "decoders/heap/graphmem.h"
 #include "tests/unit/helpers.h"
 
 typedef struct {
@@ -93,6 +94,15 @@ static void check_renumbered(const lists *g, const uint32_t *num, uint32_t count
     g_free(want);
 }
 
+/* part, freed, is one byte for byte. */
+static void assert_same_csr(hf_csr *part, const hf_csr *one)
+{
+    assert_int_equal(part->n, one->n);
+    assert_memory_equal(part->off, one->off, (one->n + 2) * sizeof *one->off);
+    assert_memory_equal(part->dst, one->dst, hf_csr_edges(one) * sizeof *one->dst);
+    hf_csr_free(part);
+}
+
 static void test_renumbered_random(void **state)
 {
     GRand *rnd = g_rand_new_with_seed(26);
@@ -108,10 +118,13 @@ static void test_renumbered_random(void **state)
          * the same CSR */
         for (size_t chunk = 1; chunk < 40000; chunk = chunk * 7 + 3) {
             assert_true(hf_csr_pred_renumbered(&succ, num, count, chunk, &part));
-            assert_memory_equal(part.off, one.off, (count + 1) * sizeof *one.off);
-            assert_memory_equal(part.dst, one.dst, hf_csr_edges(&one) * sizeof *one.dst);
-            hf_csr_free(&part);
+            assert_same_csr(&part, &one);
         }
+        /* on two threads (in RAM: the sort too, by halves of the numbers) */
+        g_setenv("HEAPFS_RETAINED_THREADS", "2", TRUE);
+        assert_true(hf_csr_pred_renumbered(&succ, num, count, 0, &part));
+        g_unsetenv("HEAPFS_RETAINED_THREADS");
+        assert_same_csr(&part, &one);
         hf_csr_free(&one);
         hf_csr_free(&succ);
         lists_free(&g);
@@ -134,7 +147,9 @@ static void test_preorder_numbers(void **state)
     uint32_t *idom = g_new(uint32_t, n + 1), *order = g_new(uint32_t, n + 1);
     uint32_t *idom2 = g_new(uint32_t, n + 1), *order2 = g_new(uint32_t, n + 1);
     assert_true(hf_dom_compute(&succ, idom, order, &reached));
+    g_setenv("HEAPFS_RETAINED_THREADS", "2", TRUE); /* in place, on two threads */
     assert_true(hf_dom_compute_free_succ(&succ2, idom2, order2, &reached2));
+    g_unsetenv("HEAPFS_RETAINED_THREADS");
     assert_null(succ2.dst);
     assert_int_equal(reached, reached2);
     assert_memory_equal(idom, idom2, (n + 1) * sizeof *idom);
@@ -167,6 +182,38 @@ static void test_preorder_numbers(void **state)
     g_rand_free(rnd);
 }
 
+/* What the dominator pass renumbers (hf_pred_renumber): the same lists
+ * but for the edges into a child of the virtual root, which only the
+ * root's own keep, in whatever numbering. */
+static void test_renumbered_without_root_children(void **state)
+{
+    GRand *rnd = g_rand_new_with_seed(44);
+    for (int round = 0; round < 20; round++) {
+        uint32_t n = g_rand_int_range(rnd, 1, 3000), count;
+        lists g = random_lists(rnd, n, 6);
+        for (uint32_t k = g_rand_int_range(rnd, 0, n); k > 0; k--) /* many root children */
+            g_array_append_vals(g.out[n], &(uint32_t){g_rand_int_range(rnd, 0, n + 1)}, 1);
+        uint32_t *num = random_numbers(rnd, n, &count);
+        hf_csr succ, got;
+        assert_true(hf_csr_build(&succ, n, lists_source, &g));
+        assert_true(hf_pred_renumber(&succ, NULL, num, count, round % 3 ? 0 : 64, &got));
+        bool *kid = g_new0(bool, n + 1);
+        for (guint k = 0; k < g.out[n]->len; k++)
+            kid[g_array_index(g.out[n], uint32_t, k)] = true;
+        for (uint32_t v = 0; v < n; v++)
+            for (guint k = g.out[v]->len; k-- > 0;)
+                if (kid[g_array_index(g.out[v], uint32_t, k)])
+                    g_array_remove_index(g.out[v], k);
+        check_renumbered(&g, num, count, &got);
+        hf_csr_free(&got);
+        hf_csr_free(&succ);
+        lists_free(&g);
+        g_free(kid);
+        g_free(num);
+    }
+    g_rand_free(rnd);
+}
+
 static bool cancel_now(void *ud)
 {
     return true;
@@ -195,6 +242,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_renumbered_random),
         cmocka_unit_test(test_preorder_numbers),
+        cmocka_unit_test(test_renumbered_without_root_children),
         cmocka_unit_test(test_renumbered_cancelled),
     };
     return th_run_in_ram_and_files("graphdom", tests, sizeof tests / sizeof tests[0]);
