@@ -196,6 +196,15 @@ void hf_csr_free(hf_csr *g);
  * allocation failure. */
 bool hf_dom_compute(const hf_csr *succ, uint32_t *idom, uint32_t *order, uint32_t *n_reached);
 
+/* The bytes of hf_dom_compute's link-eval forest (8 per node), its
+ * first array and the one it writes at random (path compression): what a
+ * caller with arrays in files reserves RAM for (workmem.h,
+ * hf_work_reserve) before asking for arrays of its own. */
+static inline size_t hf_dom_forest_bytes(uint32_t n)
+{
+    return ((size_t)n + 1) * 8;
+}
+
 /* The same, for a caller that has no further use for succ (run
  * hf_graph_bfs first): renumbers succ's edges in place (4 bytes per edge
  * less) and frees it (hf_csr_free) once the predecessors are made, before

@@ -37,6 +37,7 @@ typedef union {
         uint32_t jump, depth;
     };
 } link_t;
+_Static_assert(sizeof(link_t) == 8, "hf_dom_forest_bytes");
 
 typedef struct {
     const hf_csr *succ;
@@ -213,14 +214,15 @@ static void idom_to_nodes(snca *s, uint32_t count)
  * lets us (drop), that renumbers its dst in place, and succ goes before
  * semi[] is allocated.  link[] is asked for first: its path compression
  * writes at random, so it is the array that most needs the RAM
- * (workmem.h gives it to the first arrays asked for). */
+ * (workmem.h gives it to the first arrays asked for, or to the one a
+ * caller reserved RAM for: hf_dom_forest_bytes). */
 static bool dom_compute(const hf_csr *succ, hf_csr *drop, uint32_t *idom, uint32_t *order,
                         uint32_t *n_reached)
 {
     uint32_t n = succ->n, count = 0;
     size_t len = (size_t)n + 1;
     snca s = {.succ = succ, .n = n, .order = order, .idom = idom};
-    s.link = hf_work_alloc(len * sizeof(link_t));
+    s.link = hf_work_alloc(hf_dom_forest_bytes(n));
     s.pre = s.link ? try_u32(len) : NULL;
     if (s.pre) {
         memset(s.pre, 0xff, len * sizeof *s.pre);

@@ -487,6 +487,11 @@ static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_
      * dominators need succ alone: from the packing of the parents on pred
      * is idle, its pages may go first. */
     bool two = hf_work_beside_pays(n, ((uint64_t)g->edges + 2 * (uint64_t)n + 3) * 4);
+    /* The link-eval forest, asked for last but written at random (path
+     * compression), gets the RAM before the arrays of the BFS, the
+     * transpose and the packing: in a file, its pages are written back
+     * again and again (120 GB on the 600 M dump). */
+    hf_work_reserve(hf_dom_forest_bytes(n), "link-eval forest");
     transpose_job tj = {succ, &g->pred};
     ok = (*order = hf_work_alloc(len)) != NULL;
     if (ok) {
