@@ -752,6 +752,15 @@ void hf_work_await_free(const bool *freed)
     g_mutex_unlock(&lock);
 }
 
+bool hf_work_is_file(const void *p)
+{
+    g_mutex_lock(&lock);
+    block *b = p && blocks ? g_hash_table_lookup(blocks, p) : NULL;
+    bool file = b && b->file;
+    g_mutex_unlock(&lock);
+    return file;
+}
+
 /* madvise(p, its length, advice) when p is an array in a file. */
 static void advise(void *p, int advice)
 {

@@ -177,6 +177,8 @@ bool hf_work_in_ram(size_t bytes);
 /* The bytes of the calling thread's computation in files now (0 without
  * an hf_work). */
 uint64_t hf_work_in_files(void);
+/* Whether p (hf_work_alloc's) is in a file. */
+bool hf_work_is_file(const void *p);
 /* Advice for an array read at random (no read-ahead of its file). */
 void hf_work_random(void *p);
 /* Advice for an array not read for a while (phases that need others):

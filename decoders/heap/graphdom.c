@@ -199,14 +199,16 @@ static bool nearest_common_ancestors(snca *s, uint32_t count)
     return true;
 }
 
-/* idom by number -> idom by node, in place, via semi[] (free by now):
- * pre[] in order, semi[] at random. */
+/* idom by number -> idom by node, in place, via the link-eval forest's
+ * memory (free by now, and the RAM when any array has it: its pages are
+ * read at random here): pre[] in order, the forest at random. */
 static void idom_to_nodes(snca *s, uint32_t count)
 {
+    uint32_t *node = (uint32_t *)s->link;
     for (uint32_t i = 1; i < count; i++)
-        s->semi[i] = node_of(s, s->idom[i]);
+        node[i] = node_of(s, s->idom[i]);
     for (uint32_t v = 0; v < s->n; v++)
-        s->idom[v] = s->pre[v] == HF_NONE ? HF_NONE : s->semi[s->pre[v]];
+        s->idom[v] = s->pre[v] == HF_NONE ? HF_NONE : node[s->pre[v]];
     s->idom[s->n] = s->n;
 }
 
@@ -245,6 +247,7 @@ static bool dom_compute(const hf_csr *succ, hf_csr *drop, uint32_t *idom, uint32
     hf_csr_free(&s.pred);
     hf_work_phase("nca");
     ok = ok && nearest_common_ancestors(&s, count);
+    g_clear_pointer(&s.semi, hf_work_free);
     if (ok) {
         hf_work_phase("idom");
         idom_to_nodes(&s, count);

@@ -305,37 +305,39 @@ static void ctx_free(gctx *c)
  * dominator tree that adds an instance only when no instance of its class
  * is above it ---- */
 
+/* A node of the walk and the place in kids->dst of its next child. */
+typedef struct {
+    uint32_t v, next;
+} walk_step;
+
 static bool class_retained(const gctx *c, hf_hgraph *g, const hf_csr *kids)
 {
     guint nc = c->sn->classes->len;
     g->class_retained = g_new0(uint64_t, nc ? nc : 1);
     uint32_t *above = g_new0(uint32_t, nc ? nc : 1); /* instances on the path */
-    uint32_t *stack = hf_work_alloc(sizeof(uint32_t) * ((size_t)c->n + 1));
-    uint32_t *next = hf_work_alloc(sizeof(uint32_t) * ((size_t)c->n + 1)); /* child cursor */
+    /* as deep as the tree at most; used as a stack, so in order (a file's
+     * pages are touched only as deep as the tree goes) */
+    walk_step *stack = hf_work_alloc_seq(sizeof(walk_step) * ((size_t)c->n + 1));
     size_t top = 0;
-    bool ok = stack && next;
-    if (ok) {
-        stack[top++] = c->n;
-        next[c->n] = kids->off[c->n];
-    }
+    bool ok = stack != NULL;
+    if (ok)
+        stack[top++] = (walk_step){c->n, kids->off[c->n]};
     for (uint64_t step = 1; ok && top && !hf_cancel_due(step); step++) {
-        uint32_t v = stack[top - 1];
-        if (next[v] < kids->off[v + 1]) {
-            uint32_t w = kids->dst[next[v]++];
+        walk_step *s = &stack[top - 1];
+        if (s->next < kids->off[s->v + 1]) {
+            uint32_t w = kids->dst[s->next++];
             uint32_t k = hf_heap_cls(c->sn, w);
             if (!above[k]++)
                 g->class_retained[k] += g->retained[w];
-            next[w] = kids->off[w];
-            stack[top++] = w;
+            stack[top++] = (walk_step){w, kids->off[w]};
         } else {
             top--;
-            if (v != c->n)
-                above[hf_heap_cls(c->sn, v)]--;
+            if (s->v != c->n)
+                above[hf_heap_cls(c->sn, s->v)]--;
         }
     }
     g_free(above);
     hf_work_free(stack);
-    hf_work_free(next);
     return ok;
 }
 
@@ -431,6 +433,27 @@ static bool shallow_run(void *arg)
     return j->size && !hf_cancelled();
 }
 
+/* After the dominators: retained sizes, the dominator tree's children and
+ * each class's retained bytes, the retained sizes first: each of these
+ * phases' arrays written at random asks in turn for the RAM the
+ * dominators gave back.  The class walk needs the tree, not its order: it
+ * runs on the grouped children, before their sort moves them to a file
+ * (when the computation has files). */
+static bool tree_tail(const gctx *c, hf_hgraph *g, uint32_t **order, uint32_t reached,
+                      hf_csr *kids)
+{
+    uint32_t n = g->n;
+    hf_dom_retained(n, g->idom, *order, reached, g->retained, g->retained);
+    g_clear_pointer(order, hf_work_free); /* its room is the children's */
+    bool ok = !hf_cancelled() && hf_dom_group(n, g->idom, kids);
+    if (ok) {
+        hf_work_phase("class retained");
+        ok = class_retained(c, g, kids) && !hf_cancelled() && hf_dom_sort_kids(kids, g->retained);
+    }
+    if (ok)
+        hf_dom_kids_keep(kids);
+    return ok;
+}
 
 static hf_hgraph *compute_in(hf_heap *h, uint32_t s);
 /* Advice on the dump's mapping: three passes read every object in dump
@@ -611,14 +634,9 @@ static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
                 g->unreachable++;
                 g->unreachable_bytes += g->retained[v];
             }
-        hf_dom_retained(n, g->idom, order, reached, g->retained, g->retained);
-        ok = !hf_cancelled() && hf_dom_children(n, g->idom, g->retained, &kids);
-    }
-    if (ok) {
         c.sn = sn;
         c.n = n;
-        hf_work_phase("class retained");
-        ok = class_retained(&c, g, &kids) && !hf_cancelled();
+        ok = tree_tail(&c, g, &order, reached, &kids);
     }
     hf_work_free(order);
     if (!ok) {
