@@ -332,10 +332,19 @@ void hf_dom_retained(uint32_t n, const uint32_t *idom, const uint32_t *order, ui
     for (uint32_t v = 0; v < n; v++)
         r[v] = idom[v] == HF_NONE ? 0 : shallow[v];
     r[n] = 0;
-    /* reverse preorder: all of v's dominator subtree comes after v */
+    /* reverse preorder: all of v's dominator subtree comes after v.  The
+     * nodes come from order, so what they read is fetched ahead: idom
+     * two rounds ahead, their sizes and their dominators' the round after */
     for (uint32_t k = n_reached; k-- > 0;) {
         if (hf_cancel_due(k))
             break; /* the caller asks hf_cancelled() */
+        if (k >= 8 * AHEAD)
+            PREFETCH(&idom[order[k - 8 * AHEAD]]);
+        if (k >= 4 * AHEAD) {
+            uint32_t a = order[k - 4 * AHEAD];
+            PREFETCH(&r[a]);
+            PREFETCH(&r[idom[a]]);
+        }
         uint32_t v = order[k];
         r[idom[v]] += r[v];
     }

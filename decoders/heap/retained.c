@@ -434,24 +434,70 @@ static bool shallow_run(void *arg)
 }
 
 /* After the dominators: retained sizes, the dominator tree's children and
- * each class's retained bytes, the retained sizes first: each of these
- * phases' arrays written at random asks in turn for the RAM the
- * dominators gave back.  The class walk needs the tree, not its order: it
- * runs on the grouped children, before their sort moves them to a file
- * (when the computation has files). */
+ * each class's retained bytes.  The children's grouping needs idom alone,
+ * so it runs beside the retained sizes; the class walk needs the tree,
+ * not its order, so it runs beside the sort, on the grouped children while
+ * the sort orders a copy.  In files (or on one processor) one after the
+ * other, the retained sizes first: each of these phases' arrays written
+ * at random asks in turn for the RAM the dominators gave back. */
+typedef struct {
+    hf_hgraph *g;
+    const uint32_t *order;
+    uint32_t reached;
+} retained_job;
+
+static bool retained_run(void *arg)
+{
+    retained_job *j = arg;
+    hf_dom_retained(j->g->n, j->g->idom, j->order, j->reached, j->g->retained, j->g->retained);
+    return !hf_cancelled();
+}
+
+typedef struct {
+    const gctx *c;
+    hf_hgraph *g;
+    const hf_csr *kids;
+} class_job;
+
+static bool class_run(void *arg)
+{
+    class_job *j = arg;
+    hf_work_phase("class retained");
+    return class_retained(j->c, j->g, j->kids) && !hf_cancelled();
+}
+
 static bool tree_tail(const gctx *c, hf_hgraph *g, uint32_t **order, uint32_t reached,
                       hf_csr *kids)
 {
     uint32_t n = g->n;
-    hf_dom_retained(n, g->idom, *order, reached, g->retained, g->retained);
-    g_clear_pointer(order, hf_work_free); /* its room is the children's */
-    bool ok = !hf_cancelled() && hf_dom_group(n, g->idom, kids);
-    if (ok) {
-        hf_work_phase("class retained");
-        ok = class_retained(c, g, kids) && !hf_cancelled() && hf_dom_sort_kids(kids, g->retained);
+    retained_job rj = {g, *order, reached};
+    class_job cj = {c, g, kids};
+    if (!hf_work_beside_pays(n, sizeof(uint32_t) * ((size_t)n + 1))) {
+        bool ok = retained_run(&rj);
+        g_clear_pointer(order, hf_work_free); /* its room is the children's */
+        ok = ok && hf_dom_group(n, g->idom, kids) && class_run(&cj) &&
+             hf_dom_sort_kids(kids, g->retained);
+        if (ok)
+            hf_dom_kids_keep(kids);
+        return ok;
     }
-    if (ok)
-        hf_dom_kids_keep(kids);
+    hf_beside *b = hf_work_beside_start(true, retained_run, &rj);
+    bool ok = hf_dom_group(n, g->idom, kids);
+    size_t bytes = sizeof(uint32_t) * MAX(hf_csr_edges(kids), 1);
+    uint32_t *sorted = ok ? hf_work_alloc(bytes) : NULL;
+    if (sorted)
+        memcpy(sorted, kids->dst, bytes);
+    hf_work_phase(NULL);
+    ok = hf_work_beside_end(b, ok) && sorted;
+    g_clear_pointer(order, hf_work_free);
+    b = ok ? hf_work_beside_start(true, class_run, &cj) : NULL;
+    ok = ok && hf_dom_sort_kids(&(hf_csr){n, kids->off, sorted}, g->retained);
+    hf_work_phase(NULL);
+    ok = (!b || hf_work_beside_end(b, ok)) && ok;
+    if (sorted) {
+        hf_work_free(kids->dst);
+        kids->dst = sorted;
+    }
     return ok;
 }
 
