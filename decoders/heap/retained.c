@@ -358,8 +358,8 @@ static gpointer shallow_range(gpointer ud)
     while (!stop && hf_chunk_take(&j->next, j->sn->n_objects, &lo, &hi))
         for (uint64_t v = lo; v < hi && !(stop = hf_cancel_due(step++)); v++) {
             hf_hobj ob;
-            if (hf_heap_decode(j->h, j->sn, v, &ob))
-                j->size[v] = hf_heap_shallow(j->h, j->sn, &ob);
+            bool decoded = hf_heap_decode(j->h, j->sn, v, &ob);
+            j->size[v] = decoded ? hf_heap_shallow(j->h, j->sn, &ob) : 0; /* no zeroing first */
         }
     return NULL;
 }
@@ -369,13 +369,16 @@ static gpointer shallow_range(gpointer ud)
 
 /* Each object's shallow size (n + 1 entries, the virtual root's 0), read
  * back from the dump, on a second thread too when there are many; NULL
- * without memory. */
+ * without memory.  Written in order and kept (the retained sizes): with
+ * arrays in files, a file, not the RAM the dominators gave back (the
+ * retained pass adds up in a copy in RAM). */
 static uint64_t *shallow_sizes(hf_heap *h, const hf_hsnap *sn)
 {
     uint32_t n = (uint32_t)sn->n_objects;
-    uint64_t *size = hf_work_alloc0(sizeof(uint64_t) * ((size_t)n + 1));
+    uint64_t *size = hf_work_alloc_seq(sizeof(uint64_t) * ((size_t)n + 1));
     if (!size)
         return NULL;
+    size[n] = 0;
     shallow_job j = {h, sn, size, 0};
     GThread *t = n < SHALLOW_THREAD_MIN ? NULL
                                         : g_thread_try_new("heapfs-shallow", shallow_range, &j, NULL);
