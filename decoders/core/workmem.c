@@ -11,6 +11,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+/* Reservations open at a time (hf_work_reserve). */
+#define HF_WORK_RESERVES 4
+
 /* What a slice of the computation cost the process (all its threads). */
 typedef struct {
     double cpu;      /* user + system seconds */
@@ -41,6 +44,11 @@ struct hf_work {
     counters slice_at;           /* the process's counters at its start */
     unsigned helper_phases;      /* phases started on helper threads */
     int io_fd;                   /* /proc/self/io, -1 */
+    /* hf_work_reserve: RAM set aside, held as if allocated */
+    size_t reserved[HF_WORK_RESERVES];
+    unsigned n_reserved;
+    uint64_t reserved_sum;
+    GString *reserves;           /* what hf_work_end says of them */
 };
 
 typedef struct {
@@ -325,6 +333,7 @@ hf_work *hf_work_begin(const hf_work_opt *o, const char *dir)
         break;
     }
     w->phases = g_string_new(NULL);
+    w->reserves = g_string_new(NULL);
     /* kept open: a phase reads it at each end, and opening costs more
      * than reading on a computation of many small phases */
     w->io_fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
@@ -530,6 +539,8 @@ void hf_work_end(hf_work *w, GString *out)
         if (w->opt.mode == HF_WORK_AUTO && w->anon_cap != UINT64_MAX)
             g_string_append_printf(out, ", anonymous memory within %.2f GiB "
                                    "(a third of the memory)", gib(w->anon_cap));
+        if (w->file_peak) /* in RAM alone, a reservation changes nothing */
+            g_string_append(out, w->reserves->str);
         if (w->failures)
             g_string_append_printf(out, "; %u arrays could not be had", w->failures);
         struct rusage now;
@@ -547,6 +558,7 @@ void hf_work_end(hf_work *w, GString *out)
     if (w->io_fd >= 0)
         close(w->io_fd);
     g_string_free(w->phases, TRUE);
+    g_string_free(w->reserves, TRUE);
     g_free(w->why);
     g_free(w->dir);
     g_free(w);
@@ -586,10 +598,40 @@ static void note(hf_work *w, uint64_t len, bool file, bool add)
     w->both_peak = MAX(w->both_peak, w->ram + w->file);
 }
 
-/* Whether w puts an array of len bytes in a file; under lock. */
+/* Whether w puts an array of len bytes in a file, the RAM reserved
+ * counted as held; under lock. */
 static bool to_file(const hf_work *w, size_t len)
 {
-    return w->budget < len || w->ram > w->budget - len;
+    return w->budget < len || w->ram + w->reserved_sum > w->budget - len;
+}
+
+bool hf_work_reserve(size_t bytes, const char *what)
+{
+    hf_work *w = current;
+    if (!w)
+        return true;
+    g_mutex_lock(&lock);
+    bool ok = w->n_reserved < HF_WORK_RESERVES && bytes && !to_file(w, bytes);
+    if (ok) {
+        w->reserved[w->n_reserved++] = bytes;
+        w->reserved_sum += bytes;
+    }
+    g_string_append_printf(w->reserves, ok ? "; %.2f GiB of RAM reserved for the %s"
+                                           : "; no room to reserve %.2f GiB of RAM for the %s",
+                           gib(bytes), what);
+    g_mutex_unlock(&lock);
+    return ok;
+}
+
+/* Takes w's reservation of exactly len bytes, if any; under lock. */
+static void take_reserved(hf_work *w, size_t len)
+{
+    for (unsigned i = 0; i < w->n_reserved; i++)
+        if (w->reserved[i] == len) {
+            w->reserved[i] = w->reserved[--w->n_reserved];
+            w->reserved_sum -= len;
+            return;
+        }
 }
 
 bool hf_work_in_ram(size_t bytes)
@@ -623,6 +665,8 @@ static void *work_alloc(size_t bytes, bool in_order)
     /* decided and counted at once, so that threads allocating together
      * do not both take the RAM left; taken back when it fails */
     g_mutex_lock(&lock);
+    if (!in_order)
+        take_reserved(w, len); /* then within the budget: it was held */
     bool file = to_file(w, len) || (in_order && w->file > 0);
     uint64_t *held = file ? &w->file : &w->ram;
     *held += len;
@@ -706,6 +750,15 @@ void hf_work_await_free(const bool *freed)
     while (!*freed)
         g_cond_wait(&freeing, &lock);
     g_mutex_unlock(&lock);
+}
+
+bool hf_work_is_file(const void *p)
+{
+    g_mutex_lock(&lock);
+    block *b = p && blocks ? g_hash_table_lookup(blocks, p) : NULL;
+    bool file = b && b->file;
+    g_mutex_unlock(&lock);
+    return file;
 }
 
 /* madvise(p, its length, advice) when p is an array in a file. */

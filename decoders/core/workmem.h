@@ -123,6 +123,18 @@ unsigned hf_work_failures(const hf_work *w);
 void *hf_work_alloc(size_t bytes);
 /* The same, zeroed. */
 void *hf_work_alloc0(size_t bytes);
+/* Sets aside `bytes` of the RAM budget, under the name `what` (a static
+ * string), for an array the computation asks for later: the first
+ * hf_work_alloc or hf_work_alloc0 of exactly that many bytes takes it and
+ * is RAM whatever was asked for between, which the budget places as if
+ * the reservation were held already.  So an array written at random late
+ * in the computation (the link-eval forest of the dominators) gets the RAM
+ * before the arrays asked for earlier but read in order or only read.
+ * False, with nothing set aside, when the budget has no room for it (the
+ * array is then placed as any other).  hf_work_end says what was reserved
+ * and gives back a reservation no allocation took.  Without an hf_work:
+ * true, and nothing to do. */
+bool hf_work_reserve(size_t bytes, const char *what);
 /* hf_work_alloc for an array read and written in order only: once the
  * computation has an array in a file, this one goes to a file too, and
  * the RAM left is for the arrays read at random, whose page faults in a
@@ -165,6 +177,8 @@ bool hf_work_in_ram(size_t bytes);
 /* The bytes of the calling thread's computation in files now (0 without
  * an hf_work). */
 uint64_t hf_work_in_files(void);
+/* Whether p (hf_work_alloc's) is in a file. */
+bool hf_work_is_file(const void *p);
 /* Advice for an array read at random (no read-ahead of its file). */
 void hf_work_random(void *p);
 /* Advice for an array not read for a while (phases that need others):

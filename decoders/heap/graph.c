@@ -196,15 +196,36 @@ void hf_dom_retained(uint32_t n, const uint32_t *idom, const uint32_t *order, ui
 {
     /* shallow may alias retained: each entry is read before it is written */
     hf_work_phase("retained");
+    /* With arrays in files, retained may be one, whose pages the adds at
+     * random below would write back again and again (with idom and the
+     * children, about 100 GB on the 600 M dump): they go to a copy in RAM
+     * when the budget has room (the link-eval forest's, freed by now), and
+     * the file is written once, in order. */
+    size_t bytes = ((size_t)n + 1) * sizeof *retained;
+    uint64_t *copy = hf_work_in_files() && hf_work_in_ram(bytes) ? hf_work_alloc(bytes) : NULL;
+    uint64_t *r = copy ? copy : retained;
     for (uint32_t v = 0; v < n; v++)
-        retained[v] = idom[v] == HF_NONE ? 0 : shallow[v];
-    retained[n] = 0;
-    /* reverse preorder: all of v's dominator subtree comes after v */
+        r[v] = idom[v] == HF_NONE ? 0 : shallow[v];
+    r[n] = 0;
+    /* reverse preorder: all of v's dominator subtree comes after v.  The
+     * nodes come from order, so what they read is fetched ahead: idom
+     * two rounds ahead, their sizes and their dominators' the round after */
     for (uint32_t k = n_reached; k-- > 0;) {
         if (hf_cancel_due(k))
-            return; /* the caller asks hf_cancelled() */
+            break; /* the caller asks hf_cancelled() */
+        if (k >= 8 * AHEAD)
+            PREFETCH(&idom[order[k - 8 * AHEAD]]);
+        if (k >= 4 * AHEAD) {
+            uint32_t a = order[k - 4 * AHEAD];
+            PREFETCH(&r[a]);
+            PREFETCH(&r[idom[a]]);
+        }
         uint32_t v = order[k];
-        retained[idom[v]] += retained[v];
+        r[idom[v]] += r[v];
+    }
+    if (copy) {
+        memcpy(retained, copy, bytes);
+        hf_work_free(copy);
     }
 }
 
@@ -331,7 +352,7 @@ static void sort_kids(kids_t k, uint32_t len)
     }
 }
 
-bool hf_dom_children(uint32_t n, const uint32_t *idom, const uint64_t *retained, hf_csr *out)
+bool hf_dom_group(uint32_t n, const uint32_t *idom, hf_csr *out)
 {
     memset(out, 0, sizeof *out);
     uint32_t *off = try_u32((size_t)n + 3);
@@ -346,21 +367,37 @@ bool hf_dom_children(uint32_t n, const uint32_t *idom, const uint64_t *retained,
             off[idom[v] + 2]++;
             kids++;
         }
-    uint32_t most = 0;
-    for (uint32_t v = 0; v <= n; v++)
-        most = off[v + 2] > most ? off[v + 2] : most;
+    /* written at random: RAM when there is room, even with arrays in
+     * files (hf_dom_kids_keep moves it to one when sorted) */
     uint32_t *dst = try_u32(kids);
-    uint64_t *key = hf_work_alloc((most ? most : 1) * sizeof(uint64_t));
-    if (!dst || !key)
-        goto fail;
+    if (!dst) {
+        hf_work_free(off);
+        return false;
+    }
     bucket_starts(off, n + 1);
     for (uint32_t v = 0; v < n; v++)
         if (idom[v] != HF_NONE)
             dst[off[idom[v] + 1]++] = v;
-    for (uint32_t v = 0; v <= n; v++) {
-        if (hf_cancel_due(v))
-            goto fail;
-        kids_t k = {key, dst + off[v]};
+    out->n = n; /* off keeps its spare entry: n + 3 */
+    out->off = off;
+    out->dst = dst;
+    return true;
+}
+
+bool hf_dom_sort_kids(const hf_csr *kids, const uint64_t *retained)
+{
+    const uint32_t *off = kids->off;
+    uint32_t most = 0;
+    for (uint32_t v = 0; v <= kids->n; v++)
+        most = MAX(most, off[v + 1] - off[v]);
+    uint64_t *key = hf_work_alloc((most ? most : 1) * sizeof(uint64_t));
+    if (!key)
+        return false;
+    hf_work_phase("sort children");
+    bool ok = true;
+    for (uint32_t v = 0; ok && v <= kids->n; v++) {
+        ok = !hf_cancel_due(v);
+        kids_t k = {key, kids->dst + off[v]};
         uint32_t len = off[v + 1] - off[v];
         if (len < 2) /* most nodes: nothing to sort, and no call for it */
             continue;
@@ -369,15 +406,29 @@ bool hf_dom_children(uint32_t n, const uint32_t *idom, const uint64_t *retained,
         sort_kids(k, len);
     }
     hf_work_free(key);
-    out->n = n; /* off keeps its spare entry: n + 3 */
-    out->off = off;
-    out->dst = dst;
+    return ok;
+}
+
+void hf_dom_kids_keep(hf_csr *kids)
+{
+    uint32_t m = hf_csr_edges(kids), *kept;
+    if (!hf_work_in_files() || hf_work_is_file(kids->dst) || !(kept = try_u32_seq(m)))
+        return;
+    memcpy(kept, kids->dst, (size_t)m * sizeof *kept);
+    hf_work_free(kids->dst);
+    kids->dst = kept;
+}
+
+bool hf_dom_children(uint32_t n, const uint32_t *idom, const uint64_t *retained, hf_csr *out)
+{
+    if (!hf_dom_group(n, idom, out))
+        return false;
+    if (!hf_dom_sort_kids(out, retained)) {
+        hf_csr_free(out);
+        return false;
+    }
+    hf_dom_kids_keep(out);
     return true;
-fail:
-    hf_work_free(off);
-    hf_work_free(dst);
-    hf_work_free(key);
-    return false;
 }
 
 /* ---- children without offsets ---- */

@@ -32,7 +32,10 @@
  * Memory.  Successor or predecessor CSR: 4 bytes per node + 4 per edge.
  * idom, parent, order: 4 bytes per node each; retained: 8.  Temporaries,
  * freed before return:
- *     hf_csr_build, hf_csr_transpose, hf_dom_retained: none
+ *     hf_csr_build, hf_csr_transpose: none
+ *     hf_dom_retained: none; with arrays in files (workmem.h) a copy of
+ *                      retained in RAM when the budget has room, 8 bytes
+ *                      per node: its adds at random stay out of the file
  *     hf_dom_compute:  16 bytes per node, 12 of them during the DFS (DFS
  *                      and path compression need no stack: the DFS walks
  *                      back along its parent array, the compression
@@ -42,7 +45,8 @@
  *                      be overwritten (_free_succ), 4 bytes per edge
  *     hf_graph_bfs:    4 bytes per node (the queue)
  *     hf_dom_children: 8 bytes per child of the node with most children
- *                      (usually the virtual root)
+ *                      (usually the virtual root); with arrays in files, 4
+ *                      per node more while the children move to a file
  * So what heapfs keeps (pred, idom, retained, packed parents, children
  * without offsets) is 21 bytes per node + 4 per edge.  The peak, run as
  * above, is where the dominator pass renumbers the predecessors, with
@@ -197,6 +201,15 @@ void hf_csr_free(hf_csr *g);
  * allocation failure. */
 bool hf_dom_compute(const hf_csr *succ, uint32_t *idom, uint32_t *order, uint32_t *n_reached);
 
+/* The bytes of hf_dom_compute's link-eval forest (8 per node), its
+ * first array and the one it writes at random (path compression): what a
+ * caller with arrays in files reserves RAM for (workmem.h,
+ * hf_work_reserve) before asking for arrays of its own. */
+static inline size_t hf_dom_forest_bytes(uint32_t n)
+{
+    return ((size_t)n + 1) * 8;
+}
+
 /* The same, for a caller that has no further use for succ (run
  * hf_graph_bfs first): renumbers succ's edges in place (4 bytes per edge
  * less) and frees it (hf_csr_free) once the predecessors are made, before
@@ -238,6 +251,19 @@ void hf_dom_retained(uint32_t n, const uint32_t *idom, const uint32_t *order, ui
  * descending, ties by node number ascending.  Unreachable nodes have no
  * children and are nobody's child.  False on allocation failure. */
 bool hf_dom_children(uint32_t n, const uint32_t *idom, const uint64_t *retained, hf_csr *out);
+
+/* hf_dom_children in its three steps, for a caller that walks the tree
+ * before its children are sorted (retained.c: each class's retained bytes
+ * need the tree, not its order).  hf_dom_group: the children grouped by
+ * immediate dominator, in node order within a group (dst in RAM when the
+ * budget has room: it is written at random).  hf_dom_sort_kids: each
+ * group in hf_dom_children's order, in place; false when cancelled.
+ * hf_dom_kids_keep: when the computation has arrays in files and dst is
+ * not one, dst moves to a file (written once, in order), as an array kept
+ * for the life of a mount should. */
+bool hf_dom_group(uint32_t n, const uint32_t *idom, hf_csr *out);
+bool hf_dom_sort_kids(const hf_csr *kids, const uint64_t *retained);
+void hf_dom_kids_keep(hf_csr *kids);
 
 /* The children of v in a dominator tree kept without its offsets: kids is
  * hf_dom_children's dst alone (n_kids entries, grouped by immediate

@@ -37,6 +37,7 @@ typedef union {
         uint32_t jump, depth;
     };
 } link_t;
+_Static_assert(sizeof(link_t) == 8, "hf_dom_forest_bytes");
 
 typedef struct {
     const hf_csr *succ;
@@ -198,14 +199,16 @@ static bool nearest_common_ancestors(snca *s, uint32_t count)
     return true;
 }
 
-/* idom by number -> idom by node, in place, via semi[] (free by now):
- * pre[] in order, semi[] at random. */
+/* idom by number -> idom by node, in place, via the link-eval forest's
+ * memory (free by now, and the RAM when any array has it: its pages are
+ * read at random here): pre[] in order, the forest at random. */
 static void idom_to_nodes(snca *s, uint32_t count)
 {
+    uint32_t *node = (uint32_t *)s->link;
     for (uint32_t i = 1; i < count; i++)
-        s->semi[i] = node_of(s, s->idom[i]);
+        node[i] = node_of(s, s->idom[i]);
     for (uint32_t v = 0; v < s->n; v++)
-        s->idom[v] = s->pre[v] == HF_NONE ? HF_NONE : s->semi[s->pre[v]];
+        s->idom[v] = s->pre[v] == HF_NONE ? HF_NONE : node[s->pre[v]];
     s->idom[s->n] = s->n;
 }
 
@@ -213,14 +216,15 @@ static void idom_to_nodes(snca *s, uint32_t count)
  * lets us (drop), that renumbers its dst in place, and succ goes before
  * semi[] is allocated.  link[] is asked for first: its path compression
  * writes at random, so it is the array that most needs the RAM
- * (workmem.h gives it to the first arrays asked for). */
+ * (workmem.h gives it to the first arrays asked for, or to the one a
+ * caller reserved RAM for: hf_dom_forest_bytes). */
 static bool dom_compute(const hf_csr *succ, hf_csr *drop, uint32_t *idom, uint32_t *order,
                         uint32_t *n_reached)
 {
     uint32_t n = succ->n, count = 0;
     size_t len = (size_t)n + 1;
     snca s = {.succ = succ, .n = n, .order = order, .idom = idom};
-    s.link = hf_work_alloc(len * sizeof(link_t));
+    s.link = hf_work_alloc(hf_dom_forest_bytes(n));
     s.pre = s.link ? try_u32(len) : NULL;
     if (s.pre) {
         memset(s.pre, 0xff, len * sizeof *s.pre);
@@ -243,6 +247,7 @@ static bool dom_compute(const hf_csr *succ, hf_csr *drop, uint32_t *idom, uint32
     hf_csr_free(&s.pred);
     hf_work_phase("nca");
     ok = ok && nearest_common_ancestors(&s, count);
+    g_clear_pointer(&s.semi, hf_work_free);
     if (ok) {
         hf_work_phase("idom");
         idom_to_nodes(&s, count);

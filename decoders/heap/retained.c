@@ -305,37 +305,39 @@ static void ctx_free(gctx *c)
  * dominator tree that adds an instance only when no instance of its class
  * is above it ---- */
 
+/* A node of the walk and the place in kids->dst of its next child. */
+typedef struct {
+    uint32_t v, next;
+} walk_step;
+
 static bool class_retained(const gctx *c, hf_hgraph *g, const hf_csr *kids)
 {
     guint nc = c->sn->classes->len;
     g->class_retained = g_new0(uint64_t, nc ? nc : 1);
     uint32_t *above = g_new0(uint32_t, nc ? nc : 1); /* instances on the path */
-    uint32_t *stack = hf_work_alloc(sizeof(uint32_t) * ((size_t)c->n + 1));
-    uint32_t *next = hf_work_alloc(sizeof(uint32_t) * ((size_t)c->n + 1)); /* child cursor */
+    /* as deep as the tree at most; used as a stack, so in order (a file's
+     * pages are touched only as deep as the tree goes) */
+    walk_step *stack = hf_work_alloc_seq(sizeof(walk_step) * ((size_t)c->n + 1));
     size_t top = 0;
-    bool ok = stack && next;
-    if (ok) {
-        stack[top++] = c->n;
-        next[c->n] = kids->off[c->n];
-    }
+    bool ok = stack != NULL;
+    if (ok)
+        stack[top++] = (walk_step){c->n, kids->off[c->n]};
     for (uint64_t step = 1; ok && top && !hf_cancel_due(step); step++) {
-        uint32_t v = stack[top - 1];
-        if (next[v] < kids->off[v + 1]) {
-            uint32_t w = kids->dst[next[v]++];
+        walk_step *s = &stack[top - 1];
+        if (s->next < kids->off[s->v + 1]) {
+            uint32_t w = kids->dst[s->next++];
             uint32_t k = hf_heap_cls(c->sn, w);
             if (!above[k]++)
                 g->class_retained[k] += g->retained[w];
-            next[w] = kids->off[w];
-            stack[top++] = w;
+            stack[top++] = (walk_step){w, kids->off[w]};
         } else {
             top--;
-            if (v != c->n)
-                above[hf_heap_cls(c->sn, v)]--;
+            if (s->v != c->n)
+                above[hf_heap_cls(c->sn, s->v)]--;
         }
     }
     g_free(above);
     hf_work_free(stack);
-    hf_work_free(next);
     return ok;
 }
 
@@ -356,8 +358,8 @@ static gpointer shallow_range(gpointer ud)
     while (!stop && hf_chunk_take(&j->next, j->sn->n_objects, &lo, &hi))
         for (uint64_t v = lo; v < hi && !(stop = hf_cancel_due(step++)); v++) {
             hf_hobj ob;
-            if (hf_heap_decode(j->h, j->sn, v, &ob))
-                j->size[v] = hf_heap_shallow(j->h, j->sn, &ob);
+            bool decoded = hf_heap_decode(j->h, j->sn, v, &ob);
+            j->size[v] = decoded ? hf_heap_shallow(j->h, j->sn, &ob) : 0; /* no zeroing first */
         }
     return NULL;
 }
@@ -367,13 +369,16 @@ static gpointer shallow_range(gpointer ud)
 
 /* Each object's shallow size (n + 1 entries, the virtual root's 0), read
  * back from the dump, on a second thread too when there are many; NULL
- * without memory. */
+ * without memory.  Written in order and kept (the retained sizes): with
+ * arrays in files, a file, not the RAM the dominators gave back (the
+ * retained pass adds up in a copy in RAM). */
 static uint64_t *shallow_sizes(hf_heap *h, const hf_hsnap *sn)
 {
     uint32_t n = (uint32_t)sn->n_objects;
-    uint64_t *size = hf_work_alloc0(sizeof(uint64_t) * ((size_t)n + 1));
+    uint64_t *size = hf_work_alloc_seq(sizeof(uint64_t) * ((size_t)n + 1));
     if (!size)
         return NULL;
+    size[n] = 0;
     shallow_job j = {h, sn, size, 0};
     GThread *t = n < SHALLOW_THREAD_MIN ? NULL
                                         : g_thread_try_new("heapfs-shallow", shallow_range, &j, NULL);
@@ -431,6 +436,73 @@ static bool shallow_run(void *arg)
     return j->size && !hf_cancelled();
 }
 
+/* After the dominators: retained sizes, the dominator tree's children and
+ * each class's retained bytes.  The children's grouping needs idom alone,
+ * so it runs beside the retained sizes; the class walk needs the tree,
+ * not its order, so it runs beside the sort, on the grouped children while
+ * the sort orders a copy.  In files (or on one processor) one after the
+ * other, the retained sizes first: each of these phases' arrays written
+ * at random asks in turn for the RAM the dominators gave back. */
+typedef struct {
+    hf_hgraph *g;
+    const uint32_t *order;
+    uint32_t reached;
+} retained_job;
+
+static bool retained_run(void *arg)
+{
+    retained_job *j = arg;
+    hf_dom_retained(j->g->n, j->g->idom, j->order, j->reached, j->g->retained, j->g->retained);
+    return !hf_cancelled();
+}
+
+typedef struct {
+    const gctx *c;
+    hf_hgraph *g;
+    const hf_csr *kids;
+} class_job;
+
+static bool class_run(void *arg)
+{
+    class_job *j = arg;
+    hf_work_phase("class retained");
+    return class_retained(j->c, j->g, j->kids) && !hf_cancelled();
+}
+
+static bool tree_tail(const gctx *c, hf_hgraph *g, uint32_t **order, uint32_t reached,
+                      hf_csr *kids)
+{
+    uint32_t n = g->n;
+    retained_job rj = {g, *order, reached};
+    class_job cj = {c, g, kids};
+    if (!hf_work_beside_pays(n, sizeof(uint32_t) * ((size_t)n + 1))) {
+        bool ok = retained_run(&rj);
+        g_clear_pointer(order, hf_work_free); /* its room is the children's */
+        ok = ok && hf_dom_group(n, g->idom, kids) && class_run(&cj) &&
+             hf_dom_sort_kids(kids, g->retained);
+        if (ok)
+            hf_dom_kids_keep(kids);
+        return ok;
+    }
+    hf_beside *b = hf_work_beside_start(true, retained_run, &rj);
+    bool ok = hf_dom_group(n, g->idom, kids);
+    size_t bytes = sizeof(uint32_t) * MAX(hf_csr_edges(kids), 1);
+    uint32_t *sorted = ok ? hf_work_alloc(bytes) : NULL;
+    if (sorted)
+        memcpy(sorted, kids->dst, bytes);
+    hf_work_phase(NULL);
+    ok = hf_work_beside_end(b, ok) && sorted;
+    g_clear_pointer(order, hf_work_free);
+    b = ok ? hf_work_beside_start(true, class_run, &cj) : NULL;
+    ok = ok && hf_dom_sort_kids(&(hf_csr){n, kids->off, sorted}, g->retained);
+    hf_work_phase(NULL);
+    ok = (!b || hf_work_beside_end(b, ok)) && ok;
+    if (sorted) {
+        hf_work_free(kids->dst);
+        kids->dst = sorted;
+    }
+    return ok;
+}
 
 static hf_hgraph *compute_in(hf_heap *h, uint32_t s);
 /* Advice on the dump's mapping: three passes read every object in dump
@@ -487,6 +559,11 @@ static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_
      * dominators need succ alone: from the packing of the parents on pred
      * is idle, its pages may go first. */
     bool two = hf_work_beside_pays(n, ((uint64_t)g->edges + 2 * (uint64_t)n + 3) * 4);
+    /* The link-eval forest, asked for last but written at random (path
+     * compression), gets the RAM before the arrays of the BFS, the
+     * transpose and the packing: in a file, its pages are written back
+     * again and again (120 GB on the 600 M dump). */
+    hf_work_reserve(hf_dom_forest_bytes(n), "link-eval forest");
     transpose_job tj = {succ, &g->pred};
     ok = (*order = hf_work_alloc(len)) != NULL;
     if (ok) {
@@ -606,14 +683,9 @@ static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
                 g->unreachable++;
                 g->unreachable_bytes += g->retained[v];
             }
-        hf_dom_retained(n, g->idom, order, reached, g->retained, g->retained);
-        ok = !hf_cancelled() && hf_dom_children(n, g->idom, g->retained, &kids);
-    }
-    if (ok) {
         c.sn = sn;
         c.n = n;
-        hf_work_phase("class retained");
-        ok = class_retained(&c, g, &kids) && !hf_cancelled();
+        ok = tree_tail(&c, g, &order, reached, &kids);
     }
     hf_work_free(order);
     if (!ok) {

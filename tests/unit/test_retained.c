@@ -16,11 +16,14 @@
 #include <string.h>
 
 #include <glib.h>
+#include <glib/gstdio.h>
 
 #include "tests/unit/helpers.h"
 
 #include "decoders/core/cancel.h"
+#include "decoders/core/workmem.h"
 #include "decoders/heap/heap.h"
+#include "decoders/heap/retained.h"
 
 static const char *const views[] = {"dominators", "histogram-retained", "suspects",
                                     "unreachable", "tables/retained.tsv"};
@@ -93,11 +96,46 @@ static void test_cancelled_on_two_threads(void **state)
     g_free(whole);
 }
 
+/* With arrays in files, the arrays a mount keeps are files too, even
+ * those filled once the dominators gave their RAM back: the shallow sizes
+ * (the retained sizes) and the children.  The budget holds the link-eval
+ * forest and a little more. */
+static void test_kept_in_files(void **state)
+{
+    char *path = th_corpus("hprof", "mat_oracle_jdk8_05_x64.hprof");
+    hf_dump *d = hf_open(path, &(hf_open_opts){.index = "none"}, NULL);
+    assert_non_null(d);
+    uint64_t n = hf_heap_snap((hf_heap *)d, 0)->n_objects;
+    hf_dump_close(d);
+    for (uint64_t k = 1; k <= 6; k++) {
+        hf_open_opts o = {.index = "none", .work = {HF_WORK_LIMIT, k * 4 * (n + 1)}};
+        d = hf_open(path, &o, NULL);
+        const hf_hgraph *g = hf_heap_graph((hf_heap *)d, 0);
+        assert_null(g->error);
+        assert_true(hf_work_is_file(g->retained));
+        assert_true(hf_work_is_file(g->kids));
+        assert_true(hf_work_is_file(g->idom));
+        hf_dump_close(d);
+    }
+    g_free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_on_two_threads),
         cmocka_unit_test(test_cancelled_on_two_threads),
+        cmocka_unit_test(test_kept_in_files),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    /* the working files' directory (nameless files): a cache of our own */
+    char *cache = g_dir_make_tmp("test_retained.XXXXXX", NULL);
+    g_setenv("XDG_CACHE_HOME", cache, TRUE);
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    char *work = g_build_filename(cache, "heapfs", NULL);
+    g_rmdir(work); /* empty: the files never had names */
+    g_free(work);
+    if (g_rmdir(cache) != 0)
+        failed++;
+    g_free(cache);
+    return failed;
 }

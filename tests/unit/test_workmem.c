@@ -187,6 +187,38 @@ static void test_budget(void **state)
     g_free(dir);
 }
 
+/* A reservation keeps its RAM from the arrays asked for before the one
+ * of its size, which gets it; one that does not fit is refused. */
+static void test_reserve(void **state)
+{
+    char *dir = g_dir_make_tmp("test_workmem.XXXXXX", NULL);
+    hf_work *w = hf_work_begin(&(hf_work_opt){HF_WORK_LIMIT, 1 << 20}, dir);
+    assert_true(hf_work_reserve(600 << 10, "forest"));
+    assert_false(hf_work_in_ram(500 << 10));
+    void *early = hf_work_alloc(500 << 10); /* would be RAM without it */
+    assert_int_equal(hf_work_in_files(), 500 << 10);
+    void *seq = hf_work_alloc_seq(600 << 10); /* in order: never the reserved one */
+    assert_int_equal(hf_work_in_files(), 1100 << 10);
+    void *forest = hf_work_alloc(600 << 10);
+    assert_int_equal(hf_work_in_files(), 1100 << 10); /* RAM */
+    assert_false(hf_work_reserve(600 << 10, "second"));
+    void *small = hf_work_alloc(300 << 10); /* the rest of the budget, nothing held back */
+    assert_int_equal(hf_work_in_files(), 1100 << 10);
+    GString *said = g_string_new(NULL);
+    hf_work_end(w, said);
+    assert_non_null(strstr(said->str, "; 0.00 GiB of RAM reserved for the forest; "
+                                      "no room to reserve 0.00 GiB of RAM for the second"));
+    assert_non_null(strstr(said->str, "peak 0.00 GiB in RAM, 0.00 GiB in files"));
+    void *arrays[] = {early, seq, forest, small};
+    for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++) {
+        assert_non_null(arrays[i]);
+        hf_work_free(arrays[i]);
+    }
+    g_string_free(said, TRUE);
+    assert_int_equal(g_rmdir(dir), 0);
+    g_free(dir);
+}
+
 /* A helper thread of the computation (hf_work_join). */
 typedef struct {
     hf_work *w;
@@ -419,6 +451,7 @@ int main(void)
         cmocka_unit_test(test_cpus_once),
         cmocka_unit_test(test_fake_for_tests),
         cmocka_unit_test(test_budget),
+        cmocka_unit_test(test_reserve),
         cmocka_unit_test(test_helper),
         cmocka_unit_test(test_helpers_race),
         cmocka_unit_test(test_await_free),
