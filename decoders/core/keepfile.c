@@ -511,19 +511,21 @@ static bool write_file(hf_keepw *w, const hf_keepkey *key, const char *dump, int
 }
 
 /* Why a file of `size` bytes is not to be written into dir (to g_free),
- * NULL when it may be: it would leave less than a twentieth of dir's file
- * system free (a dump's results can be bigger than the dump: heapfs does
- * not fill a disk for them), or, in the cache directory, it is bigger
- * than the directory's bound (trimming would evict everything else). */
+ * NULL when it may be: it would take more than half of the space free on
+ * dir's file system (a dump's results can be bigger than the dump: heapfs
+ * does not fill a disk for what it can compute again; a share of what is
+ * free, not of the disk, so that a small file is written on a disk
+ * nearly full and a big one refused on a big disk), or, in the cache
+ * directory, it is bigger than the directory's bound (trimming would
+ * evict everything else). */
 static char *no_room(const char *dir, uint64_t size, bool cache)
 {
     struct statvfs vfs;
     if (statvfs(dir, &vfs) == 0) {
-        uint64_t total = (uint64_t)vfs.f_blocks * vfs.f_frsize;
         uint64_t avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
-        if (size > avail || avail - size < total / 20)
-            return g_strdup_printf("%" G_GUINT64_FORMAT " bytes would leave less than 5%% of "
-                                   "its file system free (%" G_GUINT64_FORMAT " bytes free)",
+        if (size > avail / 2)
+            return g_strdup_printf("%" G_GUINT64_FORMAT " bytes, more than half of the %"
+                                   G_GUINT64_FORMAT " bytes free on its file system",
                                    size, avail);
     }
     unsigned percent;
