@@ -1,10 +1,10 @@
 # truncate.sh - what the truncation tests share (source it after lib.sh):
 # t_truncate.sh (every file of tests/corpus/ and tests/fixtures/ but the
-# two folders below, the real mounts of cut text and profile files),
-# t_truncate_hprof.sh and t_truncate_android.sh (tests/corpus/hprof/) and
-# t_truncate_bmd.sh (tests/corpus/bmd/), t_v8_corpus.sh (tests/corpus/v8/,
-# 96 cuts): one walk of files for each of them, run side by side by
-# tests/run.sh.
+# folders below, the real mounts of cut profile and OEMP files),
+# t_truncate_hprof.sh and t_truncate_android.sh (tests/corpus/hprof/),
+# t_truncate_hproftxt.sh (tests/corpus/hprof-txt/), t_truncate_bmd.sh
+# (tests/corpus/bmd/), t_v8_corpus.sh (tests/corpus/v8/, 96 cuts): one walk
+# of files for each of them, run side by side by tests/run.sh.
 #
 #   truncate_files FILE...     every FILE walked whole twice, then cut at
 #                              NCUTS (240) offsets, each cut walked
