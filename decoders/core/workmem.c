@@ -761,6 +761,20 @@ bool hf_work_is_file(const void *p)
     return file;
 }
 
+void *hf_work_keep(void *p, size_t bytes)
+{
+    void *kept;
+    if (!p || !hf_work_in_files() || hf_work_is_file(p) || !(kept = hf_work_alloc_seq(bytes)))
+        return p;
+    if (!hf_work_is_file(kept)) { /* no file to be had: RAM either way */
+        hf_work_free(kept);
+        return p;
+    }
+    memcpy(kept, p, bytes);
+    hf_work_free(p);
+    return kept;
+}
+
 /* madvise(p, its length, advice) when p is an array in a file. */
 static void advise(void *p, int advice)
 {

@@ -179,6 +179,11 @@ bool hf_work_in_ram(size_t bytes);
 uint64_t hf_work_in_files(void);
 /* Whether p (hf_work_alloc's) is in a file. */
 bool hf_work_is_file(const void *p);
+/* An array kept after the computation, of `bytes` bytes: when the
+ * computation has arrays in files and p is in RAM, p copied to a file
+ * (hf_work_alloc_seq) and freed, so that what a mount keeps past a budget
+ * is not anonymous memory; else p.  p as it was when no file can be had. */
+void *hf_work_keep(void *p, size_t bytes);
 /* Advice for an array read at random (no read-ahead of its file). */
 void hf_work_random(void *p);
 /* Advice for an array not read for a while (phases that need others):

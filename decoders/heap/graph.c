@@ -411,12 +411,8 @@ bool hf_dom_sort_kids(const hf_csr *kids, const uint64_t *retained)
 
 void hf_dom_kids_keep(hf_csr *kids)
 {
-    uint32_t m = hf_csr_edges(kids), *kept;
-    if (!hf_work_in_files() || hf_work_is_file(kids->dst) || !(kept = try_u32_seq(m)))
-        return;
-    memcpy(kept, kids->dst, (size_t)m * sizeof *kept);
-    hf_work_free(kids->dst);
-    kids->dst = kept;
+    uint32_t m = hf_csr_edges(kids);
+    kids->dst = hf_work_keep(kids->dst, (size_t)(m ? m : 1) * sizeof *kids->dst); /* try_u32's */
 }
 
 bool hf_dom_children(uint32_t n, const uint32_t *idom, const uint64_t *retained, hf_csr *out)

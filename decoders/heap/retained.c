@@ -279,8 +279,8 @@ static bool ctx_resolve(void *ud, uint32_t *deg)
      * written in order and left to the page cache, that is one pass over
      * the dump less (in RAM, they wait: the peak is lower without them) */
     size_t len = sizeof(uint64_t) * ((size_t)c->n + 1);
-    if (!hf_work_in_ram(len))
-        c->size = hf_work_alloc0(len);
+    if (!hf_work_in_ram(len) && (c->size = hf_work_alloc_seq(len)) && !hf_work_is_file(c->size))
+        memset(c->size, 0, len); /* in order, so not the forest's reserved RAM: the same size */
     deg[c->n] = (uint32_t)c->n_roots;
     for (size_t i = 0; i < c->n_locals; i++) {
         c->threads[hf_heap_cls(sn, c->locals[i] >> 32)] = 1;
@@ -559,11 +559,6 @@ static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_
      * dominators need succ alone: from the packing of the parents on pred
      * is idle, its pages may go first. */
     bool two = hf_work_beside_pays(n, ((uint64_t)g->edges + 2 * (uint64_t)n + 3) * 4);
-    /* The link-eval forest, asked for last but written at random (path
-     * compression), gets the RAM before the arrays of the BFS, the
-     * transpose and the packing: in a file, its pages are written back
-     * again and again (120 GB on the 600 M dump). */
-    hf_work_reserve(hf_dom_forest_bytes(n), "link-eval forest");
     transpose_job tj = {succ, &g->pred};
     ok = (*order = hf_work_alloc(len)) != NULL;
     if (ok) {
@@ -643,6 +638,12 @@ static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
     char *what = g_strdup_printf("snapshot %u", s + 1);
     hf_progress *pr = hf_progress_new(what, 0); /* on a terminal only */
     g_free(what);
+    /* The link-eval forest, asked for after the DFS but read and written
+     * at random by it and by path compression, gets its RAM before any
+     * other array: in a file its pages are read and written back again
+     * and again (120 GB on the 600 M dump), while the arrays of the passes
+     * over the dump, the transpose and the sorts are written in order. */
+    hf_work_reserve(hf_dom_forest_bytes(n), "link-eval forest");
     if (ok) {
         hf_progress_phase(pr, "reading ids and references");
         dump_advice(h, MADV_SEQUENTIAL); /* the ids, then the references */
@@ -701,6 +702,9 @@ static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
         hf_progress_end(pr, "no retained sizes: %s", g->error);
         return g;
     }
+    /* idom got RAM early (beside the forest's reservation): kept past a
+     * budget, it goes to a file as the children and retained sizes do */
+    g->idom = hf_work_keep(g->idom, sizeof(uint32_t) * ((size_t)n + 1));
     /* the children are kept without their offsets (hf_hgraph_kids) */
     g->n_kids = hf_csr_edges(&kids);
     g->kids = kids.dst;
