@@ -189,6 +189,12 @@ bool hf_heap_has_bitmap(hf_dump *d, uint32_t s, uint64_t o)
     return find_bitmap(H(d), s, o, &bm) && (bm.cfg < CFG_NONE || bm.cfg == CFG_PNG);
 }
 
+/* A picture Android compressed, as it is. */
+static void append_picture(const bitmap *bm, GString *out)
+{
+    g_string_append_len(out, (const char *)bm->buf.data, (gssize)bm->buf.length);
+}
+
 bool hf_heap_has_bitmap_jpeg(hf_dump *d, uint32_t s, uint64_t o)
 {
     bitmap bm;
@@ -207,7 +213,7 @@ static uint64_t view_compressed(hf_dump *d, const hf_view *v, uint64_t first, GS
 {
     bitmap bm;
     if (first == 0 && find_bitmap(H(d), v->snap, v->index, &bm) && bm.cfg == cfg)
-        g_string_append_len(out, (const char *)bm.buf.data, (gssize)bm.buf.length);
+        append_picture(&bm, out);
     return HF_DONE;
 }
 
@@ -259,8 +265,13 @@ uint64_t hf_heap_view_bitmap(hf_dump *d, const hf_view *v, uint64_t first, GStri
                              size_t budget)
 {
     bitmap bm;
-    if (first != 0 || !find_bitmap(H(d), v->snap, v->index, &bm) || bm.cfg > CFG_NONE)
-        return view_compressed(d, v, first, out, CFG_PNG); /* compressed by Android already */
+    if (first != 0 || !find_bitmap(H(d), v->snap, v->index, &bm) || bm.cfg == CFG_JPEG ||
+        bm.cfg == CFG_WEBP)
+        return HF_DONE;
+    if (bm.cfg == CFG_PNG) { /* compressed by Android already */
+        append_picture(&bm, out);
+        return HF_DONE;
+    }
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     static const int types[] = {PNG_COLOR_TYPE_RGB_ALPHA, PNG_COLOR_TYPE_RGB,
