@@ -5,8 +5,8 @@
  * SIGBUS, which would kill the daemon and leave a dead mount.  Every
  * mapping that can shrink under us is registered here: the dumps (fs/main.c)
  * and every index and retained results file the decoders map
- * (decoders/core/mapwatch.h, from decoders/core/keepfile.c, for as long as
- * each is mapped).  The handler checks that the fault lies in a registered
+ * (decoders/core/mapwatch.h, from decoders/core/keepfile.c and
+ * keeparray.c, for as long as each is mapped).  The handler checks that the fault lies in a registered
  * mapping, maps zero pages over that mapping (so the faulting read
  * completes, seeing zeros), and marks it tripped.  While a tripped mapping
  * is registered, fs/ answers every open and read of a view with EIO (only

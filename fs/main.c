@@ -344,6 +344,7 @@ static gpointer after_mount(gpointer data)
         hf_dump *d = hf_mount_dump(m, k);
         if (d->ops->after_mount)
             d->ops->after_mount(d);
+        hf_dump_after_mount_end(d);
     }
     return NULL;
 }
@@ -414,7 +415,10 @@ static int run_mount(hf_mount *m, char *const *paths, int n, struct fuse_args *a
         goto out_signals;
     say_index_files(m, paths, n, index_opt);
     fuse_daemonize(cl.foreground);
-    /* after daemonizing: a thread started before the fork would be lost */
+    /* after daemonizing: a thread started before the fork would be lost;
+     * requests wait in the kernel until the loop below reads them */
+    for (uint32_t k = 0; k < hf_mount_n_dumps(m); k++)
+        hf_dump_after_mount_begin(hf_mount_dump(m, k));
     GThread *after = g_thread_new("heapfs-index", after_mount, m);
     if (cl.singlethread) {
         rc = fuse_session_loop(se);

@@ -2,6 +2,7 @@
  * keepfile.c - see keepfile.h: the container, its key and its checksum.
  */
 #include "decoders/core/keepfile.h"
+#include "decoders/core/keeparray.h"
 #include "decoders/core/keepdir.h"
 #include "decoders/core/keepfmt.h"
 #include "decoders/core/mapwatch.h"
@@ -21,6 +22,7 @@
 #define BLOCK 4096
 #define SAMPLES 64
 #define MAX_SECTIONS 65536u
+#define MAP_MIN 16 /* pages: a smaller array is not worth a mapping of its own */
 
 /* How a section is checksummed. */
 enum { WHOLE, SAMPLED /* hf_keepw_add_big */, CRC /* hf_keepw_add_crc */ };
@@ -401,6 +403,9 @@ struct hf_keepw {
     GArray *tab;     /* hf_keepent (off filled when written) */
     GPtrArray *data; /* const uint8_t * per section */
     GPtrArray *owned; /* GByteArray */
+    GArray *arrays;   /* guint: sections from hf_keepw_add_array */
+    dev_t dev;        /* the file written, as it was renamed: */
+    ino_t ino;        /* what hf_keepw_map_back maps */
 };
 
 hf_keepw *hf_keepw_new(void)
@@ -411,6 +416,7 @@ hf_keepw *hf_keepw_new(void)
     w->tab = g_array_new(FALSE, TRUE, sizeof(hf_keepent));
     w->data = g_ptr_array_new();
     w->owned = g_ptr_array_new_with_free_func((GDestroyNotify)g_byte_array_unref);
+    w->arrays = g_array_new(FALSE, FALSE, sizeof(guint));
     return w;
 }
 
@@ -421,6 +427,7 @@ void hf_keepw_free(hf_keepw *w)
     g_array_free(w->tab, TRUE);
     g_ptr_array_free(w->data, TRUE);
     g_ptr_array_free(w->owned, TRUE);
+    g_array_free(w->arrays, TRUE);
     g_free(w);
 }
 
@@ -440,6 +447,14 @@ void hf_keepw_add_big(hf_keepw *w, uint32_t id, const void *data, uint64_t len)
 {
     hf_keepw_add(w, id, data, len);
     g_array_index(w->tab, hf_keepent, w->tab->len - 1).kind = SAMPLED;
+}
+
+void hf_keepw_add_array(hf_keepw *w, uint32_t id, const void *data, uint64_t len)
+{
+    hf_keepw_add_big(w, id, data, len);
+    guint i = w->tab->len - 1;
+    if (len >= MAP_MIN * hf_keeparray_align())
+        g_array_append_val(w->arrays, i);
 }
 
 void hf_keepw_add_crc(hf_keepw *w, uint32_t id, const void *data, uint64_t len)
@@ -468,13 +483,19 @@ static bool write_all(int fd, const void *p, uint64_t n, uint64_t off)
     return true;
 }
 
-/* The file's layout: each section's offset in tab; returns the file's size. */
+/* The file's layout: each section's offset in tab; returns the file's
+ * size.  An array hf_keepw_map_back may map starts on a page. */
 static uint64_t lay_out(hf_keepw *w, uint32_t path_len)
 {
     hf_keepent *tab = (hf_keepent *)(void *)w->tab->data;
     uint64_t off = sizeof(hf_keephdr) + (uint64_t)w->tab->len * sizeof(hf_keepent) + path_len;
-    for (guint i = 0; i < w->tab->len; i++) {
-        off = (off + ALIGN - 1) / ALIGN * ALIGN;
+    for (guint i = 0, a = 0; i < w->tab->len; i++) {
+        uint64_t align = ALIGN;
+        if (a < w->arrays->len && g_array_index(w->arrays, guint, a) == i) {
+            align = hf_keeparray_align();
+            a++;
+        }
+        off = (off + align - 1) / align * align;
         tab[i].off = off;
         off += tab[i].len;
     }
@@ -592,6 +613,9 @@ char *hf_keepw_write(hf_keepw *w, const hf_keepkey *key, GPtrArray *paths, unsig
         flock(fd, LOCK_EX | LOCK_NB); /* being written: no cleanup removes it */
         bool ok = write_file(w, key, dump, fd);
         int err = errno;
+        struct stat st;
+        if (ok && fstat(fd, &st) == 0)
+            w->dev = st.st_dev, w->ino = st.st_ino;
         ok = close(fd) == 0 && ok;
         if (ok && rename(tmp, path) == 0) {
             g_free(tmp);
@@ -610,4 +634,24 @@ char *hf_keepw_write(hf_keepw *w, const hf_keepkey *key, GPtrArray *paths, unsig
     if (to)
         written(to);
     return to;
+}
+
+uint64_t hf_keepw_map_back(hf_keepw *w, const char *path)
+{
+    if (!w->arrays->len || !w->ino)
+        return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    struct stat st;
+    uint64_t mapped = 0;
+    /* the file this writer renamed there, not one written after it */
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == w->dev && st.st_ino == w->ino) {
+        const hf_keepent *tab = (const hf_keepent *)(const void *)w->tab->data;
+        for (guint a = 0; a < w->arrays->len; a++) {
+            guint i = g_array_index(w->arrays, guint, a);
+            mapped += hf_keeparray_map(w->data->pdata[i], tab[i].len, fd, tab[i].off);
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    return mapped;
 }

@@ -143,6 +143,10 @@ uint64_t hf_keepw_id(const hf_keepw *w);
 void hf_keepw_add(hf_keepw *w, uint32_t id, const void *data, uint64_t len);
 /* A big array the reader uses in place: checksummed by samples only. */
 void hf_keepw_add_big(hf_keepw *w, uint32_t id, const void *data, uint64_t len);
+/* hf_keepw_add_big for an array from core/keeparray.h's hf_keeparray_new:
+ * placed on a page of the file, so that hf_keepw_map_back can give its
+ * pages to the file once written. */
+void hf_keepw_add_array(hf_keepw *w, uint32_t id, const void *data, uint64_t len);
 /* A big array the reader checks whole: checksummed whole, with CRC-32. */
 void hf_keepw_add_crc(hf_keepw *w, uint32_t id, const void *data, uint64_t len);
 /* hf_keepw_add, taking b (freed with the writer). */
@@ -156,6 +160,11 @@ void hf_keepw_add_bytes(hf_keepw *w, uint32_t id, GByteArray *b);
  * written into the cache directory is followed by hf_keepdir_trim there.
  * Returns the path written (the caller's), or NULL with *why. */
 char *hf_keepw_write(hf_keepw *w, const hf_keepkey *key, GPtrArray *paths, unsigned mode, char **why);
+/* After hf_keepw_write wrote path: the arrays added by hf_keepw_add_array
+ * are backed by the file from now on (hf_keeparray_map), read-only, their
+ * anonymous memory given back.  Only if path is still the file w wrote.
+ * Returns the bytes so mapped. */
+uint64_t hf_keepw_map_back(hf_keepw *w, const char *path);
 void hf_keepw_free(hf_keepw *w);
 
 #endif

@@ -110,6 +110,9 @@ uint64_t hf_keepstore_save(hf_keepstore *st, const char *path, const uint8_t *da
         char *why = NULL;
         /* no more readable than the dump: the index holds its names */
         char *to = hf_keepw_write(w, &st->key, st->paths, sb.st_mode & 0644, &why);
+        /* the index's arrays become the file's pages, as at a later mount:
+         * page cache, not anonymous memory (keeparray.h) */
+        uint64_t mapped = to ? hf_keepw_map_back(w, to) : 0;
         if (to)
             id = hf_keepw_id(w);
         hf_keepw_free(w);
@@ -119,7 +122,10 @@ uint64_t hf_keepstore_save(hf_keepstore *st, const char *path, const uint8_t *da
                                    (intmax_t)kept.st_size);
         else if (to)
             g_string_append_printf(s, ", written to %s in %.2f s", to, now() - t0);
-        else
+        if (mapped)
+            g_string_append_printf(s, ", %" G_GUINT64_FORMAT " bytes of it mapped in place "
+                                   "of the arrays built", (guint64)mapped);
+        else if (!to)
             g_string_append_printf(s, ", index file not written (%s)", why ? why : "no place");
         g_free(to);
         g_free(why);

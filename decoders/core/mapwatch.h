@@ -4,7 +4,8 @@
  * reading past the new end of a truncated file raises SIGBUS).
  *
  * decoders/core/keepfile.c reports every index and retained results file it
- * maps, for as long as it is mapped; the front end (fs/main.c) sets the
+ * maps, and keeparray.c the index file's pages it maps over the arrays
+ * built, for as long as they are mapped; the front end (fs/main.c) sets the
  * watcher once, before any dump is opened.  Without a watcher (unit tests,
  * tools) nothing is reported.
  *

@@ -29,6 +29,33 @@ void hf_dump_clear(hf_dump *d)
     d->problems = NULL;
 }
 
+/* after_mount_pending's changes, for every dump (they are rare: once a mount) */
+static GMutex pending_lock;
+static GCond pending_done;
+
+void hf_dump_after_mount_begin(hf_dump *d)
+{
+    g_atomic_int_set(&d->after_mount_pending, 1);
+}
+
+void hf_dump_after_mount_end(hf_dump *d)
+{
+    g_mutex_lock(&pending_lock);
+    g_atomic_int_set(&d->after_mount_pending, 0);
+    g_cond_broadcast(&pending_done);
+    g_mutex_unlock(&pending_lock);
+}
+
+void hf_dump_await_after_mount(hf_dump *d)
+{
+    if (!g_atomic_int_get(&d->after_mount_pending))
+        return;
+    g_mutex_lock(&pending_lock);
+    while (g_atomic_int_get(&d->after_mount_pending))
+        g_cond_wait(&pending_done, &pending_lock);
+    g_mutex_unlock(&pending_lock);
+}
+
 /* Counts every problem; false when the list is full. */
 static bool problem_room(hf_dump *d)
 {

@@ -169,9 +169,10 @@ typedef struct hf_dump_ops {
      * every other file stays the same while mounted).  NULL: none. */
     void (*status)(hf_dump *d, GString *out);
     hf_render_fn render_trace; /* traces/N: v->index = trace index */
-    /* Work for after the mount is live (writing the index file), run once
-     * on a thread of its own while requests are served: it only reads the
-     * dump, and it keeps what it shows in status() behind its own lock.
+    /* Work for after the mount is live (writing the index file, then
+     * mapping it over the arrays it holds: keeparray.h), run once on a
+     * thread of its own while requests are served: it changes nothing
+     * they read, and it keeps what it shows in status() behind its own lock.
      * fs/main.c starts it after daemonizing and joins it before closing the
      * dump; --check never runs it.  NULL: nothing to do. */
     void (*after_mount)(hf_dump *d);
@@ -247,6 +248,8 @@ struct hf_dump {
      * it differs between runs).  0 when the decoder does not say. */
     double index_seconds;
     unsigned index_threads;
+    /* ops->after_mount has not returned yet (hf_dump_after_mount_begin). */
+    gint after_mount_pending;
 };
 
 /* How strong a reference must be to keep an object alive, for the formats
@@ -344,6 +347,16 @@ void hf_problem_nooff(hf_dump *d, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 /* "indexing: 0.25 s, 4016 MB/s, 2 threads" and a newline, appended to out
  * when the decoder gave the figures (hf_dump.index_seconds). */
 void hf_dump_index_figures(const hf_dump *d, GString *out);
+/* While ops->after_mount runs, work that sizes itself by the memory free
+ * (the retained sizes) waits for it: writing the index file gives the
+ * index's anonymous memory back (core/keeparray.h), a third of the RAM
+ * allowed on a dump of 600 M objects.  fs/main.c calls begin before it
+ * serves requests and end once after_mount returned; without a begin
+ * (--check, tests, formats without after_mount) await returns at once.
+ * Thread-safe. */
+void hf_dump_after_mount_begin(hf_dump *d);
+void hf_dump_after_mount_end(hf_dump *d);
+void hf_dump_await_after_mount(hf_dump *d);
 /* hf_dump_ops.snapshot_number and trace_number for formats whose files
  * number neither: by position from 1 (snapshot s is s + 1). */
 uint64_t hf_snapshot_ordinal(hf_dump *d, uint32_t s);

@@ -5,6 +5,7 @@
  *
  * Everything here runs once, single-threaded, inside a decoder's open().
  */
+#include "decoders/core/keeparray.h"
 #include "decoders/heap/build.h"
 #include "decoders/heap/fields.h"
 #include "decoders/heap/render.h"
@@ -50,9 +51,9 @@ static void free_snap(hf_hsnap *sn)
     if (sn->class_by_dir)
         g_hash_table_destroy(sn->class_by_dir);
     g_free(sn->hist);
-    g_free(sn->locs);
-    g_free(sn->cls);
-    g_free(sn->samples);
+    hf_keeparray_free(sn->locs);
+    hf_keeparray_free(sn->cls);
+    hf_keeparray_free(sn->samples);
     if (sn->roots)
         g_array_free(sn->roots, TRUE);
     if (sn->heap_names)

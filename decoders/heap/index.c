@@ -15,6 +15,7 @@
  *
  * Building only: called from hf_heap_finish, which waits for the threads.
  */
+#include "decoders/core/keeparray.h"
 #include "decoders/heap/build.h"
 
 #include "decoders/core/search.h"
@@ -341,9 +342,10 @@ uint64_t hf_heap_index_objects(hf_heap *h, hf_hsnap *sn, hf_hkeyset *ks)
         objects = sn->tmp[0].len;
     }
     uint64_t total = objects + b->len;
-    sn->locs = g_malloc(5 * total + 8);
-    sn->cls = g_new(uint32_t, total + 1);
-    sn->samples = g_new(uint64_t, (total + HF_SAMPLE - 1) / HF_SAMPLE + 1);
+    /* the arrays the index file keeps: given to it once written (keeparray.h) */
+    sn->locs = hf_keeparray_new(5 * total + 8);
+    sn->cls = hf_keeparray_new(4 * (total + 1));
+    sn->samples = hf_keeparray_new(8 * ((total + HF_SAMPLE - 1) / HF_SAMPLE + 1));
     /* An id that repeats (a damaged or hostile dump) keeps its first record
      * only: a directory must not list one name twice (find, NFS readdir). */
     uint64_t n, dups = 0, dup_loc = 0;

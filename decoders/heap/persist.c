@@ -143,9 +143,9 @@ void hf_heap_save(const hf_heap *h, hf_keepw *w)
     for (guint s = 0; s < h->snaps->len; s++) {
         const hf_hsnap *sn = &g_array_index(h->snaps, hf_hsnap, s);
         save_snap(b, sn);
-        hf_keepw_add_big(w, HF_KEEP_SNAP + 4 * s, sn->locs, 5 * sn->n_objects);
-        hf_keepw_add_big(w, HF_KEEP_SNAP + 4 * s + 1, sn->cls, 4 * sn->n_objects);
-        hf_keepw_add_big(w, HF_KEEP_SNAP + 4 * s + 2, sn->samples, 8 * sn->n_samples);
+        hf_keepw_add_array(w, HF_KEEP_SNAP + 4 * s, sn->locs, 5 * sn->n_objects);
+        hf_keepw_add_array(w, HF_KEEP_SNAP + 4 * s + 1, sn->cls, 4 * sn->n_objects);
+        hf_keepw_add_array(w, HF_KEEP_SNAP + 4 * s + 2, sn->samples, 8 * sn->n_samples);
     }
     hf_keepw_add_bytes(w, HF_KEEP_HEAP, b);
 }

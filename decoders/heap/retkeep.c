@@ -259,6 +259,9 @@ const hf_hgraph *hf_heap_graph(hf_heap *h, uint32_t s)
     hf_hgraphs *gs = h->graphs;
     g_assert(gs && s < gs->n);
     if (g_once_init_enter(&gs->once[s])) {
+        /* the index file being written: its results are keyed to it, and
+         * once written the index is page cache, the RAM budget larger */
+        hf_dump_await_after_mount(&h->base);
         hf_hgraph *g = load(h, s);
         bool computed = !g;
         if (computed) {

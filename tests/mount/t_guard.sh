@@ -4,7 +4,8 @@
 # every view while the daemon stays up.  Every mapping is guarded, however
 # many: 40 dumps with their index files in one mount (80 mappings; the
 # guard once held 64), one dump truncated; and a retained results file
-# (DUMP.heapfs-index.retained-strong.1) truncated while mapped.
+# (DUMP.heapfs-index.retained-strong.1) truncated while mapped; an index
+# file truncated after this mount wrote it and mapped it over its arrays.
 source "$(dirname "$0")/lib.sh"
 
 SRC=$CORPUS/hprof/slurp_hprof-32.bin
@@ -50,5 +51,15 @@ cat "$MNT/latest/objects/$o/retained" >/dev/null
 check "results: loaded by a remount" grep -q "retained sizes, snapshot 1: loaded from $RES" "$MNT/.stats"
 truncate -s 0 "$RES"
 check "the results file truncated: dominators fail with EIO" eio "$MNT/latest/dominators"
+check "...the daemon is still up (.stats reads)" cat "$MNT/.stats"
+hf_umount
+
+# ---- an index file written at this mount, truncated: its pages now back
+# the index's arrays (core/keeparray.h), so they are guarded too ----
+cp "$CORPUS/hprof/mat_oracle_jdk8_05_x64.hprof" "$D/w.hprof"
+hf_mount "$D/w.hprof"
+check "written index: mapped in place of the arrays built" wait_for "$MNT" 'mapped in place of the arrays built' 1
+truncate -s 0 "$D/w.hprof.heapfs-index"
+check "...truncated: reading objects fails with EIO" eio "$MNT/latest/strings"
 check "...the daemon is still up (.stats reads)" cat "$MNT/.stats"
 hf_umount
