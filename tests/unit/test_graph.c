@@ -656,6 +656,52 @@ static void test_random_root_children(void **state)
     g_rand_free(rnd);
 }
 
+/* Leaf trees, the shape of most of a heap: most nodes hang in trees, one
+ * referrer each, below a tangled core (their idom is their referrer, and
+ * they change no other node's: a pass may leave them out); root children
+ * are referred to from everywhere (leaf trees included: such edges keep
+ * a tree whole, as they change no dominator), and some trees get what
+ * takes a node out of one: a second referrer, the same edge twice, a self
+ * loop, an edge back into the core; edges from unreachable nodes into the
+ * trees must not count. */
+static void test_random_leaf_trees(void **state)
+{
+    GRand *rnd = g_rand_new_with_seed(1972);
+    for (int round = 0; round < 150; round++) {
+        uint32_t n = g_rand_int_range(rnd, 4, round % 5 ? 60 : 300);
+        uint32_t core = g_rand_int_range(rnd, 1, n / 3 + 2), lost = n - n / 8;
+        graph g = graph_new(n);
+        for (uint32_t k = g_rand_int_range(rnd, 1, 4); k > 0; k--)
+            graph_add(&g, n, g_rand_int_range(rnd, 0, core));
+        for (uint32_t k = g_rand_int_range(rnd, 0, core * 2); k > 0; k--)
+            graph_add(&g, g_rand_int_range(rnd, 0, core), g_rand_int_range(rnd, 0, core));
+        uint32_t kids = g_rand_int_range(rnd, 0, 4); /* the root's, from core .. */
+        for (uint32_t v = core; v < n && v < core + kids; v++)
+            graph_add(&g, n, v);
+        for (uint32_t v = core + kids; v < lost; v++) { /* one parent: core or an earlier leaf */
+            uint32_t far = g_rand_int_range(rnd, 0, v);
+            graph_add(&g, g_rand_int_range(rnd, 0, 4) ? v - 1 : far, v);
+        }
+        for (uint32_t v = lost; v < n; v++) /* unreachable, into the trees */
+            graph_add(&g, v, g_rand_int_range(rnd, core, n));
+        for (uint32_t k = g_rand_int_range(rnd, 0, n); k > 0; k--) { /* to root children */
+            uint32_t kid = g_rand_int_range(rnd, core, MIN(core + kids, n) + 1);
+            graph_add(&g, g_rand_int_range(rnd, 0, n), kid);
+        }
+        for (uint32_t k = g_rand_int_range(rnd, 0, 4); k > 0; k--) {
+            uint32_t v = g_rand_int_range(rnd, core, n), w = g_rand_int_range(rnd, 0, n);
+            switch (g_rand_int_range(rnd, 0, 4)) {
+            case 0: graph_add(&g, g_rand_int_range(rnd, 0, lost), v); break;
+            case 1: graph_add(&g, w, v); graph_add(&g, w, v); break;
+            case 2: graph_add(&g, v, v); break;
+            default: graph_add(&g, v, g_rand_int_range(rnd, 0, core)); break;
+            }
+        }
+        check_random(&g, rnd);
+    }
+    g_rand_free(rnd);
+}
+
 /* ---- the dominator tree's order, transpose, builder failures ---- */
 
 static void test_children_order(void **state)
@@ -812,6 +858,7 @@ int main(void)
         cmocka_unit_test(test_random_small_graphs),
         cmocka_unit_test(test_random_deep_graphs),
         cmocka_unit_test(test_random_root_children),
+        cmocka_unit_test(test_random_leaf_trees),
         cmocka_unit_test(test_children_order),
         cmocka_unit_test(test_transpose_random),
         cmocka_unit_test(test_cancelled),
