@@ -12,6 +12,7 @@
 #include "decoders/core/workmem.h"
 
 #include <assert.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,12 +30,30 @@ void hf_csr_free(hf_csr *g)
 
 #define HF_BUILD_THREADS 8
 
+/* The passes of a build.  Two passes (arrays in files): COUNT stores each
+ * node's degree, STORE its edges at their place.  One pass (in RAM):
+ * GATHER stores each node's degree and appends its edges to its chunk's
+ * blocks, PLACE copies each chunk's blocks to their place in dst. */
+typedef enum { PASS_COUNT, PASS_STORE, PASS_GATHER, PASS_PLACE } build_kind;
+
+/* A chunk's edges in one pass, in the order emitted: a chain of blocks, the
+ * last one filled as far as the chunk's degrees say.  512 KiB: a chunk of
+ * the bench dump fills nine, and UINT32_MAX edges are 32 Ki blocks, within
+ * the kernel's count of mappings should the budget send some to files. */
+#define BLOCK_EDGES (1u << 17)
+typedef struct edge_block {
+    struct edge_block *next;
+    uint32_t dst[BLOCK_EDGES];
+} edge_block;
+
 typedef struct {
-    uint64_t count;   /* pass 1: edges seen, 64-bit so an overflow shows */
-    uint32_t *dst;    /* pass 2: where the next edge goes */
-    uint32_t pos, end;
-    uint32_t limit;   /* largest valid dst (n) */
-    bool bad;         /* a dst > n, or pass 2 emitted past the count */
+    uint64_t count;    /* COUNT: edges seen (64-bit so an overflow shows);
+                          GATHER: edges of the chunk in its full blocks */
+    uint32_t *dst;     /* STORE: the graph's dst; GATHER: the block filled */
+    uint32_t pos, end; /* STORE: the node's slots; GATHER: the block's */
+    uint32_t limit;    /* largest valid dst (n) */
+    edge_block **tail; /* GATHER: where the chunk's next block goes */
+    bool bad;          /* a dst > n, STORE past the count, no memory */
 } build_ctx;
 
 static void emit_count(void *ectx, uint32_t dst)
@@ -53,15 +72,46 @@ static void emit_store(void *ectx, uint32_t dst)
         c->bad = true;
 }
 
+/* GATHER: the chunk's next block, appended to its chain; false without
+ * memory (then nothing more is stored: c->bad stops the pass). */
+static bool next_block(build_ctx *c)
+{
+    edge_block *b = hf_work_alloc_seq(sizeof *b); /* written and read in order */
+    if (!b) {
+        c->bad = true;
+        return false;
+    }
+    b->next = NULL;
+    *c->tail = b;
+    c->tail = &b->next;
+    c->count += c->end;
+    c->dst = b->dst;
+    c->pos = 0;
+    c->end = BLOCK_EDGES;
+    return true;
+}
+
+static void emit_gather(void *ectx, uint32_t dst)
+{
+    build_ctx *c = ectx;
+    if (G_UNLIKELY(c->pos == c->end) && !next_block(c))
+        return;
+    c->dst[c->pos++] = dst;
+    c->bad |= dst > c->limit;
+}
+
 /* A pass of a build, shared by its threads. */
 typedef struct {
     hf_edge_source src;
     void *ud;
     uint32_t *off;
-    uint32_t n;     /* nodes 0..n */
-    gint next;      /* the next chunk to take (hf_chunk_take) */
-    gint stop;      /* a thread failed: the others stop too */
-    bool counting;
+    uint32_t *dst;        /* STORE, PLACE: the graph's */
+    edge_block **chunks;  /* one pass: each chunk's blocks, NULL once placed */
+    hf_work *work;        /* GATHER: the caller's, joined by the helpers */
+    uint32_t n;           /* nodes 0..n */
+    gint next;            /* the next chunk to take (hf_chunk_take) */
+    gint stop;            /* a thread failed: the others stop too */
+    build_kind kind;
 } build_job;
 
 /* One thread's part: its chunks' nodes, one at a time.  A cache line of
@@ -72,21 +122,53 @@ typedef struct {
     build_ctx c;
 } build_part;
 
-/* Pass 1 stores node v's degree in off[v + 1]; pass 2 fills its edges. */
+/* COUNT and GATHER store node v's degree in off[v + 1]; STORE fills its
+ * edges. */
 static void build_node(build_job *j, build_ctx *c, uint32_t v)
 {
-    if (j->counting) {
-        uint64_t before = c->count;
-        j->src(j->ud, v, true, emit_count, c);
-        if (c->count - before > UINT32_MAX)
-            c->bad = true;
-        j->off[v + 1] = (uint32_t)(c->count - before);
-    } else {
+    if (j->kind == PASS_STORE) {
         c->pos = j->off[v];
         c->end = j->off[v + 1];
         j->src(j->ud, v, false, emit_store, c);
         c->bad |= c->pos != c->end;
+        return;
     }
+    bool counting = j->kind == PASS_COUNT; /* then pos stays 0 */
+    uint64_t before = c->count + c->pos;
+    j->src(j->ud, v, counting, counting ? emit_count : emit_gather, c);
+    uint64_t deg = c->count + c->pos - before;
+    c->bad |= deg > UINT32_MAX;
+    j->off[v + 1] = (uint32_t)deg;
+}
+
+/* PLACE: chunk [lo, hi)'s blocks copied to its edges' place, each freed
+ * once copied. */
+static void place_chunk(build_job *j, uint64_t lo, uint64_t hi)
+{
+    edge_block **head = &j->chunks[lo / HF_CHUNK];
+    uint32_t *to = j->dst + j->off[lo];
+    uint64_t left = j->off[hi] - j->off[lo];
+    while (*head) {
+        edge_block *b = *head;
+        uint64_t k = MIN(left, BLOCK_EDGES);
+        memcpy(to, b->dst, k * sizeof *to);
+        to += k;
+        left -= k;
+        *head = b->next;
+        hf_work_free(b);
+    }
+}
+
+static void free_chunks(build_job *j)
+{
+    for (uint64_t k = 0; j->chunks && k <= j->n / HF_CHUNK; k++)
+        while (j->chunks[k]) {
+            edge_block *b = j->chunks[k];
+            j->chunks[k] = b->next;
+            hf_work_free(b);
+        }
+    g_free(j->chunks);
+    j->chunks = NULL;
 }
 
 static gpointer build_range(gpointer arg)
@@ -97,6 +179,16 @@ static gpointer build_range(gpointer arg)
     uint64_t lo, hi, step = 0;
     while (!c->bad && !g_atomic_int_get(&j->stop) &&
            hf_chunk_take(&j->next, (uint64_t)j->n + 1, &lo, &hi)) {
+        if (j->kind == PASS_PLACE) {
+            c->bad |= hf_cancel_due(step++);
+            if (!c->bad)
+                place_chunk(j, lo, hi);
+            continue;
+        }
+        if (j->kind == PASS_GATHER) { /* the chunk's blocks start */
+            c->tail = &j->chunks[lo / HF_CHUNK];
+            c->count = c->pos = c->end = 0;
+        }
         for (uint64_t v = lo; v < hi && !c->bad; v++) {
             c->bad |= hf_cancel_due(step++);
             if (!c->bad)
@@ -108,14 +200,28 @@ static gpointer build_range(gpointer arg)
     return NULL;
 }
 
+/* A helper of GATHER allocates blocks: in the caller's hf_work, so that
+ * they are placed and counted as its arrays. */
+static gpointer helper_range(gpointer arg)
+{
+    build_part *p = arg;
+    hf_work *w = p->job->kind == PASS_GATHER ? p->job->work : NULL;
+    if (w)
+        hf_work_join(w);
+    build_range(p);
+    if (w)
+        hf_work_leave();
+    return NULL;
+}
+
 /* Runs a pass of job over `parts`, on threads of their own but the first. */
-static bool build_pass(build_job *job, build_part *parts, unsigned n_parts, bool counting)
+static bool build_pass(build_job *job, build_part *parts, unsigned n_parts, build_kind kind)
 {
     GThread *t[HF_BUILD_THREADS];
-    job->counting = counting;
+    job->kind = kind;
     job->next = job->stop = 0;
     for (unsigned i = 0; i < n_parts; i++)
-        t[i] = i ? g_thread_new("hf-graph", build_range, &parts[i]) : NULL;
+        t[i] = i ? g_thread_new("hf-graph", helper_range, &parts[i]) : NULL;
     build_range(&parts[0]);
     bool bad = false;
     for (unsigned i = 0; i < n_parts; i++) {
@@ -126,9 +232,31 @@ static bool build_pass(build_job *job, build_part *parts, unsigned n_parts, bool
     return !bad;
 }
 
+/* One pass holds the edges twice at its end (in blocks, and placed): it
+ * is for arrays in RAM, with room for 4 edges a node so (heap graphs have
+ * 2 or 3); past that budget, a graph larger than memory (workmem.h), two
+ * passes hold nothing but the graph. */
+static bool build_in_one_pass(uint32_t n)
+{
+    return hf_work_in_files() == 0 && hf_work_in_ram(((size_t)n + 1) * 4 * 2 * sizeof(uint32_t));
+}
+
 bool hf_csr_build(hf_csr *out, uint32_t n, hf_edge_source src, void *ud)
 {
     return hf_csr_build_with(out, n, src, NULL, ud);
+}
+
+/* off[v + 1] from degrees to where v's edges end; the number of edges, or
+ * more than UINT32_MAX when they do not fit. */
+static uint64_t degrees_to_offsets(uint32_t *off, uint32_t n)
+{
+    uint64_t total = 0;
+    off[0] = 0;
+    for (uint64_t v = 0; v <= n && total <= UINT32_MAX; v++) {
+        total += off[v + 1];
+        off[v + 1] = (uint32_t)total;
+    }
+    return total;
 }
 
 bool hf_csr_build_with(hf_csr *out, uint32_t n, hf_edge_source src, hf_edge_between between,
@@ -145,28 +273,40 @@ bool hf_csr_build_with(hf_csr *out, uint32_t n, hf_edge_source src, hf_edge_betw
     unsigned n_parts = MIN(hf_work_cpus(), HF_BUILD_THREADS);
     if (n < 4096)
         n_parts = 1;
-    build_job job = {src, ud, off, n, 0, 0, true};
+    bool one = build_in_one_pass(n);
+    build_job job = {src, ud, off, .work = hf_work_current(), .n = n};
     build_part parts[HF_BUILD_THREADS];
-    hf_work_phase("count references");
     for (unsigned i = 0; i < n_parts; i++)
         parts[i] = (build_part){&job, {.limit = n}};
-    bool ok = build_pass(&job, parts, n_parts, true);
-    ok = ok && (!between || between(ud, off + 1));
-    uint64_t total = 0;
-    off[0] = 0;
-    for (uint64_t v = 0; ok && v <= n; v++) {
-        total += off[v + 1];
-        ok = total <= UINT32_MAX;
-        off[v + 1] = (uint32_t)total;
+    bool ok;
+    if (one) {
+        ok = (!between || between(ud, NULL)) &&
+             (job.chunks = g_try_new0(edge_block *, n / HF_CHUNK + 1)) != NULL;
+        hf_work_phase("read references");
+        ok = ok && build_pass(&job, parts, n_parts, PASS_GATHER);
+    } else {
+        hf_work_phase("count references");
+        ok = build_pass(&job, parts, n_parts, PASS_COUNT) && (!between || between(ud, off + 1));
     }
-    uint32_t *dst = ok ? try_u32_seq((size_t)total) : NULL;
-    hf_work_phase("store references");
+    uint64_t total = ok ? degrees_to_offsets(off, n) : 0;
+    uint32_t *dst = ok && total <= UINT32_MAX ? try_u32_seq((size_t)total) : NULL;
+    hf_work_phase(one ? "place references" : "store references");
+    job.dst = dst;
     for (unsigned i = 0; i < n_parts; i++)
-        parts[i].c.dst = dst;
-    /* Each node gets exactly the room it asked for: a node that emits a
-     * different number of edges the second time is caught here, not by
-     * its neighbour's slots shifting. */
-    if (!dst || !build_pass(&job, parts, n_parts, false)) {
+        parts[i].c = (build_ctx){.dst = dst, .limit = n};
+    /* Two passes: each node gets exactly the room it asked for, so a node
+     * that emits a different number of edges the second time is caught
+     * here, not by its neighbour's slots shifting. */
+    ok = dst && build_pass(&job, parts, n_parts, one ? PASS_PLACE : PASS_STORE);
+    free_chunks(&job);
+#ifdef __GLIBC__
+    /* The blocks were malloc's, in its heaps, which keep what is freed
+     * between what is not: 117 MB of the bench dump's 174 held for the
+     * life of the mount, and at the dominators' peak. */
+    if (one)
+        malloc_trim(0);
+#endif
+    if (!ok) {
         hf_work_free(off);
         hf_work_free(dst);
         return false;

@@ -20,7 +20,7 @@
  * A typical run (19.5 million objects):
  *
  *     hf_csr succ, pred, kids;
- *     hf_csr_build(&succ, n, my_edges, my_dump);     // twice over the edges
+ *     hf_csr_build(&succ, n, my_edges, my_dump);     // once over the edges in RAM
  *     hf_csr_transpose(&succ, &pred);                 // referrers, kept
  *     hf_graph_bfs(&succ, parent);                   // then packed against pred:
  *     hf_parents_pack(parent, &pred, &parents);       // 1 byte per node, kept
@@ -32,7 +32,9 @@
  * Memory.  Successor or predecessor CSR: 4 bytes per node + 4 per edge.
  * idom, parent, order: 4 bytes per node each; retained: 8.  Temporaries,
  * freed before return:
- *     hf_csr_build, hf_csr_transpose: none
+ *     hf_csr_build:    in one pass (arrays in RAM), the edges again (4
+ *                      bytes each) until placed; in two passes none
+ *     hf_csr_transpose: none
  *     hf_dom_retained: none; with arrays in files (workmem.h) a copy of
  *                      retained in RAM when the budget has room, 8 bytes
  *                      per node: its adds at random stay out of the file
@@ -147,28 +149,40 @@ static inline bool hf_chunk_take(gint *next, uint64_t n, uint64_t *lo, uint64_t 
 
 /* The edge source of hf_csr_build: src(ud, v, counting, emit, ectx)
  * calls emit(ectx, w) once for every edge v -> w, v in 0..n (n: the GC
- * roots).  While `counting` (the first pass) only the number of calls
- * counts, so a source may skip resolving targets and emit any node <= n. */
+ * roots).  While `counting` (the first of two passes) only the number of
+ * calls counts, so a source may skip resolving targets and emit any node
+ * <= n. */
 typedef void (*hf_edge_emit)(void *ectx, uint32_t dst);
 typedef void (*hf_edge_source)(void *ud, uint32_t v, bool counting, hf_edge_emit emit,
                                void *ectx);
 
-/* Build *out from src in two passes over v = 0..n, so no edge list is
- * ever held twice: the first pass counts, the second stores.  Each pass
- * runs a thread per core (at most 8), each taking chunks of nodes in
- * turn (hf_chunk_take), so src is called
- * from several threads at once, each time for a different v: it must be
- * thread-safe for distinct nodes.  src must emit
- * the same edges both times (order within a node is kept).  Returns false,
- * with *out empty, when the two passes disagree, an edge points past n, the
- * graph has more than UINT32_MAX edges, or memory runs out. */
+/* Build *out from src.  Each pass over v = 0..n runs a thread per core (at
+ * most 8), each taking chunks of nodes in turn (hf_chunk_take), so src is
+ * called from several threads at once, each time for a different v: it
+ * must be thread-safe for distinct nodes.  The order of a node's edges is
+ * kept.
+ *
+ * With the working arrays in RAM (core/workmem.h: none in a file, and room
+ * in the budget for 4 edges a node twice), in one pass: src is called once
+ * per node (counting false), its edges go to blocks of their chunk of
+ * nodes, then each chunk's to their place (temporary: the edges again,
+ * 4 bytes each, and up to 512 KiB a chunk).  Otherwise in two passes, so
+ * no edge list is ever held twice: the first counts, the second stores,
+ * and src must emit the same edges both times.
+ *
+ * Returns false, with *out empty and no memory kept, when the two passes
+ * disagree, an edge points past n, a node has more than UINT32_MAX edges,
+ * the graph more than UINT32_MAX, memory runs out or it is cancelled. */
 bool hf_csr_build(hf_csr *out, uint32_t n, hf_edge_source src, void *ud);
 
-/* hf_csr_build with a step between the passes: between(ud, deg), deg[v]
- * (v in 0..n) the number of edges v emitted in the first pass, may change
- * those numbers and prepare src for the second pass (resolve what the
- * first pass gathered: one pass over the input less); false stops the
- * build (false, *out empty).  NULL: hf_csr_build. */
+/* hf_csr_build with a step before src stores: in two passes,
+ * between(ud, deg) between them, deg[v] (v in 0..n) the number of edges v
+ * emitted in the first pass, which it may change, preparing src for the
+ * second pass (resolve what the first pass gathered: one pass over the
+ * input less); in one pass, between(ud, NULL) before it: there is no
+ * first pass, so src must gather for itself what it needs, and emits all
+ * of each node's edges then.  False stops the build (false, *out empty).
+ * NULL: hf_csr_build. */
 typedef bool (*hf_edge_between)(void *ud, uint32_t *deg);
 bool hf_csr_build_with(hf_csr *out, uint32_t n, hf_edge_source src, hf_edge_between between,
                        void *ud);

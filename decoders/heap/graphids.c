@@ -7,9 +7,10 @@
 
 #include <glib.h>
 
-/* The ids array, filled by the first pass over the references (source):
- * one pass over the dump for both.  Written in order, then either
- * replaced by low[] or searched. */
+/* The ids array, filled by the first of two passes over the references
+ * (source: one pass over the dump for both), or, when they are read in
+ * one pass, by a pass over the objects' first bytes before it.  Written
+ * in order, then either replaced by low[] or searched. */
 bool hf_resolver_alloc(hf_resolver *r, uint32_t n)
 {
     r->n = n;

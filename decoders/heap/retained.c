@@ -42,7 +42,7 @@ typedef struct {
 #define REF_BATCH 32
 
 /* The references of one object on their way to emit: counted at once in
- * the first pass, gathered in the second and resolved by batches. */
+ * the first of two passes, else gathered and resolved by batches. */
 typedef struct {
     const gctx *c;
     bool counting;
@@ -199,6 +199,57 @@ static bool is_local_root(uint8_t kind)
            kind == HF_ROOT_NATIVE_STACK || kind == HF_ROOT_THREAD_BLOCK;
 }
 
+/* ---- passes over the objects, on a second thread too when there are many ---- */
+
+typedef struct objects_job objects_job;
+struct objects_job {
+    hf_heap *h;
+    const hf_hsnap *sn;
+    void (*one)(objects_job *j, uint64_t v); /* reads object v into out */
+    uint64_t *out;
+    gint next; /* the next chunk of objects (hf_chunk_take) */
+};
+
+static gpointer objects_range(gpointer ud)
+{
+    objects_job *j = ud;
+    uint64_t lo, hi, step = 0;
+    bool stop = false;
+    while (!stop && hf_chunk_take(&j->next, j->sn->n_objects, &lo, &hi))
+        for (uint64_t v = lo; v < hi && !(stop = hf_cancel_due(step++)); v++)
+            j->one(j, v);
+    return NULL;
+}
+
+/* Below this many objects a second thread costs more than it saves. */
+#define OBJECTS_THREAD_MIN (1u << 20)
+
+/* one(j, v) for every object v; given up when cancelled (the caller asks
+ * hf_cancelled()). */
+static void objects_run(hf_heap *h, const hf_hsnap *sn, void (*one)(objects_job *, uint64_t),
+                        uint64_t *out)
+{
+    objects_job j = {h, sn, one, out, 0};
+    GThread *t = sn->n_objects < OBJECTS_THREAD_MIN
+                     ? NULL
+                     : g_thread_try_new("heapfs-objects", objects_range, &j, NULL);
+    objects_range(&j);
+    if (t)
+        g_thread_join(t);
+}
+
+static void shallow_one(objects_job *j, uint64_t v)
+{
+    hf_hobj ob;
+    bool decoded = hf_heap_decode(j->h, j->sn, v, &ob);
+    j->out[v] = decoded ? hf_heap_shallow(j->h, j->sn, &ob) : 0; /* no zeroing first */
+}
+
+static void id_one(objects_job *j, uint64_t v)
+{
+    j->out[v] = hf_heap_object_id(j->h, j->sn, v);
+}
+
 /* What the first pass over the references needs: the ids array it fills,
  * each class's referent slot.  False when the ids array cannot be had. */
 static bool ctx_init(gctx *c, hf_heap *h, const hf_hsnap *sn)
@@ -221,14 +272,19 @@ static bool ctx_init(gctx *c, hf_heap *h, const hf_hsnap *sn)
     return true;
 }
 
-/* Between the two passes (hf_csr_build_with): the ids are all read, so
- * resolve the class objects, the roots and the thread locals, and add
- * the edges the first pass could not count: the roots' (node n) and the
- * locals under each thread. */
+/* Before the references are stored (hf_csr_build_with): the ids are all
+ * read (by the first of two passes, else here), so resolve the class
+ * objects, the roots and the thread locals, and, after a first pass, add
+ * the edges it could not count: the roots' (node n) and the locals under
+ * each thread. */
 static bool ctx_resolve(void *ud, uint32_t *deg)
 {
     gctx *c = ud;
     const hf_hsnap *sn = c->sn;
+    if (!deg) { /* one pass: the ids first (a read of each object's first bytes) */
+        hf_work_phase("object ids");
+        objects_run(c->h, sn, id_one, c->res.ids);
+    }
     if (hf_cancelled() || !hf_resolver_index(&c->res))
         return false;
     for (guint k = 0; k < sn->classes->len; k++) {
@@ -281,10 +337,11 @@ static bool ctx_resolve(void *ud, uint32_t *deg)
     size_t len = sizeof(uint64_t) * ((size_t)c->n + 1);
     if (!hf_work_in_ram(len) && (c->size = hf_work_alloc_seq(len)) && !hf_work_is_file(c->size))
         memset(c->size, 0, len); /* in order, so not the forest's reserved RAM: the same size */
-    deg[c->n] = (uint32_t)c->n_roots;
+    if (deg)
+        deg[c->n] = (uint32_t)c->n_roots;
     for (size_t i = 0; i < c->n_locals; i++) {
         c->threads[hf_heap_cls(sn, c->locals[i] >> 32)] = 1;
-        if (++deg[c->locals[i] >> 32] == 0)
+        if (deg && ++deg[c->locals[i] >> 32] == 0)
             return false; /* 2^32 edges from one node */
     }
     return true;
@@ -343,30 +400,6 @@ static bool class_retained(const gctx *c, hf_hgraph *g, const hf_csr *kids)
 
 /* ---- the computation ---- */
 
-typedef struct {
-    hf_heap *h;
-    const hf_hsnap *sn;
-    uint64_t *size;
-    gint next; /* the next chunk of objects (hf_chunk_take) */
-} shallow_job;
-
-static gpointer shallow_range(gpointer ud)
-{
-    shallow_job *j = ud;
-    uint64_t lo, hi, step = 0;
-    bool stop = false;
-    while (!stop && hf_chunk_take(&j->next, j->sn->n_objects, &lo, &hi))
-        for (uint64_t v = lo; v < hi && !(stop = hf_cancel_due(step++)); v++) {
-            hf_hobj ob;
-            bool decoded = hf_heap_decode(j->h, j->sn, v, &ob);
-            j->size[v] = decoded ? hf_heap_shallow(j->h, j->sn, &ob) : 0; /* no zeroing first */
-        }
-    return NULL;
-}
-
-/* Below this many objects a second thread costs more than it saves. */
-#define SHALLOW_THREAD_MIN (1u << 20)
-
 /* Each object's shallow size (n + 1 entries, the virtual root's 0), read
  * back from the dump, on a second thread too when there are many; NULL
  * without memory.  Written in order and kept (the retained sizes): with
@@ -379,12 +412,7 @@ static uint64_t *shallow_sizes(hf_heap *h, const hf_hsnap *sn)
     if (!size)
         return NULL;
     size[n] = 0;
-    shallow_job j = {h, sn, size, 0};
-    GThread *t = n < SHALLOW_THREAD_MIN ? NULL
-                                        : g_thread_try_new("heapfs-shallow", shallow_range, &j, NULL);
-    shallow_range(&j);
-    if (t)
-        g_thread_join(t);
+    objects_run(h, sn, shallow_one, size);
     return size;
 }
 
@@ -432,7 +460,7 @@ static bool shallow_run(void *arg)
     hf_work_phase("shallow sizes");
     j->size = hf_work_alloc0(sizeof(uint64_t) * ((size_t)n + 1));
     if (j->size)
-        shallow_range(&(shallow_job){j->h, j->sn, j->size, 0});
+        objects_range(&(objects_job){j->h, j->sn, shallow_one, j->size, 0});
     return j->size && !hf_cancelled();
 }
 
