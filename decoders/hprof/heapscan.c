@@ -27,6 +27,7 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #define THREADS_MAX 64 /* so that key numbers fit (build.h) */
 /* Body bytes per default thread: below this a thread costs more to start
@@ -143,6 +144,21 @@ static hf_hkeys *worker_keys(worker *w, uint32_t snap)
 }
 
 /* The sub-records of one body. */
+/* Read-ahead in steps of AHEAD: a dump larger than the page cache is not
+ * populated before the scan (decoder.c), and the page faults' own
+ * read-ahead (a few hundred KiB, two threads' streams apart) read a cold
+ * 31 GB dump at 370 MB/s where this disk gives 1 GB/s.  So the next steps
+ * are asked for while this one is parsed: reads in flight, never waited
+ * for here.  Returns where to ask again. */
+#define AHEAD ((size_t)32 << 20)
+static const uint8_t *read_ahead(const uint8_t *p, const uint8_t *end)
+{
+    uintptr_t from = ((uintptr_t)p + AHEAD) & ~(uintptr_t)4095;
+    if (from < (uintptr_t)end)
+        madvise((void *)from, MIN(AHEAD, (size_t)((uintptr_t)end - from)), MADV_WILLNEED);
+    return p + AHEAD;
+}
+
 static void scan_body(worker *w, job *j)
 {
     hprof_dump *d = w->hs->d;
@@ -154,8 +170,10 @@ static void scan_body(worker *w, job *j)
     hf_hlayout *lay = &j->layout;
     uint32_t inst = HF_HKEY_NONE; /* the instance just before, for its class's size */
     uint64_t inst_id = 0;
-    const uint8_t *p = base + j->b, *end = base + j->e;
+    const uint8_t *p = base + j->b, *end = base + j->e, *ahead = p;
     while (p < end) {
+        if (p >= ahead)
+            ahead = read_ahead(p, end);
         uint8_t tag = p[0];
         size_t n = hprof_subrecord_len(p, end, idsz);
         uint64_t off = (uint64_t)(p - base);
