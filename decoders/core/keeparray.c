@@ -23,10 +23,7 @@ typedef struct {
 
 size_t hf_keeparray_align(void)
 {
-    static size_t page;
-    if (!page)
-        page = (size_t)sysconf(_SC_PAGESIZE);
-    return page;
+    return (size_t)sysconf(_SC_PAGESIZE); /* no cache: threads would race on it */
 }
 
 static head *head_of(void *p)
