@@ -104,7 +104,7 @@
  * far, which jump pointers keep to O(log n) (plain Semi-NCA walks, and is
  * quadratic on a deep list whose tail fans out to shared objects).
  * Everything after the DFS is on DFS preorder numbers (graphdom.c): in
- * RAM the semidominator pass reads the predecessors by node and looks
+ * memory the semidominator pass reads the predecessors by node and looks
  * their numbers up, fetched ahead (hf_dom_compute_pred); else the
  * predecessors are rebuilt in that numbering by a counting sort (by
  * ranges of destinations when the arrays are files), so the pass reads
@@ -219,16 +219,17 @@ void hf_csr_free(hf_csr *g);
  * allocation failure. */
 bool hf_dom_compute(const hf_csr *succ, uint32_t *idom, uint32_t *order, uint32_t *n_reached);
 
-/* hf_dom_compute from the predecessors by node, for a graph in RAM:
- * after the DFS, wait(ud) gives pred, the transpose of succ
+/* hf_dom_compute from the predecessors by node, for a graph in RAM or
+ * whose pred stays in the page cache: after the DFS, wait(ud) gives pred, the transpose of succ
  * (hf_csr_transpose: each list in ascending order), which a caller may be
  * making on another thread meanwhile; NULL gives up (false).  The
  * semidominator pass then reads pred and the numbers of its nodes at
  * random instead of renumbering the predecessors first: on the 1 GB bench
  * dump 0.9 s less on the way to the result, 2 CPU s less, and no
  * renumbered lists (4 bytes a node + 4 an edge, and as much again while
- * they are sorted).  With pred in a file, those reads at random would be
- * page faults: there, hf_dom_compute.  drop: succ itself when the caller
+ * they are sorted).  With pred in a file larger than the page cache can
+ * keep, those reads at random would be reads from disk: there,
+ * hf_dom_compute (retained.c decides).  drop: succ itself when the caller
  * has no further use for it (freed after the DFS, whatever the outcome),
  * else NULL. */
 typedef const hf_csr *(*hf_pred_wait)(void *ud);

@@ -294,7 +294,6 @@ static bool dom_compute(const hf_csr *succ, hf_csr *drop, hf_pred_wait wait, voi
     bool ok = count > 0;
     const hf_csr *by_node = NULL;
     if (ok && wait) {
-        hf_work_phase("wait for predecessors");
         ok = (by_node = wait(ud)) != NULL;
     } else if (ok) {
         hf_work_phase("preorder predecessors");

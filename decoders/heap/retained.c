@@ -447,6 +447,7 @@ typedef struct {
 static const hf_csr *dom_pred_wait(void *ud)
 {
     dom_job *j = ud;
+    hf_work_phase("wait for predecessors");
     g_mutex_lock(&j->lock);
     while (!j->done)
         g_cond_wait(&j->cond, &j->lock);
@@ -604,11 +605,30 @@ hf_hgraph *hf_hgraph_compute(hf_heap *h, uint32_t s, const char *dir)
     return g;
 }
 
+/* Whether the dominators read pred by node (hf_dom_compute_pred) instead
+ * of renumbering succ: always with every array in RAM; with arrays in
+ * files when pred and the DFS numbers (4 bytes a node), which that pass
+ * reads at random, take at most two thirds of the memory available, so
+ * that the page cache keeps most of their pages.  On the 600 M dump (10.3
+ * GB of them, about 19 GB available) every retained view took 400 s
+ * instead of 431-457: the semidominators 53 s against 105 s of renumbering
+ * and 16 of semidominators, the DFS 22 s more (succ's pages share the
+ * cache with pred's now).  With less memory (a memory cgroup) each lookup
+ * would be a read from disk, and the renumbering's passes in order cost
+ * less. */
+static bool pred_by_node(const hf_csr *pred)
+{
+    if (hf_work_in_files() == 0)
+        return true;
+    uint64_t bytes = ((uint64_t)pred->n * 2 + 4 + hf_csr_edges(pred)) * sizeof(uint32_t);
+    return bytes <= hf_mem_available("", NULL) / 3 * 2;
+}
+
 /* The BFS and the transpose (beside each other when it pays), the packing
  * of the parents, then the dominators, which free succ after their DFS
- * (a lower peak), with the shallow sizes beside them when it pays.  With
- * every array in RAM the dominators read pred by node; else they renumber
- * succ into lists read in order (a graph in files).
+ * (a lower peak), with the shallow sizes beside them when it pays.  The
+ * dominators read pred by node, or renumber succ into lists read in order
+ * when pred would not stay in memory (pred_by_node).
  * *order holds the BFS parents until they are packed, then the DFS order. */
 static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_csr *succ,
                                uint32_t **order, uint32_t *reached)
@@ -618,9 +638,9 @@ static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_
     bool ok;
     /* On one thread the BFS first, so that pred is not there to crowd
      * succ out of the page cache.  order and idom are asked for only when
-     * needed: the first arrays asked for get the RAM (workmem.h).  In
-     * files the dominators need succ alone: from the packing of the
-     * parents on pred is idle, its pages may go first. */
+     * needed: the first arrays asked for get the RAM (workmem.h).  When
+     * the dominators renumber succ they need succ alone: from the packing
+     * of the parents on pred is idle, its pages may go first. */
     bool two = hf_work_beside_pays(n, ((uint64_t)g->edges + 2 * (uint64_t)n + 3) * 4);
     transpose_job tj = {succ, &g->pred};
     ok = (*order = hf_work_alloc(len)) != NULL;
@@ -631,8 +651,7 @@ static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_
     }
     ok = ok && hf_parents_pack(*order, &g->pred, &g->parent) &&
          (g->idom = hf_work_alloc(len));
-    /* in RAM, the dominators read pred by node; else they renumber succ */
-    bool by_node = hf_work_in_files() == 0;
+    bool by_node = ok && pred_by_node(&g->pred);
     if (ok && !by_node) {
         hf_work_cold(g->pred.off);
         hf_work_cold(g->pred.dst);
@@ -659,7 +678,8 @@ static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_
     return ok;
 }
 
-/* The dominators on a helper thread (they need succ alone) while this one
+/* The dominators on a helper thread (they need succ, and after their DFS
+ * pred) while this one
  * transposes succ, runs the BFS, packs its parents and reads the shallow
  * sizes: 1.7 of the dominators' 3.3 s on the 1 GB bench dump, hidden.
  * Needs more RAM than dominators_in_turn (succ is kept until both end,
