@@ -129,19 +129,39 @@ static uint32_t eval(link_t *link, uint32_t v, uint32_t i)
     return link[v].label;
 }
 
-/* Semidominators in reverse preorder.  A predecessor numbered below i is a
- * candidate itself; one numbered above i has been linked, and its
- * candidate is the smallest semidominator on its forest path.  The lists
- * are read in order; what is fetched ahead is where eval() starts. */
-static bool semidominators(snca *s, uint32_t count)
+/* Before the semidominator pass: each number's semidominator starts as its
+ * DFS parent (in idom, whose field anc shares), its label as itself. */
+static void semi_init(snca *s, uint32_t count)
 {
-    const uint32_t *off = s->pred.off, *src = s->pred.dst;
     for (uint32_t i = 1; i < count; i++) {
         s->idom[i] = s->link[i].parent; /* anc: the same field */
         s->link[i].label = i;
     }
     s->idom[0] = 0;
     s->link[0].anc = s->link[0].label = 0;
+}
+
+/* The candidate for semi(i) that a predecessor numbered p gives: p itself
+ * when it comes before i, else (linked already) the smallest
+ * semidominator on its forest path. */
+static inline uint32_t candidate(link_t *link, uint32_t p, uint32_t i)
+{
+    return p > i ? eval(link, p, i) : p;
+}
+
+static inline void semi_set(snca *s, uint32_t i, uint32_t best)
+{
+    s->semi[i] = best;
+    s->link[i].label = best;
+}
+
+/* Semidominators in reverse preorder, from the renumbered predecessors
+ * (s->pred).  The lists are read in order; what is fetched ahead is where
+ * eval() starts. */
+static bool semidominators(snca *s, uint32_t count)
+{
+    const uint32_t *off = s->pred.off, *src = s->pred.dst;
+    semi_init(s, count);
     for (uint32_t i = count - 1; i >= 1; i--) {
         if (hf_cancel_due(i))
             return false;
@@ -159,15 +179,53 @@ static bool semidominators(snca *s, uint32_t count)
          * ends those that meet a 0 on their way. */
         uint32_t best = s->idom[i];
         for (uint32_t e = off[i]; e < off[i + 1] && best > 0; e++) {
-            uint32_t p = src[e];
-            assert(p < count);
-            if (p > i)
-                p = eval(s->link, p, i);
-            if (p < best)
-                best = p;
+            assert(src[e] < count);
+            best = MIN(best, candidate(s->link, src[e], i));
         }
-        s->semi[i] = best;
-        s->link[i].label = best;
+        semi_set(s, i, best);
+    }
+    return true;
+}
+
+/* The same from the predecessors by node (the transpose of succ): no
+ * renumbering, for lookups at random, each list at node_of(i) and each
+ * number in pre[].  In RAM those overlap when asked for early enough, so
+ * the fetching ahead is in stages, each a step nearer: where the list
+ * starts, the list, its numbers, the forest where eval() starts.  A list
+ * is in ascending node order, so a root child (the virtual root, node n,
+ * last in its list) is known at its end: semi 0 without reading the rest,
+ * as the renumbered lists leave out the edges into root children. */
+static bool semidominators_by_node(snca *s, uint32_t count, const hf_csr *pred)
+{
+    const uint32_t *off = pred->off, *src = pred->dst, *pre = s->pre;
+    semi_init(s, count);
+    for (uint32_t i = count - 1; i >= 1; i--) {
+        if (hf_cancel_due(i))
+            return false;
+        if (i > 4 * AHEAD)
+            PREFETCH(&off[node_of(s, i - 4 * AHEAD)]);
+        if (i > 3 * AHEAD)
+            PREFETCH(&src[off[node_of(s, i - 3 * AHEAD)]]);
+        if (i > 2 * AHEAD) {
+            uint32_t v = node_of(s, i - 2 * AHEAD);
+            for (uint32_t e = off[v]; e < off[v + 1] && e < off[v] + 4; e++)
+                PREFETCH(&pre[src[e]]);
+        }
+        if (i > AHEAD) {
+            uint32_t j = i - AHEAD, v = node_of(s, j);
+            for (uint32_t e = off[v]; e < off[v + 1] && e < off[v] + 4; e++)
+                if (pre[src[e]] != HF_NONE && pre[src[e]] > j)
+                    PREFETCH(&s->link[pre[src[e]]]);
+        }
+        uint32_t v = node_of(s, i), best = s->idom[i], end = off[v + 1];
+        if (end > off[v] && src[end - 1] == s->n)
+            best = 0;
+        for (uint32_t e = off[v]; e < end && best > 0; e++) {
+            uint32_t p = pre[src[e]];
+            if (p != HF_NONE) /* an unreached referrer is no path */
+                best = MIN(best, candidate(s->link, p, i));
+        }
+        semi_set(s, i, best);
     }
     return true;
 }
@@ -218,8 +276,8 @@ static void idom_to_nodes(snca *s, uint32_t count)
  * writes at random, so it is the array that most needs the RAM
  * (workmem.h gives it to the first arrays asked for, or to the one a
  * caller reserved RAM for: hf_dom_forest_bytes). */
-static bool dom_compute(const hf_csr *succ, hf_csr *drop, uint32_t *idom, uint32_t *order,
-                        uint32_t *n_reached)
+static bool dom_compute(const hf_csr *succ, hf_csr *drop, hf_pred_wait wait, void *ud,
+                        uint32_t *idom, uint32_t *order, uint32_t *n_reached)
 {
     uint32_t n = succ->n, count = 0;
     size_t len = (size_t)n + 1;
@@ -234,7 +292,10 @@ static bool dom_compute(const hf_csr *succ, hf_csr *drop, uint32_t *idom, uint32
         count = dfs(&s);
     }
     bool ok = count > 0;
-    if (ok) {
+    const hf_csr *by_node = NULL;
+    if (ok && wait) {
+        ok = (by_node = wait(ud)) != NULL;
+    } else if (ok) {
         hf_work_phase("preorder predecessors");
         ok = hf_pred_renumber(succ, drop ? drop->dst : NULL, s.pre, count, 0, &s.pred);
         hf_work_cold(s.pre); /* read again only at the end */
@@ -243,7 +304,7 @@ static bool dom_compute(const hf_csr *succ, hf_csr *drop, uint32_t *idom, uint32
         hf_csr_free(drop);
     ok = ok && (s.semi = try_u32(count)) != NULL;
     hf_work_phase("semidominators");
-    ok = ok && semidominators(&s, count);
+    ok = ok && (by_node ? semidominators_by_node(&s, count, by_node) : semidominators(&s, count));
     hf_csr_free(&s.pred);
     hf_work_phase("nca");
     ok = ok && nearest_common_ancestors(&s, count);
@@ -261,10 +322,17 @@ static bool dom_compute(const hf_csr *succ, hf_csr *drop, uint32_t *idom, uint32
 
 bool hf_dom_compute(const hf_csr *succ, uint32_t *idom, uint32_t *order, uint32_t *n_reached)
 {
-    return dom_compute(succ, NULL, idom, order, n_reached);
+    return dom_compute(succ, NULL, NULL, NULL, idom, order, n_reached);
+}
+
+bool hf_dom_compute_pred(const hf_csr *succ, hf_csr *drop, hf_pred_wait wait, void *ud,
+                         uint32_t *idom, uint32_t *order, uint32_t *n_reached)
+{
+    assert(!drop || drop == succ);
+    return dom_compute(succ, drop, wait, ud, idom, order, n_reached);
 }
 
 bool hf_dom_compute_free_succ(hf_csr *succ, uint32_t *idom, uint32_t *order, uint32_t *n_reached)
 {
-    return dom_compute(succ, succ, idom, order, n_reached);
+    return dom_compute(succ, succ, NULL, NULL, idom, order, n_reached);
 }

@@ -432,15 +432,49 @@ static bool transpose_run(void *arg)
     return hf_csr_transpose(j->succ, j->pred);
 }
 
+/* The dominators on a helper, from the predecessors this thread makes
+ * meanwhile (hf_dom_compute_pred): the helper's DFS takes longer than the
+ * transpose, so it seldom waits.  pred is handed over once, under lock:
+ * done set, with ok whether the transpose made it. */
 typedef struct {
-    const hf_csr *succ;
+    const hf_csr *succ, *pred;
     uint32_t *idom, *order, reached;
+    GMutex lock;
+    GCond cond;
+    bool done, ok;
 } dom_job;
+
+static const hf_csr *dom_pred_wait(void *ud)
+{
+    dom_job *j = ud;
+    hf_work_phase("wait for predecessors");
+    g_mutex_lock(&j->lock);
+    while (!j->done)
+        g_cond_wait(&j->cond, &j->lock);
+    bool ok = j->ok;
+    g_mutex_unlock(&j->lock);
+    return ok ? j->pred : NULL;
+}
+
+static void dom_pred_ready(dom_job *j, bool ok)
+{
+    g_mutex_lock(&j->lock);
+    j->done = true;
+    j->ok = ok;
+    g_cond_signal(&j->cond);
+    g_mutex_unlock(&j->lock);
+}
+
+/* hf_dom_compute_pred's wait when pred is there already. */
+static const hf_csr *pred_given(void *ud)
+{
+    return ud;
+}
 
 static bool dom_run(void *arg)
 {
     dom_job *j = arg;
-    return hf_dom_compute(j->succ, j->idom, j->order, &j->reached);
+    return hf_dom_compute_pred(j->succ, NULL, dom_pred_wait, j, j->idom, j->order, &j->reached);
 }
 
 typedef struct {
@@ -571,9 +605,30 @@ hf_hgraph *hf_hgraph_compute(hf_heap *h, uint32_t s, const char *dir)
     return g;
 }
 
+/* Whether the dominators read pred by node (hf_dom_compute_pred) instead
+ * of renumbering succ: always with every array in RAM; with arrays in
+ * files when pred and the DFS numbers (4 bytes a node), which that pass
+ * reads at random, take at most two thirds of the memory available, so
+ * that the page cache keeps most of their pages.  On the 600 M dump (10.3
+ * GB of them, about 19 GB available) every retained view took 400 s
+ * instead of 431-457: the semidominators 53 s against 105 s of renumbering
+ * and 16 of semidominators, the DFS 22 s more (succ's pages share the
+ * cache with pred's now).  With less memory (a memory cgroup) each lookup
+ * would be a read from disk, and the renumbering's passes in order cost
+ * less. */
+static bool pred_by_node(const hf_csr *pred)
+{
+    if (hf_work_in_files() == 0)
+        return true;
+    uint64_t bytes = ((uint64_t)pred->n * 2 + 4 + hf_csr_edges(pred)) * sizeof(uint32_t);
+    return bytes <= hf_mem_available("", NULL) / 3 * 2;
+}
+
 /* The BFS and the transpose (beside each other when it pays), the packing
  * of the parents, then the dominators, which free succ after their DFS
- * (a lower peak), with the shallow sizes beside them when it pays.
+ * (a lower peak), with the shallow sizes beside them when it pays.  The
+ * dominators read pred by node, or renumber succ into lists read in order
+ * when pred would not stay in memory (pred_by_node).
  * *order holds the BFS parents until they are packed, then the DFS order. */
 static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_csr *succ,
                                uint32_t **order, uint32_t *reached)
@@ -583,9 +638,9 @@ static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_
     bool ok;
     /* On one thread the BFS first, so that pred is not there to crowd
      * succ out of the page cache.  order and idom are asked for only when
-     * needed: the first arrays asked for get the RAM (workmem.h).  The
-     * dominators need succ alone: from the packing of the parents on pred
-     * is idle, its pages may go first. */
+     * needed: the first arrays asked for get the RAM (workmem.h).  When
+     * the dominators renumber succ they need succ alone: from the packing
+     * of the parents on pred is idle, its pages may go first. */
     bool two = hf_work_beside_pays(n, ((uint64_t)g->edges + 2 * (uint64_t)n + 3) * 4);
     transpose_job tj = {succ, &g->pred};
     ok = (*order = hf_work_alloc(len)) != NULL;
@@ -596,7 +651,8 @@ static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_
     }
     ok = ok && hf_parents_pack(*order, &g->pred, &g->parent) &&
          (g->idom = hf_work_alloc(len));
-    if (ok) {
+    bool by_node = ok && pred_by_node(&g->pred);
+    if (ok && !by_node) {
         hf_work_cold(g->pred.off);
         hf_work_cold(g->pred.dst);
     }
@@ -608,7 +664,10 @@ static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_
         hf_work_watch_free(succ->dst, &sj.succ_freed);
         sb = hf_work_beside_start(true, shallow_run, &sj);
     }
-    ok = ok && hf_dom_compute_free_succ(succ, g->idom, *order, reached);
+    if (by_node)
+        ok = ok && hf_dom_compute_pred(succ, succ, pred_given, &g->pred, g->idom, *order, reached);
+    else
+        ok = ok && hf_dom_compute_free_succ(succ, g->idom, *order, reached);
     hf_csr_free(succ); /* freed already: what wakes the helper, whatever happened */
     if (sb) {
         ok = hf_work_beside_end(sb, ok) && ok;
@@ -619,7 +678,8 @@ static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_
     return ok;
 }
 
-/* The dominators on a helper thread (they need succ alone) while this one
+/* The dominators on a helper thread (they need succ, and after their DFS
+ * pred) while this one
  * transposes succ, runs the BFS, packs its parents and reads the shallow
  * sizes: 1.7 of the dominators' 3.3 s on the 1 GB bench dump, hidden.
  * Needs more RAM than dominators_in_turn (succ is kept until both end,
@@ -628,13 +688,18 @@ static bool dominators_beside(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_c
                               uint32_t **order, uint32_t *reached)
 {
     size_t len = sizeof(uint32_t) * ((size_t)g->n + 1);
-    dom_job dj = {succ, g->idom = hf_work_alloc(len), *order = hf_work_alloc(len), 0};
+    dom_job dj = {.succ = succ, .pred = &g->pred};
+    dj.idom = g->idom = hf_work_alloc(len);
+    dj.order = *order = hf_work_alloc(len);
     if (!dj.idom || !dj.order)
         return false;
+    g_mutex_init(&dj.lock);
+    g_cond_init(&dj.cond);
     hf_beside *db = hf_work_beside_start(true, dom_run, &dj);
     uint32_t *parent = hf_work_alloc(len);
-    bool ok = parent && hf_csr_transpose(succ, &g->pred) && hf_graph_bfs(succ, parent) &&
-              hf_parents_pack(parent, &g->pred, &g->parent);
+    bool ok = parent && hf_csr_transpose(succ, &g->pred);
+    dom_pred_ready(&dj, ok); /* whatever happened: the helper may be waiting */
+    ok = ok && hf_graph_bfs(succ, parent) && hf_parents_pack(parent, &g->pred, &g->parent);
     hf_work_free(parent);
     if (ok) {
         hf_work_cold(g->pred.off);
@@ -648,6 +713,8 @@ static bool dominators_beside(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_c
     hf_work_phase(NULL); /* this thread waits: the slices name the helper's phases alone */
     ok = hf_work_beside_end(db, ok) && ok;
     *reached = dj.reached;
+    g_cond_clear(&dj.cond);
+    g_mutex_clear(&dj.lock);
     return ok;
 }
 

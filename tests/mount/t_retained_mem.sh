@@ -42,6 +42,8 @@ for how in file 2M 4M 8M; do
   check "retained_mem=$how: .stats says $forest" bash -c "grep -q '$forest' <<<'$(stats)'"
   [ $how = 4M ] && check "retained_mem=4M: the shallow sizes read with the references, no pass of their own" \
     bash -c "! grep -q 'shallow sizes [0-9]' <<<'$(stats)'"
+  check "retained_mem=$how, memory to spare: the semidominators read the referrers by node, nothing renumbered" \
+    bash -c "grep -q 'semidominators [0-9]' <<<'$(stats)' && ! grep -q 'preorder predecessors' <<<'$(stats)'"
   hf_umount
 done
 # two threads: in RAM the dominator pass (dfs, preorder predecessors,
@@ -64,6 +66,8 @@ export HEAPFS_TEST_MEM_AVAILABLE=4000000
 hf_mount "$DUMP" -o index=none || { echo "not ok - mount with 4 MB available"; exit 0; }
 check_eq "auto, 4 MB available: the same answers" "$RAM" "$(digest)"
 check "auto, 4 MB available: files, and .stats says why" bash -c "grep -q 'in files in .*retained_mem=auto: half of 0.00 GiB available by HEAPFS_TEST_MEM_AVAILABLE' <<<'$(stats)'"
+check "auto, 4 MB available: the referrers would not stay in memory, so the successors are renumbered" \
+  bash -c "grep -q 'preorder predecessors [0-9]' <<<'$(stats)'"
 hf_umount
 unset HEAPFS_TEST_MEM_AVAILABLE
 hf_mount "$DUMP" -o index=none || { echo "not ok - mount by default"; exit 0; }

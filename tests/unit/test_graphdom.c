@@ -2,8 +2,10 @@
  * numbering (hf_csr_pred_renumbered, in graphsort.c beside the transpose it
  * shares its sort with): against a plain computation from adjacency
  * lists, in one range and in ranges of destinations of many sizes, in
- * RAM and in files.  The dominators themselves are checked against a
- * brute force by test_graph.c. */
+ * RAM and in files; and the dominators from the predecessors by node
+ * (hf_dom_compute_pred) against those from the renumbered ones.  The
+ * dominators themselves are checked against a brute force by
+ * test_graph.c. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -214,6 +216,47 @@ static void test_renumbered_without_root_children(void **state)
     g_rand_free(rnd);
 }
 
+/* hf_dom_compute_pred's wait: the predecessors, or NULL to give up. */
+static const hf_csr *pred_given(void *ud)
+{
+    return ud;
+}
+
+/* The dominators from the predecessors by node agree with those from the
+ * renumbered ones on graphs with many root children (whose lists the
+ * pass by node cuts short where the root ends them) and unreached
+ * referrers; a wait that gives up makes the pass give up. */
+static void test_by_node(void **state)
+{
+    GRand *rnd = g_rand_new_with_seed(45);
+    for (int round = 0; round < 40; round++) {
+        uint32_t n = g_rand_int_range(rnd, 1, 3000), reached, reached2;
+        lists g = random_lists(rnd, n, round % 2 ? 2 : 6);
+        for (uint32_t k = g_rand_int_range(rnd, 0, n / 4 + 1); k > 0; k--)
+            g_array_append_vals(g.out[n], &(uint32_t){g_rand_int_range(rnd, 0, n + 1)}, 1);
+        hf_csr succ, pred;
+        assert_true(hf_csr_build(&succ, n, lists_source, &g));
+        assert_true(hf_csr_transpose(&succ, &pred));
+        uint32_t *idom = g_new(uint32_t, n + 1), *order = g_new(uint32_t, n + 1);
+        uint32_t *idom2 = g_new(uint32_t, n + 1), *order2 = g_new(uint32_t, n + 1);
+        assert_true(hf_dom_compute(&succ, idom, order, &reached));
+        assert_true(hf_dom_compute_pred(&succ, NULL, pred_given, &pred, idom2, order2, &reached2));
+        assert_int_equal(reached, reached2);
+        assert_memory_equal(idom, idom2, (n + 1) * sizeof *idom);
+        assert_memory_equal(order, order2, reached * sizeof *order);
+        if (round == 0)
+            assert_false(hf_dom_compute_pred(&succ, NULL, pred_given, NULL, idom2, order2, &reached2));
+        hf_csr_free(&pred);
+        hf_csr_free(&succ);
+        lists_free(&g);
+        g_free(idom);
+        g_free(order);
+        g_free(idom2);
+        g_free(order2);
+    }
+    g_rand_free(rnd);
+}
+
 static bool cancel_now(void *ud)
 {
     return true;
@@ -244,6 +287,7 @@ int main(void)
         cmocka_unit_test(test_preorder_numbers),
         cmocka_unit_test(test_renumbered_without_root_children),
         cmocka_unit_test(test_renumbered_cancelled),
+        cmocka_unit_test(test_by_node),
     };
     return th_run_in_ram_and_files("graphdom", tests, sizeof tests / sizeof tests[0]);
 }
