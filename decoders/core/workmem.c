@@ -794,3 +794,8 @@ void hf_work_cold(void *p)
 {
     advise(p, MADV_COLD);
 }
+
+void hf_work_willneed(void *p)
+{
+    advise(p, MADV_WILLNEED);
+}

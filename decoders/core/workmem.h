@@ -190,5 +190,9 @@ void hf_work_random(void *p);
  * its file's pages go first when the page cache is short (MADV_COLD), so
  * the arrays of the phases between keep theirs.  Nothing for RAM. */
 void hf_work_cold(void *p);
+/* Advice for an array in a file about to be read at random, some of whose
+ * pages went while it was cold: the kernel reads them back now, in order
+ * (MADV_WILLNEED), instead of one fault at a time.  Nothing for RAM. */
+void hf_work_willneed(void *p);
 
 #endif

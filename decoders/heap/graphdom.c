@@ -302,6 +302,10 @@ static bool dom_compute(const hf_csr *succ, hf_csr *drop, hf_pred_wait wait, voi
     }
     if (drop)
         hf_csr_free(drop);
+    if (by_node) { /* cold while the DFS ran, when in a file: back in order */
+        hf_work_willneed(by_node->off);
+        hf_work_willneed(by_node->dst);
+    }
     ok = ok && (s.semi = try_u32(count)) != NULL;
     hf_work_phase("semidominators");
     ok = ok && (by_node ? semidominators_by_node(&s, count, by_node) : semidominators(&s, count));

@@ -612,8 +612,8 @@ hf_hgraph *hf_hgraph_compute(hf_heap *h, uint32_t s, const char *dir)
  * that the page cache keeps most of their pages.  On the 600 M dump (10.3
  * GB of them, about 19 GB available) every retained view took 400 s
  * instead of 431-457: the semidominators 53 s against 105 s of renumbering
- * and 16 of semidominators, the DFS 22 s more (succ's pages share the
- * cache with pred's now).  With less memory (a memory cgroup) each lookup
+ * and 16 of semidominators; 338 s with pred's pages going first during the
+ * DFS and read back in order after it.  With less memory (a memory cgroup) each lookup
  * would be a read from disk, and the renumbering's passes in order cost
  * less. */
 static bool pred_by_node(const hf_csr *pred)
@@ -638,9 +638,10 @@ static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_
     bool ok;
     /* On one thread the BFS first, so that pred is not there to crowd
      * succ out of the page cache.  order and idom are asked for only when
-     * needed: the first arrays asked for get the RAM (workmem.h).  When
-     * the dominators renumber succ they need succ alone: from the packing
-     * of the parents on pred is idle, its pages may go first. */
+     * needed: the first arrays asked for get the RAM (workmem.h).  The
+     * DFS needs succ alone: from the packing of the parents to the DFS's
+     * end pred is idle, its pages may go first (the dominators that read
+     * it by node ask for them back then: hf_work_willneed). */
     bool two = hf_work_beside_pays(n, ((uint64_t)g->edges + 2 * (uint64_t)n + 3) * 4);
     transpose_job tj = {succ, &g->pred};
     ok = (*order = hf_work_alloc(len)) != NULL;
@@ -652,7 +653,7 @@ static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_
     ok = ok && hf_parents_pack(*order, &g->pred, &g->parent) &&
          (g->idom = hf_work_alloc(len));
     bool by_node = ok && pred_by_node(&g->pred);
-    if (ok && !by_node) {
+    if (ok) {
         hf_work_cold(g->pred.off);
         hf_work_cold(g->pred.dst);
     }
