@@ -648,10 +648,8 @@ bool hf_work_in_ram(size_t bytes)
 uint64_t hf_work_in_files(void)
 {
     hf_work *w = current;
-    if (!w)
-        return 0;
     g_mutex_lock(&lock);
-    uint64_t file = w->file;
+    uint64_t file = w ? w->file : 0;
     g_mutex_unlock(&lock);
     return file;
 }

@@ -24,8 +24,8 @@
  *     hf_csr_transpose(&succ, &pred);                 // referrers, kept
  *     hf_graph_bfs(&succ, parent);                   // then packed against pred:
  *     hf_parents_pack(parent, &pred, &parents);       // 1 byte per node, kept
- *     hf_dom_compute_pred(&succ, &succ, given, &pred, idom, order, &reached);
- *                                  // given(ud) returns ud; in files, _free_succ
+ *     hf_dom_compute_pred(&succ, &succ, hf_pred_given, &pred, idom, order,
+ *                         &reached);                  // in files, maybe _free_succ
  *     fill retained[v] with the shallow size of v;
  *     hf_dom_retained(n, idom, order, reached, retained, retained);
  *     hf_dom_children(n, idom, retained, &kids);
@@ -233,6 +233,16 @@ bool hf_dom_compute(const hf_csr *succ, uint32_t *idom, uint32_t *order, uint32_
  * has no further use for it (freed after the DFS, whatever the outcome),
  * else NULL. */
 typedef const hf_csr *(*hf_pred_wait)(void *ud);
+/* Whether hf_dom_compute_pred pays for pred, made by the calling thread's
+ * computation (workmem.h): always with every array in RAM; in files when
+ * pred and the DFS numbers (4 bytes a node), read at random, take at most
+ * two thirds of the memory available (hf_mem_available), so that the page
+ * cache keeps them (the 600 M dump: 338 s instead of 457;
+ * docs/retained.md, step 3).  With less (a memory cgroup) each lookup
+ * would be a read from disk: hf_dom_compute_free_succ. */
+bool hf_dom_pred_by_node(const hf_csr *pred);
+/* The wait for a pred there already: returns ud. */
+const hf_csr *hf_pred_given(void *ud);
 bool hf_dom_compute_pred(const hf_csr *succ, hf_csr *drop, hf_pred_wait wait, void *ud,
                          uint32_t *idom, uint32_t *order, uint32_t *n_reached);
 

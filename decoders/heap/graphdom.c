@@ -329,6 +329,19 @@ bool hf_dom_compute(const hf_csr *succ, uint32_t *idom, uint32_t *order, uint32_
     return dom_compute(succ, NULL, NULL, NULL, idom, order, n_reached);
 }
 
+bool hf_dom_pred_by_node(const hf_csr *pred)
+{
+    if (hf_work_in_files() == 0)
+        return true;
+    uint64_t bytes = ((uint64_t)pred->n * 2 + 4 + hf_csr_edges(pred)) * sizeof(uint32_t);
+    return bytes <= hf_mem_available("", NULL) / 3 * 2;
+}
+
+const hf_csr *hf_pred_given(void *ud)
+{
+    return ud;
+}
+
 bool hf_dom_compute_pred(const hf_csr *succ, hf_csr *drop, hf_pred_wait wait, void *ud,
                          uint32_t *idom, uint32_t *order, uint32_t *n_reached)
 {

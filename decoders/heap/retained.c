@@ -465,12 +465,6 @@ static void dom_pred_ready(dom_job *j, bool ok)
     g_mutex_unlock(&j->lock);
 }
 
-/* hf_dom_compute_pred's wait when pred is there already. */
-static const hf_csr *pred_given(void *ud)
-{
-    return ud;
-}
-
 static bool dom_run(void *arg)
 {
     dom_job *j = arg;
@@ -605,30 +599,11 @@ hf_hgraph *hf_hgraph_compute(hf_heap *h, uint32_t s, const char *dir)
     return g;
 }
 
-/* Whether the dominators read pred by node (hf_dom_compute_pred) instead
- * of renumbering succ: always with every array in RAM; with arrays in
- * files when pred and the DFS numbers (4 bytes a node), which that pass
- * reads at random, take at most two thirds of the memory available, so
- * that the page cache keeps most of their pages.  On the 600 M dump (10.3
- * GB of them, about 19 GB available) every retained view took 400 s
- * instead of 431-457: the semidominators 53 s against 105 s of renumbering
- * and 16 of semidominators; 338 s with pred's pages going first during the
- * DFS and read back in order after it.  With less memory (a memory cgroup) each lookup
- * would be a read from disk, and the renumbering's passes in order cost
- * less. */
-static bool pred_by_node(const hf_csr *pred)
-{
-    if (hf_work_in_files() == 0)
-        return true;
-    uint64_t bytes = ((uint64_t)pred->n * 2 + 4 + hf_csr_edges(pred)) * sizeof(uint32_t);
-    return bytes <= hf_mem_available("", NULL) / 3 * 2;
-}
-
 /* The BFS and the transpose (beside each other when it pays), the packing
  * of the parents, then the dominators, which free succ after their DFS
  * (a lower peak), with the shallow sizes beside them when it pays.  The
  * dominators read pred by node, or renumber succ into lists read in order
- * when pred would not stay in memory (pred_by_node).
+ * when pred would not stay in memory (hf_dom_pred_by_node).
  * *order holds the BFS parents until they are packed, then the DFS order. */
 static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_csr *succ,
                                uint32_t **order, uint32_t *reached)
@@ -652,7 +627,7 @@ static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_
     }
     ok = ok && hf_parents_pack(*order, &g->pred, &g->parent) &&
          (g->idom = hf_work_alloc(len));
-    bool by_node = ok && pred_by_node(&g->pred);
+    bool by_node = ok && hf_dom_pred_by_node(&g->pred);
     if (ok) {
         hf_work_cold(g->pred.off);
         hf_work_cold(g->pred.dst);
@@ -666,7 +641,8 @@ static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_
         sb = hf_work_beside_start(true, shallow_run, &sj);
     }
     if (by_node)
-        ok = ok && hf_dom_compute_pred(succ, succ, pred_given, &g->pred, g->idom, *order, reached);
+        ok = ok && hf_dom_compute_pred(succ, succ, hf_pred_given, &g->pred, g->idom, *order,
+                                       reached);
     else
         ok = ok && hf_dom_compute_free_succ(succ, g->idom, *order, reached);
     hf_csr_free(succ); /* freed already: what wakes the helper, whatever happened */

@@ -100,12 +100,6 @@ static void tail_in_files(const result *r, const uint64_t *shallow)
     g_free(dir);
 }
 
-/* hf_dom_compute_pred's wait: the predecessors, there already. */
-static const hf_csr *pred_given(void *ud)
-{
-    return ud;
-}
-
 static void run_all(result *r, uint32_t n, hf_edge_source src, void *ud, const uint64_t *shallow)
 {
     memset(r, 0, sizeof *r);
@@ -152,7 +146,8 @@ static void run_all(result *r, uint32_t n, hf_edge_source src, void *ud, const u
     assert_memory_equal(order2, r->order, r->reached * sizeof *order2);
     /* and so does the one that reads the predecessors by node */
     memset(idom2, 0, (n + 1) * sizeof *idom2);
-    assert_true(hf_dom_compute_pred(&r->succ, NULL, pred_given, &r->pred, idom2, order2, &reached2));
+    assert_true(hf_dom_compute_pred(&r->succ, NULL, hf_pred_given, &r->pred, idom2, order2,
+                                    &reached2));
     assert_int_equal(reached2, r->reached);
     assert_memory_equal(idom2, r->idom, (n + 1) * sizeof *idom2);
     assert_memory_equal(order2, r->order, r->reached * sizeof *order2);

@@ -216,12 +216,6 @@ static void test_renumbered_without_root_children(void **state)
     g_rand_free(rnd);
 }
 
-/* hf_dom_compute_pred's wait: the predecessors, or NULL to give up. */
-static const hf_csr *pred_given(void *ud)
-{
-    return ud;
-}
-
 /* The dominators from the predecessors by node agree with those from the
  * renumbered ones on graphs with many root children (whose lists the
  * pass by node cuts short where the root ends them) and unreached
@@ -240,12 +234,14 @@ static void test_by_node(void **state)
         uint32_t *idom = g_new(uint32_t, n + 1), *order = g_new(uint32_t, n + 1);
         uint32_t *idom2 = g_new(uint32_t, n + 1), *order2 = g_new(uint32_t, n + 1);
         assert_true(hf_dom_compute(&succ, idom, order, &reached));
-        assert_true(hf_dom_compute_pred(&succ, NULL, pred_given, &pred, idom2, order2, &reached2));
+        assert_true(
+            hf_dom_compute_pred(&succ, NULL, hf_pred_given, &pred, idom2, order2, &reached2));
         assert_int_equal(reached, reached2);
         assert_memory_equal(idom, idom2, (n + 1) * sizeof *idom);
         assert_memory_equal(order, order2, reached * sizeof *order);
         if (round == 0)
-            assert_false(hf_dom_compute_pred(&succ, NULL, pred_given, NULL, idom2, order2, &reached2));
+            assert_false(
+                hf_dom_compute_pred(&succ, NULL, hf_pred_given, NULL, idom2, order2, &reached2));
         hf_csr_free(&pred);
         hf_csr_free(&succ);
         lists_free(&g);
