@@ -104,8 +104,22 @@ wait_written() {
   return 1
 }
 
+# hf_umount: unmounts MNT, then waits (up to 30 s) for its daemon to end:
+# until then it still holds what it opened (an index file's lock: --forget
+# says "in use by a running heapfs mount"), and a busy machine can take a
+# while.  Returns fusermount3's status.
 hf_umount() {
   fusermount3 -u "$MNT"
+  local rc=$? k pid="" i
+  for k in "${!HF_MOUNTS[@]}"; do [ "${HF_MOUNTS[$k]}" = "$MNT" ] && pid=${HF_PIDS[$k]}; done
+  [ -n "$pid" ] || return $rc
+  for i in $(seq 1 300); do # a zombie answers kill -0: its state says it ended
+    case "$(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null)" in
+      "" | Z) wait "$pid" 2>/dev/null; return $rc ;;
+    esac
+    sleep 0.1
+  done
+  return $rc
 }
 
 check() {
