@@ -25,6 +25,7 @@ TESTTMP=$(mktemp -d "${TMPDIR:-/tmp}/heapfs-test.XXXXXX")
 export XDG_CACHE_HOME=$TESTTMP/cache
 HF_MOUNTS=()
 HF_PIDS=()
+declare -gA HF_PID_OF=() # mount point -> its daemon, for hf_umount (hf_mount_series's)
 
 hf_cleanup() {
   local m
@@ -74,7 +75,7 @@ hf_mount_series() {
   MNT=$(mktemp -d "$TESTTMP/mnt.XXXXXX") || return 1
   "$HEAPFS" -f "$@" "$MNT" 2>"$MNT.log" &
   local pid=$!
-  HF_MOUNTS+=("$MNT"); HF_PIDS+=("$pid")
+  HF_MOUNTS+=("$MNT"); HF_PIDS+=("$pid"); HF_PID_OF[$MNT]=$pid
   local i
   for i in $(seq 1 600); do
     if mountpoint -q "$MNT"; then return 0; fi
@@ -110,8 +111,7 @@ wait_written() {
 # while.  Returns fusermount3's status.
 hf_umount() {
   fusermount3 -u "$MNT"
-  local rc=$? k pid="" i
-  for k in "${!HF_MOUNTS[@]}"; do [ "${HF_MOUNTS[$k]}" = "$MNT" ] && pid=${HF_PIDS[$k]}; done
+  local rc=$? pid=${HF_PID_OF[$MNT]:-} i
   [ -n "$pid" ] || return $rc
   for i in $(seq 1 300); do # a zombie answers kill -0: its state says it ended
     case "$(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null)" in
