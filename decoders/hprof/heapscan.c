@@ -143,7 +143,6 @@ static hf_hkeys *worker_keys(worker *w, uint32_t snap)
     return w->keys->pdata[snap];
 }
 
-/* The sub-records of one body. */
 /* Read-ahead in steps of AHEAD: a dump larger than the page cache is not
  * populated before the scan (decoder.c), and the page faults' own
  * read-ahead (a few hundred KiB, two threads' streams apart) read a cold
@@ -159,6 +158,7 @@ static const uint8_t *read_ahead(const uint8_t *p, const uint8_t *end)
     return p + AHEAD;
 }
 
+/* The sub-records of one body. */
 static void scan_body(worker *w, job *j)
 {
     hprof_dump *d = w->hs->d;
