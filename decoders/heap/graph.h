@@ -87,8 +87,10 @@
  * concurrently, and calls that only read the same graph (hf_dom_compute,
  * hf_graph_bfs and hf_csr_transpose on one succ; not
  * hf_dom_compute_free_succ, which overwrites and frees it) may too: the
- * dominators need succ alone, so they may run beside the transpose and
- * the BFS.  Nothing here locks.
+ * dominators need succ alone until their DFS ends, so they may run beside
+ * the transpose and the BFS; hf_dom_compute_pred reads pred only once
+ * its wait has returned it, the hand-over being the caller's to lock.
+ * Nothing here locks.
  *
  * Cancellation.  The one outside input: the functions that walk the whole
  * graph give up when hf_cancelled() (core/cancel.h, the mount is going
@@ -220,19 +222,21 @@ void hf_csr_free(hf_csr *g);
 bool hf_dom_compute(const hf_csr *succ, uint32_t *idom, uint32_t *order, uint32_t *n_reached);
 
 /* hf_dom_compute from the predecessors by node, for a graph in RAM or
- * whose pred stays in the page cache: after the DFS, wait(ud) gives pred, the transpose of succ
- * (hf_csr_transpose: each list in ascending order), which a caller may be
- * making on another thread meanwhile; NULL gives up (false).  The
- * semidominator pass then reads pred and the numbers of its nodes at
- * random instead of renumbering the predecessors first: on the 1 GB bench
- * dump 0.9 s less on the way to the result, 2 CPU s less, and no
- * renumbered lists (4 bytes a node + 4 an edge, and as much again while
- * they are sorted).  With pred in a file larger than the page cache can
- * keep, those reads at random would be reads from disk: there,
- * hf_dom_compute (retained.c decides).  drop: succ itself when the caller
- * has no further use for it (freed after the DFS, whatever the outcome),
- * else NULL. */
+ * whose pred stays in the page cache (hf_dom_pred_by_node): after the
+ * DFS, wait(ud) gives pred, the transpose of succ (hf_csr_transpose: each
+ * list in ascending order), which a caller may be making on another
+ * thread meanwhile; NULL gives up (false).  The semidominator pass then
+ * reads pred and the numbers of its nodes at random instead of
+ * renumbering the predecessors first: on the 1 GB bench dump 0.9 s less
+ * on the way to the result, 2 CPU s less, and no renumbered lists (4
+ * bytes a node + 4 an edge, and as much again while they are sorted).
+ * drop: succ itself when the caller has no further use for it (freed
+ * after the DFS, whatever the outcome), else NULL. */
 typedef const hf_csr *(*hf_pred_wait)(void *ud);
+bool hf_dom_compute_pred(const hf_csr *succ, hf_csr *drop, hf_pred_wait wait, void *ud,
+                         uint32_t *idom, uint32_t *order, uint32_t *n_reached);
+/* The wait for a pred there already: returns ud. */
+const hf_csr *hf_pred_given(void *ud);
 /* Whether hf_dom_compute_pred pays for pred, made by the calling thread's
  * computation (workmem.h): always with every array in RAM; in files when
  * pred and the DFS numbers (4 bytes a node), read at random, take at most
@@ -241,10 +245,6 @@ typedef const hf_csr *(*hf_pred_wait)(void *ud);
  * docs/retained.md, step 3).  With less (a memory cgroup) each lookup
  * would be a read from disk: hf_dom_compute_free_succ. */
 bool hf_dom_pred_by_node(const hf_csr *pred);
-/* The wait for a pred there already: returns ud. */
-const hf_csr *hf_pred_given(void *ud);
-bool hf_dom_compute_pred(const hf_csr *succ, hf_csr *drop, hf_pred_wait wait, void *ud,
-                         uint32_t *idom, uint32_t *order, uint32_t *n_reached);
 
 /* The bytes of hf_dom_compute's link-eval forest (8 per node), its
  * first array and the one it writes at random (path compression): what a

@@ -213,9 +213,11 @@ static bool semidominators_by_node(snca *s, uint32_t count, const hf_csr *pred)
         }
         if (i > AHEAD) {
             uint32_t j = i - AHEAD, v = node_of(s, j);
-            for (uint32_t e = off[v]; e < off[v + 1] && e < off[v] + 4; e++)
-                if (pre[src[e]] != HF_NONE && pre[src[e]] > j)
-                    PREFETCH(&s->link[pre[src[e]]]);
+            for (uint32_t e = off[v]; e < off[v + 1] && e < off[v] + 4; e++) {
+                uint32_t p = pre[src[e]];
+                if (p != HF_NONE && p > j)
+                    PREFETCH(&s->link[p]);
+            }
         }
         uint32_t v = node_of(s, i), best = s->idom[i], end = off[v + 1];
         if (end > off[v] && src[end - 1] == s->n)
