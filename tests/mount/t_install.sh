@@ -222,7 +222,8 @@ in_namespace() {
   m=$dir/n4; mkdir "$m"
   if mount -t fuse -o ro "$bin/heapfs#$dump" "$m" 2>/dev/null; then
     echo "ok - type fuse with PROGRAM#DUMP as source mounts"
-    umount "$m"
+    check "type fuse: umount MOUNTPOINT" umount "$m"
+    check "type fuse: the daemon exits after umount" wait_gone "$m"
   else
     echo "not ok - type fuse with PROGRAM#DUMP as source mounts"
   fi
@@ -230,5 +231,13 @@ in_namespace() {
 export -f in_namespace check check_eq
 unshare -m --propagation private bash -c 'in_namespace "$@"' _ \
   "$DEST/usr/local/bin" "$DUMP" "$TESTTMP" "$MOPTS"
-# Daemons this test started and something left behind (none, normally).
-for pid in $(pgrep -f -- "$TESTTMP/"); do kill "$pid" 2>/dev/null; done
+# Every daemon this test started ends after its umount; umount returns
+# before the daemon has exited, so give them time, then kill what is left
+# (a kill can race with an exit, so its status does not count).
+daemons_gone() {
+  local i
+  for i in $(seq 1 100); do pgrep -f -- "$TESTTMP/" >/dev/null || return 0; sleep 0.1; done
+  return 1
+}
+check "every daemon this test started has exited" daemons_gone
+for pid in $(pgrep -f -- "$TESTTMP/"); do kill "$pid" 2>/dev/null || true; done
