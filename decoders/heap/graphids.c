@@ -62,9 +62,11 @@ static bool hf_resolver_dense(hf_resolver *r, uint64_t hi, uint64_t align_bits)
             r->blocks[done++].base = i;
         unsigned w = (unsigned)(s % HF_RESOLVER_BLOCK_SLOTS) / 64;
         b->bits[w] |= UINT64_C(1) << (s % 64);
-        for (unsigned k = w + 1; k < HF_RESOLVER_BLOCK_WORDS; k++)
-            b->before[k]++;
     }
+    for (uint64_t k = 0; k < n_blocks; k++) /* the counts before each word, once its bits are in */
+        for (unsigned w = 1; w < HF_RESOLVER_BLOCK_WORDS; w++)
+            r->blocks[k].before[w] = (uint16_t)(r->blocks[k].before[w - 1] +
+                                                hf_popcount64(r->blocks[k].bits[w - 1]));
     g_clear_pointer(&r->ids, hf_work_free);
     return true;
 }
