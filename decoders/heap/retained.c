@@ -199,57 +199,6 @@ static bool is_local_root(uint8_t kind)
            kind == HF_ROOT_NATIVE_STACK || kind == HF_ROOT_THREAD_BLOCK;
 }
 
-/* ---- passes over the objects, on a second thread too when there are many ---- */
-
-typedef struct objects_job objects_job;
-struct objects_job {
-    hf_heap *h;
-    const hf_hsnap *sn;
-    void (*one)(objects_job *j, uint64_t v); /* reads object v into out */
-    uint64_t *out;
-    gint next; /* the next chunk of objects (hf_chunk_take) */
-};
-
-static gpointer objects_range(gpointer ud)
-{
-    objects_job *j = ud;
-    uint64_t lo, hi, step = 0;
-    bool stop = false;
-    while (!stop && hf_chunk_take(&j->next, j->sn->n_objects, &lo, &hi))
-        for (uint64_t v = lo; v < hi && !(stop = hf_cancel_due(step++)); v++)
-            j->one(j, v);
-    return NULL;
-}
-
-/* Below this many objects a second thread costs more than it saves. */
-#define OBJECTS_THREAD_MIN (1u << 20)
-
-/* one(j, v) for every object v; given up when cancelled (the caller asks
- * hf_cancelled()). */
-static void objects_run(hf_heap *h, const hf_hsnap *sn, void (*one)(objects_job *, uint64_t),
-                        uint64_t *out)
-{
-    objects_job j = {h, sn, one, out, 0};
-    GThread *t = sn->n_objects < OBJECTS_THREAD_MIN
-                     ? NULL
-                     : g_thread_try_new("heapfs-objects", objects_range, &j, NULL);
-    objects_range(&j);
-    if (t)
-        g_thread_join(t);
-}
-
-static void shallow_one(objects_job *j, uint64_t v)
-{
-    hf_hobj ob;
-    bool decoded = hf_heap_decode(j->h, j->sn, v, &ob);
-    j->out[v] = decoded ? hf_heap_shallow(j->h, j->sn, &ob) : 0; /* no zeroing first */
-}
-
-static void id_one(objects_job *j, uint64_t v)
-{
-    j->out[v] = hf_heap_object_id(j->h, j->sn, v);
-}
-
 /* What the first pass over the references needs: the ids array it fills,
  * each class's referent slot.  False when the ids array cannot be had. */
 static bool ctx_init(gctx *c, hf_heap *h, const hf_hsnap *sn)
@@ -283,7 +232,7 @@ static bool ctx_resolve(void *ud, uint32_t *deg)
     const hf_hsnap *sn = c->sn;
     if (!deg) { /* one pass: the ids first (a read of each object's first bytes) */
         hf_work_phase("object ids");
-        objects_run(c->h, sn, id_one, c->res.ids);
+        hf_objects_ids(c->h, sn, c->res.ids);
     }
     if (hf_cancelled() || !hf_resolver_index(&c->res))
         return false;
@@ -400,22 +349,6 @@ static bool class_retained(const gctx *c, hf_hgraph *g, const hf_csr *kids)
 
 /* ---- the computation ---- */
 
-/* Each object's shallow size (n + 1 entries, the virtual root's 0), read
- * back from the dump, on a second thread too when there are many; NULL
- * without memory.  Written in order and kept (the retained sizes): with
- * arrays in files, a file, not the RAM the dominators gave back (the
- * retained pass adds up in a copy in RAM). */
-static uint64_t *shallow_sizes(hf_heap *h, const hf_hsnap *sn)
-{
-    uint32_t n = (uint32_t)sn->n_objects;
-    uint64_t *size = hf_work_alloc_seq(sizeof(uint64_t) * ((size_t)n + 1));
-    if (!size)
-        return NULL;
-    size[n] = 0;
-    objects_run(h, sn, shallow_one, size);
-    return size;
-}
-
 /* ---- phases beside each other, on two threads when it pays (workmem.h,
  * hf_work_beside_pays): the BFS and the transpose both only read succ; the
  * shallow sizes need nothing of the graph, so they go beside the dominator
@@ -483,12 +416,9 @@ typedef struct {
 static bool shallow_run(void *arg)
 {
     shallow_beside *j = arg;
-    uint32_t n = (uint32_t)j->sn->n_objects;
     hf_work_await_free(&j->succ_freed);
     hf_work_phase("shallow sizes");
-    j->size = hf_work_alloc0(sizeof(uint64_t) * ((size_t)n + 1));
-    if (j->size)
-        objects_range(&(objects_job){j->h, j->sn, shallow_one, j->size, 0});
+    j->size = hf_objects_shallow(j->h, j->sn, false);
     return j->size && !hf_cancelled();
 }
 
@@ -683,7 +613,7 @@ static bool dominators_beside(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_c
         hf_work_cold(g->pred.dst);
         dump_advice(h, MADV_SEQUENTIAL);
         hf_work_phase("shallow sizes");
-        ok = (g->retained = shallow_sizes(h, sn)) != NULL;
+        ok = (g->retained = hf_objects_shallow(h, sn, true)) != NULL;
         dump_advice(h, MADV_RANDOM);
         dump_advice(h, MADV_COLD);
     }
@@ -746,7 +676,7 @@ static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
         hf_progress_phase(pr, "retained sizes");
         dump_advice(h, MADV_SEQUENTIAL);
         hf_work_phase("shallow sizes");
-        ok = (g->retained = shallow_sizes(h, sn)) != NULL;
+        ok = (g->retained = hf_objects_shallow(h, sn, true)) != NULL;
         dump_advice(h, MADV_RANDOM);
         dump_advice(h, MADV_COLD);
     }
