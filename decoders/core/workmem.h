@@ -141,6 +141,8 @@ bool hf_work_reserve(size_t bytes, const char *what);
  * file cost a read each (a pass in order reads ahead). */
 void *hf_work_alloc_seq(size_t bytes);
 void hf_work_free(void *p);
+/* Phases beside each other (beside.c). */
+
 /* Whether a computation over `items` (objects) runs two phases that add
  * `more` bytes of arrays side by side on two threads: with two processors
  * or more, for a million items or more (a thread costs more than it saves
