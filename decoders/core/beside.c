@@ -1,8 +1,8 @@
 /*
  * beside.c - phases beside each other (workmem.h: hf_work_beside_pays,
- * hf_work_beside_start, hf_work_beside_end): a phase on a thread of its
- * own that joins the caller's hf_work, or on the caller's thread when none
- * can be had.
+ * hf_work_beside_start, hf_work_beside_threaded, hf_work_beside_end): a
+ * phase on a thread of its own that joins the caller's hf_work, or on the
+ * caller's thread when none can be had.
  */
 #include "decoders/core/workmem.h"
 
@@ -43,6 +43,11 @@ hf_beside *hf_work_beside_start(bool thread, bool (*fn)(void *arg), void *arg)
     if (thread)
         b->t = g_thread_try_new("heapfs-beside", beside_run, b, NULL);
     return b;
+}
+
+bool hf_work_beside_threaded(const hf_beside *b)
+{
+    return b->t != NULL;
 }
 
 bool hf_work_beside_end(hf_beside *b, bool wanted)

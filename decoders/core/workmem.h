@@ -163,6 +163,9 @@ bool hf_work_beside_pays(uint64_t items, uint64_t more);
 typedef struct hf_beside hf_beside;
 hf_beside *hf_work_beside_start(bool thread, bool (*fn)(void *arg), void *arg);
 bool hf_work_beside_end(hf_beside *b, bool wanted);
+/* Whether fn runs on a thread of its own (so the caller may wait for
+ * something it does before hf_work_beside_end). */
+bool hf_work_beside_threaded(const hf_beside *b);
 /* For a helper that must wait until array p is given back (so that its
  * own arrays do not raise the peak): *freed is set true, under workmem's
  * lock, when p is freed (at once when p is not hf_work_alloc's), and

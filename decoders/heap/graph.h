@@ -231,7 +231,9 @@ bool hf_dom_compute(const hf_csr *succ, uint32_t *idom, uint32_t *order, uint32_
  * on the way to the result, 2 CPU s less, and no renumbered lists (4
  * bytes a node + 4 an edge, and as much again while they are sorted).
  * drop: succ itself when the caller has no further use for it (freed
- * after the DFS, whatever the outcome), else NULL. */
+ * after the DFS, whatever the outcome), else NULL.  wait is called once
+ * the DFS is done with succ, which the pass reads no more: a caller that
+ * shares succ with another thread may free it from there. */
 typedef const hf_csr *(*hf_pred_wait)(void *ud);
 bool hf_dom_compute_pred(const hf_csr *succ, hf_csr *drop, hf_pred_wait wait, void *ud,
                          uint32_t *idom, uint32_t *order, uint32_t *n_reached);

@@ -366,20 +366,49 @@ static bool transpose_run(void *arg)
 }
 
 /* The dominators on a helper, from the predecessors this thread makes
- * meanwhile (hf_dom_compute_pred): the helper's DFS takes longer than the
- * transpose, so it seldom waits.  pred is handed over once, under lock:
- * done set, with ok whether the transpose made it. */
+ * meanwhile (hf_dom_compute_pred): the helper's DFS takes about as long
+ * as this thread's BFS and transpose, so it seldom waits long.  pred is
+ * handed over once, under lock: done set, with ok whether the transpose
+ * made it.  succ is read by the helper's DFS and this thread's BFS and
+ * transpose: each thread says once when it is done with it (dfs_done,
+ * own_done), and the last frees it, so that neither the semidominators
+ * nor the shallow sizes beside them hold it. */
 typedef struct {
-    const hf_csr *succ, *pred;
+    hf_csr *succ;
+    const hf_csr *pred;
     uint32_t *idom, *order, reached;
     GMutex lock;
-    GCond cond;
-    bool done, ok;
+    GCond cond; /* done, or succ freed */
+    bool done, ok, dfs_done, own_done;
 } dom_job;
+
+static void dom_succ_done(dom_job *j, bool *mine)
+{
+    g_mutex_lock(&j->lock);
+    bool was = *mine;
+    *mine = true;
+    bool last = !was && j->dfs_done && j->own_done;
+    if (last) {
+        hf_csr_free(j->succ);
+        g_cond_broadcast(&j->cond);
+    }
+    g_mutex_unlock(&j->lock);
+}
+
+/* Until succ is freed: only with the helper on a thread of its own (else
+ * it runs only once this thread asks for its result). */
+static void dom_succ_gone(dom_job *j)
+{
+    g_mutex_lock(&j->lock);
+    while (!j->dfs_done || !j->own_done)
+        g_cond_wait(&j->cond, &j->lock);
+    g_mutex_unlock(&j->lock);
+}
 
 static const hf_csr *dom_pred_wait(void *ud)
 {
     dom_job *j = ud;
+    dom_succ_done(j, &j->dfs_done); /* called once the DFS is done with it */
     hf_work_phase("wait for predecessors");
     g_mutex_lock(&j->lock);
     while (!j->done)
@@ -394,14 +423,17 @@ static void dom_pred_ready(dom_job *j, bool ok)
     g_mutex_lock(&j->lock);
     j->done = true;
     j->ok = ok;
-    g_cond_signal(&j->cond);
+    g_cond_broadcast(&j->cond);
     g_mutex_unlock(&j->lock);
 }
 
 static bool dom_run(void *arg)
 {
     dom_job *j = arg;
-    return hf_dom_compute_pred(j->succ, NULL, dom_pred_wait, j, j->idom, j->order, &j->reached);
+    bool ok = hf_dom_compute_pred(j->succ, NULL, dom_pred_wait, j, j->idom, j->order,
+                                  &j->reached);
+    dom_succ_done(j, &j->dfs_done); /* a DFS given up never waited */
+    return ok;
 }
 
 typedef struct {
@@ -586,10 +618,10 @@ static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_
 }
 
 /* The dominators on a helper thread (they need succ, and after their DFS
- * pred) while this one
- * transposes succ, runs the BFS, packs its parents and reads the shallow
- * sizes: 1.7 of the dominators' 3.3 s on the 1 GB bench dump, hidden.
- * Needs more RAM than dominators_in_turn (succ is kept until both end,
+ * pred) while this one runs the BFS, transposes succ, packs the BFS
+ * parents and, once succ is freed, reads the shallow sizes: 1.7 of the
+ * dominators' 3.3 s on the 1 GB bench dump, hidden.  Needs more RAM than
+ * dominators_in_turn (succ is kept until both threads are done with it,
  * and the BFS parents have an array of their own). */
 static bool dominators_beside(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_csr *succ,
                               uint32_t **order, uint32_t *reached)
@@ -603,14 +635,19 @@ static bool dominators_beside(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_c
     g_mutex_init(&dj.lock);
     g_cond_init(&dj.cond);
     hf_beside *db = hf_work_beside_start(true, dom_run, &dj);
+    /* the BFS first: its queue is gone before the transpose makes pred */
     uint32_t *parent = hf_work_alloc(len);
-    bool ok = parent && hf_csr_transpose(succ, &g->pred);
+    bool ok = parent && hf_graph_bfs(succ, parent) && hf_csr_transpose(succ, &g->pred);
+    dom_succ_done(&dj, &dj.own_done);
     dom_pred_ready(&dj, ok); /* whatever happened: the helper may be waiting */
-    ok = ok && hf_graph_bfs(succ, parent) && hf_parents_pack(parent, &g->pred, &g->parent);
+    ok = ok && hf_parents_pack(parent, &g->pred, &g->parent);
     hf_work_free(parent);
     if (ok) {
         hf_work_cold(g->pred.off);
         hf_work_cold(g->pred.dst);
+        hf_work_phase(NULL);
+        if (hf_work_beside_threaded(db))
+            dom_succ_gone(&dj);
         dump_advice(h, MADV_SEQUENTIAL);
         hf_work_phase("shallow sizes");
         ok = (g->retained = hf_objects_shallow(h, sn, true)) != NULL;
