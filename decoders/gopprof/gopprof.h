@@ -57,10 +57,18 @@ typedef struct {
     GArray *vals;        /* int64_t */
     int64_t *totals;     /* n_types */
     int idx[4];          /* value index of inuse_objects, inuse_space,
-                            alloc_objects, alloc_space (see scan.c) */
+                            alloc_objects, alloc_space (see scan.c), -1 when
+                            there are no values: gopprof_value */
     gsize pprof_ready;
     hf_pprof *pp_full, *pp_brief;
 } gopprof_snap;
+
+/* Value k of idx (0 in-use objects, 1 in-use bytes, 2 allocated objects,
+ * 3 allocated bytes) of a sample; 0 for a profile without sample types. */
+static inline int64_t gopprof_value(const gopprof_snap *sn, const gopprof_sample *smp, int k)
+{
+    return sn->idx[k] < 0 ? 0 : g_array_index(sn->vals, int64_t, smp->vals + (guint)sn->idx[k]);
+}
 
 typedef struct {
     hf_dump base;

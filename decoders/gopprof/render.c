@@ -208,10 +208,9 @@ bool gopprof_tally(hf_dump *d, uint32_t s, bool retained, hf_tally_fn fn, void *
     GString *name = g_string_new(NULL);
     for (guint i = 0; i < sn->samples->len; i++) {
         const gopprof_sample *smp = &g_array_index(sn->samples, gopprof_sample, i);
-        const int64_t *x = &g_array_index(sn->vals, int64_t, smp->vals);
         g_string_truncate(name, 0);
         hf_escape_str(name, leaf_frame(D(d), smp->trace));
-        fn(ud, name->str, x[sn->idx[0]], x[sn->idx[1]]);
+        fn(ud, name->str, gopprof_value(sn, smp, 0), gopprof_value(sn, smp, 1));
     }
     g_string_free(name, TRUE);
     return true;
@@ -227,9 +226,8 @@ static void need_pprof(gopprof_dump *g, gopprof_snap *sn)
     GPtrArray *full = g_ptr_array_new(), *brief = g_ptr_array_new();
     for (guint i = 0; i < sn->samples->len; i++) {
         const gopprof_sample *s = &g_array_index(sn->samples, gopprof_sample, i);
-        const int64_t *x = &g_array_index(sn->vals, int64_t, s->vals);
-        hf_pprof_values pv = {u(x[sn->idx[0]]), u(x[sn->idx[1]]), u(x[sn->idx[2]]),
-                              u(x[sn->idx[3]])};
+        hf_pprof_values pv = {u(gopprof_value(sn, s, 0)), u(gopprof_value(sn, s, 1)),
+                              u(gopprof_value(sn, s, 2)), u(gopprof_value(sn, s, 3))};
         uint32_t n;
         const uint32_t *fr = trace_frames(g, s->trace, &n);
         g_ptr_array_set_size(full, 0);

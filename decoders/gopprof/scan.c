@@ -91,8 +91,9 @@ static void location_frames(gopprof_dump *d, const Profile *p, GHashTable *funcs
 }
 
 /* Which value is each of the four heap.pprof values: by Go's names, else
- * the first type counted in "count" (objects) and the last in "bytes" (or
- * the last of all) for both in-use and allocated. */
+ * the first type counted in "count" (or the first of all) for objects and
+ * the last in "bytes" (or the last of all) for bytes, in-use and allocated
+ * alike; -1 for a profile without sample types (gopprof_value). */
 static void pick_types(gopprof_snap *sn)
 {
     static const char *const go[4] = {"inuse_objects/", "inuse_space/", "alloc_objects/",
@@ -112,6 +113,8 @@ static void pick_types(gopprof_snap *sn)
     }
     if (bytes < 0)
         bytes = (int)sn->types->len - 1;
+    if (count < 0 && sn->types->len)
+        count = 0;
     for (int k = 0; k < 4; k++) {
         if (sn->idx[k] < 0)
             sn->idx[k] = sn->idx[k ^ 2]; /* in-use <-> allocated */

@@ -134,6 +134,7 @@ typedef struct {
     uint64_t bad_func;    /* location 2's function id, normally 2 */
     size_t n_values;      /* values per sample, normally 2 */
     size_t n_types;       /* normally 2 */
+    bool no_go_names;     /* both types space/bytes: neither Go's nor a count */
 } variant;
 
 /* Two samples: [leaf keepBig (heap.go:10), main (heap.go:20)] 8 8388608,
@@ -146,8 +147,8 @@ static uint8_t *make_profile(const variant *w, size_t *len)
     Perftools__Profiles__ValueType *tp[2] = {&t[0], &t[1]};
     for (int i = 0; i < 2; i++) {
         perftools__profiles__value_type__init(&t[i]);
-        t[i].type = 1 + 2 * i;
-        t[i].unit = 2 + 2 * i;
+        t[i].type = w->no_go_names ? 8 : 1 + 2 * i;
+        t[i].unit = w->no_go_names ? 4 : 2 + 2 * i;
     }
     perftools__profiles__value_type__init(&pt);
     pt.type = 8;
@@ -361,6 +362,30 @@ static void test_decoder_hostile(void **state)
     g_free(buf);
 }
 
+/* Sample types with neither Go's names nor a "count" unit: objects from
+ * the first type, bytes from the last "bytes" one (a fuzzed profile read
+ * before the first value once, tests/fuzz/regress/gopprof/no-count-type). */
+static void test_decoder_no_count_type(void **state)
+{
+    size_t len;
+    variant w = good;
+    w.no_go_names = true;
+    uint8_t *buf = make_profile(&w, &len);
+    hf_dump *d = open_bytes(buf, len, false, NULL);
+    assert_non_null(d);
+    GString *tl = g_string_new(NULL);
+    assert_true(d->ops->tally(d, 0, false, collect_tally, tl));
+    assert_string_equal(tl->str, "main.keepBig (heap.go:10) 8 8388608\n"
+                                 "main.main (heap.go:20) 1 64\n");
+    g_string_free(tl, TRUE);
+    char *pp = th_snap_file(d, 0, "heap.pprof");
+    assert_non_null(strstr(pp, "heap profile:      9:  8388672 [     9:  8388672] @ heapprofile"));
+    g_free(pp);
+    th_render_everything(d, 100);
+    hf_dump_close(d);
+    g_free(buf);
+}
+
 /* Other formats' corpus files are not claimed. */
 static void test_detect_strict(void **state)
 {
@@ -393,6 +418,7 @@ int main(void)
         cmocka_unit_test(test_decoder_good),
         cmocka_unit_test(test_decoder_bad_crc),
         cmocka_unit_test(test_decoder_hostile),
+        cmocka_unit_test(test_decoder_no_count_type),
         cmocka_unit_test(test_detect_strict),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
