@@ -195,7 +195,8 @@ static bool parse(v8_dump *d, GError **err)
             hf_problem_nooff(&d->heap.base, "%s: more than 2^32 traces in all: left out",
                              sn->path);
             sn->n_tnodes = 0;
-            memset(sn->trace, 0, (size_t)sn->n * 4);
+            if (sn->n)
+                memset(sn->trace, 0, (size_t)sn->n * 4);
             not_written(m, "its traces were left out in the series");
         }
         sn->tbase = tbase;

@@ -503,6 +503,12 @@ bool v8_scan(hf_dump *d, v8_snap *sn, GError **err)
     s.tmp = g_string_new(NULL);
     bool ok = read_top(&s, err);
     g_string_free(s.tmp, TRUE);
+    if (ok && sn->n == 0) { /* not even the root: nothing to show */
+        g_set_error(err, HF_ERROR, HF_ERROR_FORMAT,
+                    "%s: no nodes: not a heap snapshot, or cut before its first node",
+                    sn->path);
+        ok = false;
+    }
     if (ok) {
         index_edges(&s);
         if (!sn->str_off)

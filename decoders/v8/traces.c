@@ -78,7 +78,8 @@ static int cmp_id(const void *a, const void *b)
 void v8_link_traces(hf_dump *d, v8_snap *sn)
 {
     if (!sn->n_tnodes) {
-        memset(sn->trace, 0, (size_t)sn->n * 4);
+        if (sn->n) /* no nodes: no array either */
+            memset(sn->trace, 0, (size_t)sn->n * 4);
         return;
     }
     uint64_t *pairs = g_new(uint64_t, 2 * (size_t)sn->n_tnodes);

@@ -346,6 +346,12 @@ static void test_hostile(void **state)
     th_render_everything(d, 64);
     th_close_temp(d, path);
     g_free(t);
+    /* no nodes at all, not even the root: refused, saying so */
+    t = replaced(SNAP_NODES SNAP_EDGES, "\"nodes\":[],\n\"edges\":[],\n");
+    assert_null(open_snap(t, strlen(t), &path, &e));
+    assert_non_null(strstr(e->message, "no nodes"));
+    g_clear_error(&e);
+    g_free(t);
     /* a snapshot whose meta is only named in a string: nothing to read */
     const char *nometa = "{\"snapshot\":{\"x\":[\"meta\",\"node_fields\"]},\"nodes\":[1]}";
     assert_null(open_snap(nometa, strlen(nometa), &path, &e));
