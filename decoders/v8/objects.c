@@ -6,7 +6,10 @@
  * refs/ names an edge as DevTools shows it: the property name, "[i]" for
  * an element, the index for a hidden edge, escaped (names.h); a name that
  * an earlier edge of the node already took gets "@K" (K: the edge's
- * position among the node's edges), as does an empty one.
+ * position among the node's edges), as does one that another edge could
+ * take too: empty, cut short, holding '@', or a property that reads as an
+ * element or a hidden edge's index.  So no two of a node's names are the
+ * same (but in a file whose string table repeats a text).
  *
  * Read-only over the finished dump: thread-safe.
  */
@@ -116,6 +119,31 @@ uint64_t v8_view_object_value(hf_dump *d, const hf_view *v, uint64_t first, GStr
     return HF_DONE;
 }
 
+/* What an edge's name is made from: an element's index, a hidden edge's
+ * number, or a string. */
+enum { KIND_ELEMENT, KIND_HIDDEN, KIND_STRING };
+
+static int name_kind(const v8_snap *sn, uint32_t e)
+{
+    return sn->etype[e] == V8E_ELEMENT ? KIND_ELEMENT
+           : sn->etype[e] == V8E_HIDDEN ? KIND_HIDDEN
+                                        : KIND_STRING;
+}
+
+/* Whether property text t of edge e names it alone among the names of
+ * other strings and kinds: a string of the table, not empty, no '@' (the
+ * "@K" of the names that need one), not "[i]" nor "i" (an element, a
+ * hidden edge). */
+static bool plain_property(const v8_snap *sn, uint32_t e, const GString *t)
+{
+    if (sn->ename[e] >= sn->n_strings || t->len == 0 || memchr(t->str, '@', t->len))
+        return false;
+    const char *p = t->str + (t->str[0] == '[');
+    size_t digits = strspn(p, "0123456789");
+    return !digits || !(p[digits] == '\0' || (p[digits] == ']' && p[digits + 1] == '\0' &&
+                                               t->str[0] == '['));
+}
+
 /* The refs/ name of edge k of node ord (see the top). */
 static void ref_name(const v8_snap *sn, uint32_t ord, uint32_t k, char name[HF_NAME_MAX],
                      GString *t)
@@ -128,20 +156,26 @@ static void ref_name(const v8_snap *sn, uint32_t ord, uint32_t k, char name[HF_N
         v8_edge_name(sn, e, t);
     char *esc = hf_name_escape(t->str, MIN(t->len, 200));
     g_strlcpy(name, esc, HF_NAME_MAX);
+    bool taken = t->len > 200 || strlen(esc) >= HF_NAME_MAX ||
+                 (name_kind(sn, e) == KIND_STRING && !plain_property(sn, e, t));
     g_free(esc);
     /* the same name twice: the same kind of name and the same index (V8
-     * keeps each string once); elements never repeat an index */
-    bool taken = !name[0];
-    bool numeric = sn->etype[e] == V8E_ELEMENT || sn->etype[e] == V8E_HIDDEN;
-    for (uint32_t j = a; j < e && !taken && sn->etype[e] != V8E_ELEMENT; j++)
-        taken = sn->ename[j] == sn->ename[e] && sn->etype[j] != V8E_ELEMENT &&
-                (sn->etype[j] == V8E_HIDDEN) == numeric;
+     * keeps each string once) */
+    for (uint32_t j = a; j < e && !taken; j++)
+        taken = sn->ename[j] == sn->ename[e] && name_kind(sn, j) == name_kind(sn, e);
     if (taken) {
         char tail[16];
         g_snprintf(tail, sizeof tail, "@%u", k);
         name[MIN(strlen(name), HF_NAME_MAX - 1 - strlen(tail))] = '\0';
         g_strlcat(name, tail, HF_NAME_MAX);
     }
+}
+
+/* Whether edge k of node ord has a refs/ entry: it leads to a node. */
+static bool listed(v8_dump *d, uint32_t s, const v8_snap *sn, uint32_t ord, uint32_t k)
+{
+    uint32_t t = sn->eto[sn->first[ord] + k];
+    return t != UINT32_MAX && v8_object_of(d, s, t) >= 0;
 }
 
 hf_ref_status v8_refs_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
@@ -151,9 +185,9 @@ hf_ref_status v8_refs_entry(hf_dump *d, uint32_t s, uint64_t o, uint32_t slot,
     const v8_snap *sn = node_of(d, s, o, &ord);
     if (!sn || slot >= sn->first[ord + 1] - sn->first[ord])
         return HF_REF_END;
-    uint32_t t = sn->eto[sn->first[ord] + slot];
-    if (t == UINT32_MAX || v8_object_of(D(d), s, t) < 0)
+    if (!listed(D(d), s, sn, ord, slot))
         return HF_REF_EMPTY;
+    uint32_t t = sn->eto[sn->first[ord] + slot];
     GString *tmp = g_string_new(NULL);
     ref_name(sn, ord, slot, name, tmp);
     g_string_free(tmp, TRUE);
@@ -175,12 +209,14 @@ int64_t v8_refs_find(hf_dump *d, uint32_t s, uint64_t o, const char *name)
     char got[HF_NAME_MAX];
     GString *tmp = g_string_new(NULL);
     int64_t found = -1;
-    if (at && hf_parse_decimal(at + 1, &k) && k < n) {
+    if (at && hf_parse_decimal(at + 1, &k) && k < n && listed(D(d), s, sn, ord, (uint32_t)k)) {
         ref_name(sn, ord, (uint32_t)k, got, tmp);
         if (strcmp(got, name) == 0)
             found = (int64_t)k;
     }
     for (uint32_t j = 0; j < n && found < 0 && n <= 65536; j++) {
+        if (!listed(D(d), s, sn, ord, j))
+            continue;
         ref_name(sn, ord, j, got, tmp);
         if (strcmp(got, name) == 0)
             found = j;

@@ -352,6 +352,22 @@ static void test_hostile(void **state)
     assert_non_null(strstr(e->message, "no nodes"));
     g_clear_error(&e);
     g_free(t);
+    /* a property named as an element ("[0]" for "x"): A's two refs keep
+     * names of their own, and each lookup finds its own edge */
+    t = replaced("\"w\",\"x\"]", "\"w\",\"[0]\"]");
+    d = open_snap(t, strlen(t), &path, NULL);
+    uint64_t a = th_object(d, 0, "0x7");
+    char name[HF_NAME_MAX];
+    hf_target to;
+    assert_int_equal(th_ref(d, 0, a, 0, name, &to), HF_REF_OK);
+    assert_string_equal(name, "[0]@0");
+    assert_int_equal(th_ref(d, 0, a, 1, name, &to), HF_REF_OK);
+    assert_string_equal(name, "[0]");
+    assert_int_equal(th_ref_find(d, 0, a, "[0]@0"), 0);
+    assert_int_equal(th_ref_find(d, 0, a, "[0]"), 1);
+    th_render_everything(d, 64);
+    th_close_temp(d, path);
+    g_free(t);
     /* a snapshot whose meta is only named in a string: nothing to read */
     const char *nometa = "{\"snapshot\":{\"x\":[\"meta\",\"node_fields\"]},\"nodes\":[1]}";
     assert_null(open_snap(nometa, strlen(nometa), &path, &e));
