@@ -252,6 +252,16 @@ static void collect_tally(void *ud, const char *name, int64_t count, int64_t byt
                            bytes);
 }
 
+/* The growth tally of the two samples of make_profile. */
+static void assert_tally(hf_dump *d)
+{
+    GString *tl = g_string_new(NULL);
+    assert_true(d->ops->tally(d, 0, false, collect_tally, tl));
+    assert_string_equal(tl->str, "main.keepBig (heap.go:10) 8 8388608\n"
+                                 "main.main (heap.go:20) 1 64\n");
+    g_string_free(tl, TRUE);
+}
+
 static void test_decoder_good(void **state)
 {
     size_t len;
@@ -275,11 +285,7 @@ static void test_decoder_good(void **state)
                                    "2\t1\t64\tmain.main (heap.go:20)\n");
         g_free(sites);
         /* growth names a stack as sites does: its leaf frame, no trace= */
-        GString *tl = g_string_new(NULL);
-        assert_true(d->ops->tally(d, 0, false, collect_tally, tl));
-        assert_string_equal(tl->str, "main.keepBig (heap.go:10) 8 8388608\n"
-                                     "main.main (heap.go:20) 1 64\n");
-        g_string_free(tl, TRUE);
+        assert_tally(d);
         char *tsv = th_snap_file(d, 0, "tables/samples.tsv");
         assert_string_equal(tsv, "inuse_objects/count\tinuse_space/bytes\ttrace\tleaf\n"
                                  "8\t8388608\t1\tmain.keepBig\n"
@@ -373,11 +379,7 @@ static void test_decoder_no_count_type(void **state)
     uint8_t *buf = make_profile(&w, &len);
     hf_dump *d = open_bytes(buf, len, false, NULL);
     assert_non_null(d);
-    GString *tl = g_string_new(NULL);
-    assert_true(d->ops->tally(d, 0, false, collect_tally, tl));
-    assert_string_equal(tl->str, "main.keepBig (heap.go:10) 8 8388608\n"
-                                 "main.main (heap.go:20) 1 64\n");
-    g_string_free(tl, TRUE);
+    assert_tally(d);
     char *pp = th_snap_file(d, 0, "heap.pprof");
     assert_non_null(strstr(pp, "heap profile:      9:  8388672 [     9:  8388672] @ heapprofile"));
     g_free(pp);
