@@ -46,7 +46,7 @@ uint64_t hf_heap_view_biggest(hf_dump *d, const hf_view *v, uint64_t first, GStr
     hf_rv_top_init(&top, HF_BIGGEST);
     for (uint32_t o = 0; o < g->n && !hf_cancel_due(o); o++)
         if (g->idom[o] != HF_NONE)
-            hf_rv_top_add(&top, g->retained[o], o);
+            hf_rv_top_add(&top, hf_hgraph_retained(g, o), o);
     hf_rv_top_sort(&top);
     g_string_append(out, "# id\tshallow\tretained\tpercent\tclass\twhat\n");
     for (uint32_t i = 0; i < top.len && !hf_cancelled(); i++) {
@@ -55,8 +55,8 @@ uint64_t hf_heap_view_biggest(hf_dump *d, const hf_view *v, uint64_t first, GStr
         uint64_t shallow = hf_heap_decode(h, sn, o, &ob) ? hf_heap_shallow(h, sn, &ob) : 0;
         g_string_append_printf(out, HF_FMT_ID "\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t",
                                (guint64)hf_heap_object_id(h, sn, o), (guint64)shallow,
-                               (guint64)g->retained[o]);
-        hf_rv_pct(out, g->retained[o], g->retained[g->n]);
+                               (guint64)hf_hgraph_retained(g, o));
+        hf_rv_pct(out, hf_hgraph_retained(g, o), hf_hgraph_retained(g, g->n));
         g_string_append_c(out, '\t');
         append_class_what(h, sn, o, out);
     }

@@ -179,7 +179,7 @@ static void append_consumers(hf_dump *d, uint32_t s, grouping by, const char *wh
             const row *r = &g_array_index(rows, row, i);
             g_string_append_printf(out, "%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t",
                                    (guint64)r->sum->objects, (guint64)r->sum->retained);
-            hf_rv_pct(out, r->sum->retained, g->retained[g->n]);
+            hf_rv_pct(out, r->sum->retained, hf_hgraph_retained(g, g->n));
             g_string_append_printf(out, "\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t",
                                    (guint64)r->sum->top_objects, (guint64)r->sum->top_retained);
             hf_escape_str(out, r->name);

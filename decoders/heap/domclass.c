@@ -33,7 +33,7 @@ static void append_grouped(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, u
         hf_rv_class_row *r = &by[hf_heap_cls(sn, w)];
         hf_hobj ob;
         r->count++;
-        r->key += g->retained[w];
+        r->key += hf_hgraph_retained(g, w);
         if (hf_heap_decode(h, sn, w, &ob))
             r->bytes += hf_heap_shallow(h, sn, &ob);
     }
@@ -50,7 +50,7 @@ static void append_grouped(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, u
         g_string_append_printf(out, "%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t%"
                                G_GUINT64_FORMAT "\t", (guint64)r->count, (guint64)r->bytes,
                                (guint64)r->key);
-        hf_rv_pct(out, r->key, g->retained[g->n]);
+        hf_rv_pct(out, r->key, hf_hgraph_retained(g, g->n));
         g_string_append_c(out, '\t');
         const char *dir = hf_heap_class(sn, r->cls)->dir;
         hf_escape_str(out, dir);

@@ -55,8 +55,8 @@ uint64_t hf_heap_view_dominators(hf_dump *d, const hf_view *v, uint64_t first, G
         uint64_t shallow = hf_heap_decode(H(d), sn, w, &ob) ? hf_heap_shallow(H(d), sn, &ob) : 0;
         g_string_append_printf(out, HF_FMT_ID "\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t",
                                (guint64)hf_heap_object_id(H(d), sn, w), (guint64)shallow,
-                               (guint64)g->retained[w]);
-        hf_rv_pct(out, g->retained[w], g->retained[n]);
+                               (guint64)hf_hgraph_retained(g, w));
+        hf_rv_pct(out, hf_hgraph_retained(g, w), hf_hgraph_retained(g, n));
         g_string_append_c(out, '\t');
         hf_rv_what(H(d), sn, w, out);
         g_string_append_c(out, '\n');
@@ -145,15 +145,15 @@ uint64_t hf_heap_view_class_retained(hf_dump *d, const hf_view *v, uint64_t firs
     g_string_append_printf(out, "instances: %" G_GUINT64_FORMAT "\nbytes: %" G_GUINT64_FORMAT
                            "\nretained: %" G_GUINT64_FORMAT " (", (guint64)c->count,
                            (guint64)c->bytes, (guint64)g->class_retained[v->index]);
-    hf_rv_pct(out, g->class_retained[v->index], g->retained[g->n]);
+    hf_rv_pct(out, g->class_retained[v->index], hf_hgraph_retained(g, g->n));
     g_string_append(out, "% of the heap; an instance under another of this class counted once)\n");
     uint32_t cn = hf_rv_class_node(H(d), sn, (uint32_t)v->index);
     if (cn == HF_NONE || cn >= g->n) {
         g_string_append(out, "statics: 0 (the dump has no class object)\n");
         return HF_DONE;
     }
-    g_string_append_printf(out, "statics: %" G_GUINT64_FORMAT " (", (guint64)g->retained[cn]);
-    hf_rv_pct(out, g->retained[cn], g->retained[g->n]);
+    g_string_append_printf(out, "statics: %" G_GUINT64_FORMAT " (", (guint64)hf_hgraph_retained(g, cn));
+    hf_rv_pct(out, hf_hgraph_retained(g, cn), hf_hgraph_retained(g, g->n));
     g_string_append_printf(out, "%% of the heap; what the class object " HF_FMT_ID " retains: "
                            "itself, its static fields and what only they keep alive)\n",
                            (guint64)hf_heap_object_id(H(d), sn, cn));
@@ -174,8 +174,8 @@ uint64_t hf_heap_view_object_retained(hf_dump *d, const hf_view *v, uint64_t fir
     uint32_t o = (uint32_t)v->index, idom = g->idom[o];
     g_string_append_printf(out, "shallow: %" G_GUINT64_FORMAT "\n",
                            (guint64)hf_heap_shallow(h, sn, &ob));
-    g_string_append_printf(out, "retained: %" G_GUINT64_FORMAT " (", (guint64)g->retained[o]);
-    hf_rv_pct(out, g->retained[o], g->retained[g->n]);
+    g_string_append_printf(out, "retained: %" G_GUINT64_FORMAT " (", (guint64)hf_hgraph_retained(g, o));
+    hf_rv_pct(out, hf_hgraph_retained(g, o), hf_hgraph_retained(g, g->n));
     g_string_append(out, "% of the heap)\n");
     if (idom == HF_NONE) {
         g_string_append(out, "dominator: none: no GC root reaches this object (see unreachable)\n");

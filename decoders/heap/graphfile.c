@@ -6,10 +6,10 @@
 #include <string.h>
 
 /* (4, 5 and 7 held the children's offsets and targets and 4-byte parents
- * until those were packed: a file with them lacks the sections below and
- * is rebuilt) */
-enum { S_META = 1, S_PRED_OFF, S_PRED_DST, S_IDOM = 6, S_RETAINED = 8, S_CLASS_RETAINED,
-       S_PARENT_SLOT, S_PARENT_FAR, S_KIDS };
+ * until those were packed, 8 the retained sizes in 8 bytes: a file with
+ * them lacks the sections below and is rebuilt) */
+enum { S_META = 1, S_PRED_OFF, S_PRED_DST, S_IDOM = 6, S_CLASS_RETAINED = 9, S_PARENT_SLOT,
+       S_PARENT_FAR, S_KIDS, S_RETAINED48 };
 
 void hf_graphfile_save(const hf_hgraph *g, uint32_t n_classes, hf_keepw *w)
 {
@@ -32,7 +32,7 @@ void hf_graphfile_save(const hf_hgraph *g, uint32_t n_classes, hf_keepw *w)
     hf_keepw_add_crc(w, S_IDOM, g->idom, 4 * n1);
     hf_keepw_add_crc(w, S_PARENT_SLOT, g->parent.slot, n1);
     hf_keepw_add_crc(w, S_PARENT_FAR, g->parent.far, 8ull * g->parent.n_far);
-    hf_keepw_add_crc(w, S_RETAINED, g->retained, 8 * n1);
+    hf_keepw_add_crc(w, S_RETAINED48, g->retained, sizeof(hf_size48) * n1);
     hf_keepw_add_crc(w, S_CLASS_RETAINED, g->class_retained, 8ull * (n_classes ? n_classes : 1));
 }
 
@@ -77,7 +77,7 @@ bool hf_graphfile_load(hf_hgraph *g, const hf_keepr *r, uint32_t n, uint32_t n_c
     uint64_t far_len;
     g->parent.far = (uint64_t *)(void *)hf_keepr_section(r, S_PARENT_FAR, &far_len);
     g->parent.n_far = (uint32_t)(far_len / 8);
-    g->retained = array(r, S_RETAINED, 8 * n1);
+    g->retained = array(r, S_RETAINED48, sizeof(hf_size48) * n1);
     g->class_retained = array(r, S_CLASS_RETAINED, 8ull * (n_classes ? n_classes : 1));
     return c.ok && c.p == c.end && csr(r, S_PRED_OFF, S_PRED_DST, n, &g->pred) &&
            g->kids && kids_len % 4 == 0 && kids_len / 4 <= n && g->idom &&

@@ -57,7 +57,7 @@ static uint32_t *kid_offsets(const uint32_t *kids, uint32_t n_kids, const uint32
 }
 
 bool hf_group_sums(const uint32_t *kids, uint32_t n_kids, const uint32_t *idom, uint32_t n,
-                   const uint64_t *retained, hf_group_of group_of, void *ud,
+                   const hf_size48 *retained, hf_group_of group_of, void *ud,
                    const uint32_t *parent, uint32_t n_groups, hf_group_sum *out)
 {
     memset(out, 0, sizeof *out * n_groups);
@@ -87,7 +87,7 @@ bool hf_group_sums(const uint32_t *kids, uint32_t n_kids, const uint32_t *idom, 
         if (w >= n || stack->len > n)
             continue; /* a damaged file's entry */
         frame down = {off[w], off[w + 1], group_of(ud, w)};
-        visit(parent, n_groups, above, down.group, +1, retained[w], stack->len == 1, out);
+        visit(parent, n_groups, above, down.group, +1, hf_size48_get(retained, w), stack->len == 1, out);
         g_array_append_val(stack, down);
     }
     g_array_free(stack, TRUE);

@@ -46,12 +46,12 @@ typedef uint32_t (*hf_group_of)(void *ud, uint32_t v);
 
 /* Sums each group's objects into out[0 .. n_groups) (zeroed here).  The
  * tree: kids, n_kids and idom as hf_dom_kids_of takes them, n nodes and
- * the virtual root n; retained as hf_dom_retained gives it.  parent[k]:
+ * the virtual root n; retained as an hf_hgraph keeps it.  parent[k]:
  * the group enclosing group k, HF_NONE (parent NULL: no nesting; a chain
  * longer than n_groups is cut).  False when cancelled (out unfinished) or
  * out of memory. */
 bool hf_group_sums(const uint32_t *kids, uint32_t n_kids, const uint32_t *idom, uint32_t n,
-                   const uint64_t *retained, hf_group_of group_of, void *ud,
+                   const hf_size48 *retained, hf_group_of group_of, void *ud,
                    const uint32_t *parent, uint32_t n_groups, hf_group_sum *out);
 
 /* ---- groups of equal objects ---- */

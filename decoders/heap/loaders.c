@@ -29,7 +29,7 @@
 static uint64_t retained_of(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint64_t id)
 {
     int64_t o = id ? hf_heap_find_id(h, sn, id) : -1;
-    return o >= 0 && (uint64_t)o < g->n ? g->retained[o] : 0;
+    return o >= 0 && (uint64_t)o < g->n ? hf_hgraph_retained(g, o) : 0;
 }
 
 /* ---- classloaders ---- */

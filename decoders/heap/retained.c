@@ -316,7 +316,8 @@ typedef struct {
     uint32_t v, next;
 } walk_step;
 
-static bool class_retained(const gctx *c, hf_hgraph *g, const hf_csr *kids)
+static bool class_retained(const gctx *c, hf_hgraph *g, const hf_csr *kids,
+                           const uint64_t *size)
 {
     guint nc = c->sn->classes->len;
     g->class_retained = g_new0(uint64_t, nc ? nc : 1);
@@ -334,7 +335,7 @@ static bool class_retained(const gctx *c, hf_hgraph *g, const hf_csr *kids)
             uint32_t w = kids->dst[s->next++];
             uint32_t k = hf_heap_cls(c->sn, w);
             if (!above[k]++)
-                g->class_retained[k] += g->retained[w];
+                g->class_retained[k] += size[w];
             stack[top++] = (walk_step){w, kids->off[w]};
         } else {
             top--;
@@ -454,23 +455,37 @@ static bool shallow_run(void *arg)
     return j->size && !hf_cancelled();
 }
 
+/* The retained sizes as kept: 6 bytes each (graph.h hf_size48), written
+ * in order. */
+static hf_size48 *size48(const uint64_t *size, size_t len)
+{
+    hf_work_phase("retained in 6 bytes");
+    hf_size48 *r = hf_work_alloc_seq(len * sizeof *r);
+    for (size_t v = 0; r && v < len; v++)
+        hf_size48_set(r, v, size[v]);
+    return r;
+}
+
 /* After the dominators: retained sizes, the dominator tree's children and
  * each class's retained bytes.  The children's grouping needs idom alone,
  * so it runs beside the retained sizes; the class walk needs the tree,
  * not its order, so it runs beside the sort, on the grouped children while
- * the sort orders a copy.  In files (or on one processor) one after the
- * other, the retained sizes first: each of these phases' arrays written
- * at random asks in turn for the RAM the dominators gave back. */
+ * the sort orders a copy, and then packs the retained sizes into the 6
+ * bytes each that are kept (the sort reads the 8-byte ones).  In files
+ * (or on one processor) one after the other, the retained sizes first:
+ * each of these phases' arrays written at random asks in turn for the
+ * RAM the dominators gave back. */
 typedef struct {
     hf_hgraph *g;
     const uint32_t *order;
     uint32_t reached;
+    uint64_t *size; /* the shallow sizes, then the retained sizes */
 } retained_job;
 
 static bool retained_run(void *arg)
 {
     retained_job *j = arg;
-    hf_dom_retained(j->g->n, j->g->idom, j->order, j->reached, j->g->retained, j->g->retained);
+    hf_dom_retained(j->g->n, j->g->idom, j->order, j->reached, j->size, j->size);
     return !hf_cancelled();
 }
 
@@ -478,26 +493,28 @@ typedef struct {
     const gctx *c;
     hf_hgraph *g;
     const hf_csr *kids;
+    const uint64_t *size;
 } class_job;
 
 static bool class_run(void *arg)
 {
     class_job *j = arg;
     hf_work_phase("class retained");
-    return class_retained(j->c, j->g, j->kids) && !hf_cancelled();
+    return class_retained(j->c, j->g, j->kids, j->size) &&
+           (j->g->retained = size48(j->size, (size_t)j->g->n + 1)) && !hf_cancelled();
 }
 
 static bool tree_tail(const gctx *c, hf_hgraph *g, uint32_t **order, uint32_t reached,
-                      hf_csr *kids)
+                      hf_csr *kids, uint64_t *size)
 {
     uint32_t n = g->n;
-    retained_job rj = {g, *order, reached};
-    class_job cj = {c, g, kids};
+    retained_job rj = {g, *order, reached, size};
+    class_job cj = {c, g, kids, size};
     if (!hf_work_beside_pays(n, sizeof(uint32_t) * ((size_t)n + 1))) {
         bool ok = retained_run(&rj);
         g_clear_pointer(order, hf_work_free); /* its room is the children's */
         ok = ok && hf_dom_group(n, g->idom, kids) && class_run(&cj) &&
-             hf_dom_sort_kids(kids, g->retained);
+             hf_dom_sort_kids(kids, size);
         if (ok)
             hf_dom_kids_keep(kids);
         return ok;
@@ -512,7 +529,7 @@ static bool tree_tail(const gctx *c, hf_hgraph *g, uint32_t **order, uint32_t re
     ok = hf_work_beside_end(b, ok) && sorted;
     g_clear_pointer(order, hf_work_free);
     b = ok ? hf_work_beside_start(true, class_run, &cj) : NULL;
-    ok = ok && hf_dom_sort_kids(&(hf_csr){n, kids->off, sorted}, g->retained);
+    ok = ok && hf_dom_sort_kids(&(hf_csr){n, kids->off, sorted}, size);
     hf_work_phase(NULL);
     ok = (!b || hf_work_beside_end(b, ok)) && ok;
     if (sorted) {
@@ -568,7 +585,7 @@ hf_hgraph *hf_hgraph_compute(hf_heap *h, uint32_t s, const char *dir)
  * when pred would not stay in memory (hf_dom_pred_by_node).
  * *order holds the BFS parents until they are packed, then the DFS order. */
 static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_csr *succ,
-                               uint32_t **order, uint32_t *reached)
+                               uint32_t **order, uint32_t *reached, uint64_t **size)
 {
     uint32_t n = g->n;
     size_t len = sizeof(uint32_t) * ((size_t)n + 1);
@@ -597,7 +614,7 @@ static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_
     /* the shallow sizes beside the dominator pass, after its DFS */
     shallow_beside sj = {h, sn, false, NULL};
     hf_beside *sb = NULL;
-    if (ok && !g->retained && hf_work_beside_pays(n, sizeof(uint64_t) * ((size_t)n + 1))) {
+    if (ok && !*size && hf_work_beside_pays(n, sizeof(uint64_t) * ((size_t)n + 1))) {
         dump_advice(h, MADV_SEQUENTIAL);
         hf_work_watch_free(succ->dst, &sj.succ_freed);
         sb = hf_work_beside_start(true, shallow_run, &sj);
@@ -610,7 +627,7 @@ static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_
     hf_csr_free(succ); /* freed already: what wakes the helper, whatever happened */
     if (sb) {
         ok = hf_work_beside_end(sb, ok) && ok;
-        g->retained = sj.size;
+        *size = sj.size;
         dump_advice(h, MADV_RANDOM);
         dump_advice(h, MADV_COLD);
     }
@@ -624,7 +641,7 @@ static bool dominators_in_turn(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_
  * dominators_in_turn (succ is kept until both threads are done with it,
  * and the BFS parents have an array of their own). */
 static bool dominators_beside(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_csr *succ,
-                              uint32_t **order, uint32_t *reached)
+                              uint32_t **order, uint32_t *reached, uint64_t **size)
 {
     size_t len = sizeof(uint32_t) * ((size_t)g->n + 1);
     dom_job dj = {.succ = succ, .pred = &g->pred};
@@ -650,7 +667,7 @@ static bool dominators_beside(hf_heap *h, const hf_hsnap *sn, hf_hgraph *g, hf_c
             dom_succ_gone(&dj);
         dump_advice(h, MADV_SEQUENTIAL);
         hf_work_phase("shallow sizes");
-        ok = (g->retained = hf_objects_shallow(h, sn, true)) != NULL;
+        ok = (*size = hf_objects_shallow(h, sn, true)) != NULL;
         dump_advice(h, MADV_RANDOM);
         dump_advice(h, MADV_COLD);
     }
@@ -672,6 +689,7 @@ static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
     uint32_t *order = NULL; /* the DFS order (dominators_in_turn: the BFS parents first) */
     gctx c = {0};
     hf_csr succ = {0}, kids = {0};
+    uint64_t *size = NULL; /* shallow sizes, then retained, until kept in 6 bytes */
     uint32_t reached = 0;
     bool ok = true;
     char *what = g_strdup_printf("snapshot %u", s + 1);
@@ -690,8 +708,8 @@ static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
         ok = ok && !hf_cancelled() && hf_csr_build_with(&succ, n, source, ctx_resolve, &c);
         dump_advice(h, MADV_RANDOM);
         dump_advice(h, MADV_COLD); /* its pages go before the working arrays' */
-        g->retained = c.size;
-        hf_work_cold(g->retained);
+        size = c.size;
+        hf_work_cold(size);
         ctx_free(&c);
     }
     if (ok) {
@@ -701,19 +719,19 @@ static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
          * predecessors, the dominators' temporaries, the BFS parents and
          * queue and the shallow sizes at once */
         uint64_t all = ((uint64_t)g->edges * 2 + 34 * (uint64_t)n + 8) * 4;
-        if (!g->retained && hf_work_beside_pays(n, all))
-            ok = dominators_beside(h, sn, g, &succ, &order, &reached);
+        if (!size && hf_work_beside_pays(n, all))
+            ok = dominators_beside(h, sn, g, &succ, &order, &reached, &size);
         else
-            ok = dominators_in_turn(h, sn, g, &succ, &order, &reached);
+            ok = dominators_in_turn(h, sn, g, &succ, &order, &reached, &size);
     }
     hf_csr_free(&succ);
     /* shallow sizes only now, not while reading the references: 8 bytes per
      * object less at the peak (the dominator DFS), for one more pass */
-    if (ok && !g->retained) {
+    if (ok && !size) {
         hf_progress_phase(pr, "retained sizes");
         dump_advice(h, MADV_SEQUENTIAL);
         hf_work_phase("shallow sizes");
-        ok = (g->retained = hf_objects_shallow(h, sn, true)) != NULL;
+        ok = (size = hf_objects_shallow(h, sn, true)) != NULL;
         dump_advice(h, MADV_RANDOM);
         dump_advice(h, MADV_COLD);
     }
@@ -721,13 +739,14 @@ static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
         for (uint32_t v = 0; v < n; v++)
             if (g->idom[v] == HF_NONE) {
                 g->unreachable++;
-                g->unreachable_bytes += g->retained[v];
+                g->unreachable_bytes += size[v];
             }
         c.sn = sn;
         c.n = n;
-        ok = tree_tail(&c, g, &order, reached, &kids);
+        ok = tree_tail(&c, g, &order, reached, &kids, size);
     }
     hf_work_free(order);
+    hf_work_free(size);
     if (!ok) {
         hf_csr_free(&kids);
         g_clear_pointer(&g->class_retained, g_free);
@@ -749,7 +768,7 @@ static hf_hgraph *compute_in(hf_heap *h, uint32_t s)
     g->kids = kids.dst;
     hf_work_free(kids.off);
     g->reachable = reached;
-    g->bytes = (uint64_t)(n + 2) * 4 * 2 + (uint64_t)(n + 1) * (8 + 1) + g->parent.n_far * 8ull +
+    g->bytes = (uint64_t)(n + 2) * 4 * 2 + (uint64_t)(n + 1) * (6 + 1) + g->parent.n_far * 8ull +
                hf_csr_edges(&g->pred) * 4ull + g->n_kids * 4ull +
                sn->classes->len * 8ull;
     g->seconds = g_get_monotonic_time() / 1e6 - t0;

@@ -23,7 +23,8 @@
  *
  * Memory per object, kept for the life of the mount: referrers 4 bytes
  * per reference + 4, idom 4, BFS parent 1 (graph.h: hf_parents), retained
- * 8, dominator-tree children 4 (no offsets: graph.h hf_dom_kids_of).
+ * 6 (graph.h: hf_size48; 8 while computed), dominator-tree children 4 (no
+ * offsets: graph.h hf_dom_kids_of).
  * While computing also the successors (4 per reference + 4), 16 for the
  * dominator algorithm and 10 for resolving ids (4 when the ids' buckets
  * are narrow: retained.c resolver_narrow); the retained array is made
@@ -58,7 +59,7 @@ typedef struct {
     uint32_t n_kids;
     uint32_t *idom;      /* immediate dominator, n: the root, HF_NONE: unreachable */
     hf_parents parent;   /* BFS parents (against pred): shortest paths from the roots */
-    uint64_t *retained;  /* retained bytes; retained[n] = all reachable bytes */
+    hf_size48 *retained; /* retained bytes, 6 each: hf_hgraph_retained */
     uint64_t *class_retained; /* per class: its instances' retained bytes, each
                                  counted once (instances under another instance
                                  of the class are not added again) */
@@ -69,6 +70,12 @@ typedef struct {
     char *error;         /* why there is no graph (then the arrays are NULL) */
     char *work;          /* computed: where its working arrays were (workmem.h) */
 } hf_hgraph;
+
+/* The retained bytes of node v (n: all reachable bytes). */
+static inline uint64_t hf_hgraph_retained(const hf_hgraph *g, uint32_t v)
+{
+    return hf_size48_get(g->retained, v);
+}
 
 /* The dominator-tree children of node v (n: the GC roots' own) are
  * g->kids[*a .. *b). */

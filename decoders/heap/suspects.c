@@ -33,7 +33,7 @@ static uint32_t accumulation_point(hf_heap *h, const hf_hsnap *sn, const hf_hgra
 {
     *cls = HF_NONE;
     for (uint32_t steps = 0; steps < g->n; steps++) {
-        if (hf_heap_cls(sn, v) == sn->class_class && g->retained[v] >= limit) {
+        if (hf_heap_cls(sn, v) == sn->class_class && hf_hgraph_retained(g, v) >= limit) {
             bool is_class;
             hf_rv_owner_class(h, sn, v, &is_class);
             if (is_class)
@@ -44,7 +44,7 @@ static uint32_t accumulation_point(hf_heap *h, const hf_hsnap *sn, const hf_hgra
         if (a == b)
             break;
         uint32_t big = g->kids[a];
-        if ((double)g->retained[big] < ACC_SHARE * (double)g->retained[v])
+        if ((double)hf_hgraph_retained(g, big) < ACC_SHARE * (double)hf_hgraph_retained(g, v))
             break;
         v = big;
     }
@@ -56,8 +56,8 @@ static void append_retains(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, u
                            GString *out)
 {
     hf_rv_node(h, sn, v, out);
-    g_string_append_printf(out, " retains %" G_GUINT64_FORMAT " bytes (", (guint64)g->retained[v]);
-    hf_rv_pct(out, g->retained[v], g->retained[g->n]);
+    g_string_append_printf(out, " retains %" G_GUINT64_FORMAT " bytes (", (guint64)hf_hgraph_retained(g, v));
+    hf_rv_pct(out, hf_hgraph_retained(g, v), hf_hgraph_retained(g, g->n));
     g_string_append(out, "%)");
 }
 
@@ -100,13 +100,13 @@ typedef struct {
 static GArray *find_suspects(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g)
 {
     GArray *all = g_array_new(FALSE, FALSE, sizeof(suspect));
-    uint64_t limit = g->retained[g->n] / 10;
+    uint64_t limit = hf_hgraph_retained(g, g->n) / 10;
     if (!limit)
         return all;
     /* single objects: the top of the tree is sorted, largest first */
     uint32_t top_a, top_b;
     hf_hgraph_kids(g, g->n, &top_a, &top_b);
-    for (uint32_t i = top_a; i < top_b && g->retained[g->kids[i]] >= limit; i++) {
+    for (uint32_t i = top_a; i < top_b && hf_hgraph_retained(g, g->kids[i]) >= limit; i++) {
         suspect x = {.count = 1, .v = g->kids[i], .keeper = HF_NONE, .cls = HF_NONE};
         uint32_t cn;
         x.acc = accumulation_point(h, sn, g, x.v, limit, &cn);
@@ -115,7 +115,7 @@ static GArray *find_suspects(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g)
             x.keeper = x.v;
             x.v = cn;
         }
-        x.retained = g->retained[x.v];
+        x.retained = hf_hgraph_retained(g, x.v);
         g_array_append_val(all, x);
     }
     /* classes whose top-level instances together pass the limit, when no
@@ -130,7 +130,7 @@ static GArray *find_suspects(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g)
     for (uint32_t i = top_a; i < top_b; i++) {
         uint32_t w = g->kids[i];
         suspect *x = &by[hf_heap_cls(sn, w)];
-        x->retained += g->retained[w];
+        x->retained += hf_hgraph_retained(g, w);
         x->count++;
         if (x->v == HF_NONE)
             x->v = w;
@@ -138,7 +138,7 @@ static GArray *find_suspects(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g)
     for (guint c = 0; c < nc && !hf_cancelled(); c++) {
         suspect x = by[c];
         if (c == sn->class_class || x.count < 2 || x.retained < limit ||
-            g->retained[x.v] >= limit)
+            hf_hgraph_retained(g, x.v) >= limit)
             continue;
         uint32_t cn;
         x.acc = accumulation_point(h, sn, g, x.v, limit, &cn);
@@ -161,7 +161,7 @@ uint64_t hf_heap_view_suspects(hf_dump *d, const hf_view *v, uint64_t first, GSt
     for (guint i = 0; i < all->len; i++) {
         const suspect *x = &g_array_index(all, suspect, i);
         g_string_append_printf(out, "%" G_GUINT64_FORMAT "\t", (guint64)x->retained);
-        hf_rv_pct(out, x->retained, g->retained[g->n]);
+        hf_rv_pct(out, x->retained, hf_hgraph_retained(g, g->n));
         g_string_append_printf(out, "\t%" G_GUINT64_FORMAT "\t" HF_FMT_ID "\t" HF_FMT_ID "\t",
                                (guint64)x->count, (guint64)hf_heap_object_id(h, sn, x->v),
                                (guint64)hf_heap_object_id(h, sn, x->acc));
@@ -183,7 +183,7 @@ uint64_t hf_heap_view_suspects_report(hf_dump *d, const hf_view *v, uint64_t fir
     const hf_hgraph *g = hf_rv_graph_or_say(d, v->snap, out);
     if (!g)
         return HF_DONE;
-    uint64_t total = g->retained[g->n];
+    uint64_t total = hf_hgraph_retained(g, g->n);
     g_string_append_printf(out, "# leak suspects (MAT's rule): a single object, or all "
                            "instances of a class, retaining at least 10%% of the %"
                            G_GUINT64_FORMAT " reachable bytes\n", (guint64)total);

@@ -125,7 +125,7 @@ static void retained_row(hf_heap *h, const hf_hsnap *sn, uint64_t o, const void 
         return;
     hf_tsv_put_id(t, hf_heap_object_id(h, sn, o));
     hf_tsv_c(t, '\t');
-    hf_tsv_put_u64(t, g->retained[o]);
+    hf_tsv_put_u64(t, hf_hgraph_retained(g, o));
     hf_tsv_c(t, '\t');
     if (idom != g->n)
         hf_tsv_put_id(t, hf_heap_object_id(h, sn, idom));

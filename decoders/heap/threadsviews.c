@@ -39,7 +39,7 @@ static bool sizes_of(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, uint64_
     if (o < 0 || (uint64_t)o >= g->n || !hf_heap_decode(h, sn, (uint64_t)o, &ob))
         return false;
     *shallow = hf_heap_shallow(h, sn, &ob);
-    *retained = g->retained[o];
+    *retained = hf_hgraph_retained(g, o);
     return true;
 }
 

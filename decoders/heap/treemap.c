@@ -146,10 +146,10 @@ static void append_kids(ctx *c, uint32_t w, rect r)
     rect in = {r.x + 2, r.y + 15, r.w - 4, r.h - 17};
     uint32_t a, b;
     hf_hgraph_kids(c->g, w, &a, &b);
-    uint64_t v[MAX_KIDS + 1], used = 0, whole = c->g->retained[w];
+    uint64_t v[MAX_KIDS + 1], used = 0, whole = hf_hgraph_retained(c->g, w);
     int n = 0;
     for (uint32_t i = a; i < b && n < MAX_KIDS; i++) {
-        uint64_t r2 = c->g->retained[c->g->kids[i]];
+        uint64_t r2 = hf_hgraph_retained(c->g, c->g->kids[i]);
         if ((double)r2 < MIN_SHARE * (double)whole)
             break; /* kids are largest first */
         v[n++] = r2;
@@ -179,14 +179,14 @@ uint64_t hf_heap_view_dominators_svg(hf_dump *d, const hf_view *v, uint64_t firs
                            "pointer-events:none}\ng.b:hover rect{stroke:#000}\n</style>\n"
                            "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f0\"/>\n",
                            WIDTH, height, WIDTH, height,
-                           (guint64)(g->error ? 0 : g->retained[g->n]), WIDTH, height);
+                           (guint64)(g->error ? 0 : hf_hgraph_retained(g, g->n)), WIDTH, height);
     if (g->error) {
         g_string_append(out, "<text x=\"10\" y=\"20\">no retained sizes: ");
         hf_xml_escape(out, g->error);
         g_string_append(out, "</text>\n</svg>\n");
         return HF_DONE;
     }
-    ctx c = {H(d), hf_heap_snap(H(d), v->snap), g, g->retained[g->n], out};
+    ctx c = {H(d), hf_heap_snap(H(d), v->snap), g, hf_hgraph_retained(g, g->n), out};
     g_string_append_printf(out,
                            "<text x=\"600\" y=\"20\" style=\"font-size:16px;text-anchor:middle\">"
                            "Retained bytes: what only the GC roots keep alive (%" G_GUINT64_FORMAT
@@ -197,7 +197,7 @@ uint64_t hf_heap_view_dominators_svg(hf_dump *d, const hf_view *v, uint64_t firs
     uint64_t vals[MAX_BOXES + 1], used = 0;
     int n = 0;
     for (uint32_t i = a; i < b && n < MAX_BOXES; i++) {
-        uint64_t r = g->retained[g->kids[i]];
+        uint64_t r = hf_hgraph_retained(g, g->kids[i]);
         if (r * MIN_PARTS < c.total)
             break;
         vals[n++] = r;

@@ -50,9 +50,10 @@ done
 # semidominators, nca, idom) on the helper, beside the transpose, the BFS
 # and the shallow sizes; in files, where the shallow sizes come with the
 # references, the transpose beside the BFS (one phase); in both, the
-# retained sizes beside the children and the class walk beside their sort
+# retained sizes beside the children, and the class walk and the packing
+# of the retained sizes into 6 bytes beside their sort
 for how in ram file; do
-  [ $how = ram ] && helped="7 phases" || helped="3 phases"
+  [ $how = ram ] && helped="8 phases" || helped="4 phases"
   HEAPFS_RETAINED_THREADS=2 hf_mount "$DUMP" -o index=none,retained_mem=$how ||
     { echo "not ok - mount on two threads, retained_mem=$how"; continue; }
   check_eq "two threads, retained_mem=$how: the same answers as one" "$RAM" "$(digest)"

@@ -544,10 +544,31 @@ static void test_cancelled(void **state)
     g_free(retained);
 }
 
+/* Sizes in 6 bytes: every bit of 48 comes back, past 32 bits too, beside
+ * neighbours; beyond 2^48 - 1 they stay at 2^48 - 1. */
+static void test_size48(void **state)
+{
+    const uint64_t v[] = {0, 1, 0xffff, 0x10000, UINT32_MAX, (uint64_t)UINT32_MAX + 1,
+                          0x123456789abcULL, HF_SIZE48_MAX};
+    enum { N = sizeof v / sizeof *v };
+    hf_size48 a[N + 1];
+    assert_int_equal(sizeof a[0], 6);
+    hf_size48_set(a, N, UINT64_MAX);
+    for (size_t i = 0; i < N; i++)
+        hf_size48_set(a, i, v[i]);
+    for (size_t i = 0; i < N; i++)
+        assert_true(hf_size48_get(a, i) == v[i]);
+    assert_true(hf_size48_get(a, N) == HF_SIZE48_MAX);
+    hf_size48_set(a, N, HF_SIZE48_MAX + 1);
+    assert_true(hf_size48_get(a, N) == HF_SIZE48_MAX);
+    assert_true(hf_size48_get(a, N - 1) == HF_SIZE48_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lengauer_tarjan_1979),
+        cmocka_unit_test(test_size48),
         cmocka_unit_test(test_chk_figure2),
         cmocka_unit_test(test_chk_figure4),
         cmocka_unit_test(test_diamond),
