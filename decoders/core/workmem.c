@@ -246,7 +246,8 @@ static void cgroups(bound *b, const char *root)
     }
 }
 
-/* Both figures; the test variable makes the total unknown. */
+/* Both figures; HEAPFS_TEST_MEM_AVAILABLE makes the total unknown, unless
+ * HEAPFS_TEST_MEM_TOTAL says it. */
 static bound memory(const char *root)
 {
     const char *fake = g_getenv("HEAPFS_TEST_MEM_AVAILABLE");
@@ -264,6 +265,9 @@ static bound memory(const char *root)
         g_free(meminfo);
         cgroups(&b, root);
     }
+    const char *fake_total = g_getenv("HEAPFS_TEST_MEM_TOTAL");
+    if (fake_total)
+        b.total = g_ascii_strtoull(fake_total, NULL, 10);
     if (!b.why)
         b.why = g_strdup("unknown: no /proc/meminfo");
     return b;
@@ -294,8 +298,7 @@ unsigned hf_work_cpus(void)
     return (unsigned)(cpus - 1);
 }
 
-/* The process's anonymous memory (RssAnon), 0 when unknown. */
-static uint64_t rss_anon(void)
+uint64_t hf_mem_anon(void)
 {
     uint64_t kb;
     return read_number("", "/proc/self/status", "RssAnon", &kb) ? kb * 1024 : 0;
@@ -317,7 +320,7 @@ hf_work *hf_work_begin(const hf_work_opt *o, const char *dir)
         w->why = b.why;
         w->budget = w->avail / 2;
         w->anon_cap = b.total == UINT64_MAX ? UINT64_MAX : b.total / 3;
-        uint64_t anon = rss_anon();
+        uint64_t anon = hf_mem_anon();
         if (w->anon_cap != UINT64_MAX)
             w->budget = MIN(w->budget, w->anon_cap > anon ? w->anon_cap - anon : 0);
         break;

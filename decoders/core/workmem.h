@@ -69,8 +69,11 @@ const char *hf_work_opt_name(const hf_work_opt *o, char *buf, size_t len);
 uint64_t hf_mem_available(const char *root, char **why);
 /* The memory the daemon could have at all: the least of MemTotal and the
  * limits of the memory cgroups above it (read as hf_mem_available does);
- * UINT64_MAX when unknown or $HEAPFS_TEST_MEM_AVAILABLE is set. */
+ * UINT64_MAX when unknown or $HEAPFS_TEST_MEM_AVAILABLE is set;
+ * $HEAPFS_TEST_MEM_TOTAL (bytes), when set, is the answer. */
 uint64_t hf_mem_total(const char *root);
+/* The process's anonymous memory now (RssAnon), 0 when unknown. */
+uint64_t hf_mem_anon(void);
 
 /* The processors this process may run on (g_get_num_processors: the
  * online ones, within its affinity), looked up once per process: the

@@ -555,11 +555,10 @@ static void dump_advice(const hf_heap *h, int advice)
 hf_hgraph *hf_hgraph_compute(hf_heap *h, uint32_t s, const char *dir)
 {
     const hf_hsnap *sn = hf_heap_snap(h, s);
-    if (!sn || sn->n_objects >= UINT32_MAX - 2) {
+    char *refused = hf_hgraph_refused(h, sn);
+    if (refused) {
         hf_hgraph *g = g_new0(hf_hgraph, 1);
-        g->error = g_strdup_printf("%" G_GUINT64_FORMAT " objects: node numbers are 32-bit, "
-                                   "so a snapshot may have at most 4294967293",
-                                   sn ? (guint64)sn->n_objects : 0);
+        g->error = refused;
         return g;
     }
     hf_work *w = hf_work_begin(&h->base.work, dir);

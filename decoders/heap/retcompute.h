@@ -1,7 +1,8 @@
 /*
- * retcompute.h - private to retained.c, retobjects.c and retkeep.c: the
- * computation of one snapshot's graph, which retkeep.c runs at most once
- * per snapshot, and its passes over the objects (retobjects.c).
+ * retcompute.h - private to retained.c, retobjects.c, retrefuse.c and
+ * retkeep.c: the computation of one snapshot's graph, which retkeep.c runs
+ * at most once per snapshot, its passes over the objects (retobjects.c),
+ * and the snapshots it refuses (retrefuse.c).
  */
 #ifndef HF_HEAP_RETCOMPUTE_H
 #define HF_HEAP_RETCOMPUTE_H
@@ -14,6 +15,12 @@
  * large for 32-bit node numbers, a graph with only its error set.  The
  * caller owns the result (freed as retkeep.c's graph_free does). */
 hf_hgraph *hf_hgraph_compute(hf_heap *h, uint32_t s, const char *dir);
+
+/* Why snapshot sn's graph is not computed at all (to g_free), or NULL:
+ * too many objects for 32-bit node numbers, or, with the default budget
+ * (-o retained_mem=auto), a dominator pass that could not keep what it
+ * reads at random in all the memory the daemon may have (retrefuse.c). */
+char *hf_hgraph_refused(const hf_heap *h, const hf_hsnap *sn);
 
 /* Passes over every object of snapshot sn, on a second thread too when
  * there are many (for the shallow sizes, when `two` too); each gives up

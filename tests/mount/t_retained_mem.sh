@@ -2,7 +2,8 @@
 # t_retained_mem.sh - -o retained_mem= (docs/retained.md "Memory"): the
 # retained sizes' working arrays in RAM, in files, or in both past a budget,
 # and auto choosing by the memory available (played small through
-# HEAPFS_TEST_MEM_AVAILABLE, the tests' stand-in for a cgroup's limit).
+# HEAPFS_TEST_MEM_AVAILABLE, the tests' stand-in for a cgroup's limit), or
+# refusing a snapshot too big for all of it (HEAPFS_TEST_MEM_TOTAL).
 # Every way gives the same dominator, retained size and path of every
 # object, on a generated dump (build/hprofgen) of 300,000 objects; so do
 # the phases run side by side on two threads (HEAPFS_RETAINED_THREADS=2,
@@ -71,6 +72,27 @@ check "auto, 4 MB available: the referrers would not stay in memory, so the succ
   bash -c "grep -q 'preorder predecessors [0-9]' <<<'$(stats)'"
 hf_umount
 unset HEAPFS_TEST_MEM_AVAILABLE
+
+# all the memory the daemon may have (a cgroup's limit) below what the
+# dominator pass reads at random (300,068 objects x 16 = 4.6 MiB) beside
+# what the daemon holds: auto says why it does not compute, and the other
+# views work; a budget the user chose computes anyway; 1 GB is enough
+export HEAPFS_TEST_MEM_TOTAL=4000000
+hf_mount "$DUMP" -o index=none || { echo "not ok - mount with 4 MB in all"; exit 0; }
+check "4 MB in all, auto: dominators says the computation would not finish, and how to run it anyway" \
+  grep -q '^# no retained sizes: 300[0-9]* objects: the dominator pass reads 4.6 MiB at random (16 bytes an object at least), and the daemon holds [0-9.]* MiB already, more than the 3.8 MiB it may have .*-o retained_mem=file to run it anyway' "$MNT/latest/dominators"
+check "4 MB in all, auto: .stats says it too" grep -q 'retained sizes, snapshot 1: none (300[0-9]* objects: the dominator pass reads' "$MNT/.stats"
+check "4 MB in all, auto: the other views still work" grep -q 'objects' "$MNT/latest/info"
+hf_umount
+hf_mount "$DUMP" -o index=none,retained_mem=file || { echo "not ok - mount with 4 MB in all, retained_mem=file"; exit 0; }
+check_eq "4 MB in all, retained_mem=file: computed, the same answers" "$RAM" "$(digest)"
+hf_umount
+export HEAPFS_TEST_MEM_TOTAL=1000000000
+hf_mount "$DUMP" -o index=none || { echo "not ok - mount with 1 GB in all"; exit 0; }
+check_eq "1 GB in all, auto: computed, the same answers" "$RAM" "$(digest)"
+hf_umount
+unset HEAPFS_TEST_MEM_TOTAL
+
 hf_mount "$DUMP" -o index=none || { echo "not ok - mount by default"; exit 0; }
 cat "$MNT/latest/dominators" >/dev/null
 check "auto on this machine: a small dump's arrays in RAM" bash -c "grep -q 'working arrays in RAM (.*retained_mem=auto' <<<'$(stats)'"
