@@ -6,17 +6,16 @@
 
 #include "decoders/core/workmem.h"
 
-#include <string.h>
-
-/* "4.6 MiB", "2.98 GiB": glib's g_format_size, with a plain space. */
+/* "4.6 MiB", "3.0 GiB": glib's g_format_size, with a plain space (its
+ * own is a no-break space, which grep's users would not type). */
 static char *size_text(uint64_t bytes)
 {
-    char *t = g_format_size_full(bytes, G_FORMAT_SIZE_IEC_UNITS);
-    char *nbsp = strstr(t, "\u00a0"); /* two bytes in UTF-8 */
-    if (nbsp) {
-        *nbsp = ' ';
-        memmove(nbsp + 1, nbsp + 2, strlen(nbsp + 2) + 1);
-    }
+    GFormatSizeFlags iec = G_FORMAT_SIZE_IEC_UNITS;
+    char *value = g_format_size_full(bytes, iec | G_FORMAT_SIZE_ONLY_VALUE);
+    char *unit = g_format_size_full(bytes, iec | G_FORMAT_SIZE_ONLY_UNIT);
+    char *t = g_strdup_printf("%s %s", value, unit);
+    g_free(value);
+    g_free(unit);
     return t;
 }
 
