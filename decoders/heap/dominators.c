@@ -152,7 +152,8 @@ uint64_t hf_heap_view_class_retained(hf_dump *d, const hf_view *v, uint64_t firs
         g_string_append(out, "statics: 0 (the dump has no class object)\n");
         return HF_DONE;
     }
-    g_string_append_printf(out, "statics: %" G_GUINT64_FORMAT " (", (guint64)hf_hgraph_retained(g, cn));
+    g_string_append_printf(out, "statics: %" G_GUINT64_FORMAT " (",
+                           (guint64)hf_hgraph_retained(g, cn));
     hf_rv_pct(out, hf_hgraph_retained(g, cn), hf_hgraph_retained(g, g->n));
     g_string_append_printf(out, "%% of the heap; what the class object " HF_FMT_ID " retains: "
                            "itself, its static fields and what only they keep alive)\n",
@@ -174,7 +175,8 @@ uint64_t hf_heap_view_object_retained(hf_dump *d, const hf_view *v, uint64_t fir
     uint32_t o = (uint32_t)v->index, idom = g->idom[o];
     g_string_append_printf(out, "shallow: %" G_GUINT64_FORMAT "\n",
                            (guint64)hf_heap_shallow(h, sn, &ob));
-    g_string_append_printf(out, "retained: %" G_GUINT64_FORMAT " (", (guint64)hf_hgraph_retained(g, o));
+    g_string_append_printf(out, "retained: %" G_GUINT64_FORMAT " (",
+                           (guint64)hf_hgraph_retained(g, o));
     hf_rv_pct(out, hf_hgraph_retained(g, o), hf_hgraph_retained(g, g->n));
     g_string_append(out, "% of the heap)\n");
     if (idom == HF_NONE) {

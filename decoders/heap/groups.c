@@ -87,7 +87,8 @@ bool hf_group_sums(const uint32_t *kids, uint32_t n_kids, const uint32_t *idom, 
         if (w >= n || stack->len > n)
             continue; /* a damaged file's entry */
         frame down = {off[w], off[w + 1], group_of(ud, w)};
-        visit(parent, n_groups, above, down.group, +1, hf_size48_get(retained, w), stack->len == 1, out);
+        visit(parent, n_groups, above, down.group, +1, hf_size48_get(retained, w),
+              stack->len == 1, out);
         g_array_append_val(stack, down);
     }
     g_array_free(stack, TRUE);

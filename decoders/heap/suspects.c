@@ -56,7 +56,8 @@ static void append_retains(hf_heap *h, const hf_hsnap *sn, const hf_hgraph *g, u
                            GString *out)
 {
     hf_rv_node(h, sn, v, out);
-    g_string_append_printf(out, " retains %" G_GUINT64_FORMAT " bytes (", (guint64)hf_hgraph_retained(g, v));
+    g_string_append_printf(out, " retains %" G_GUINT64_FORMAT " bytes (",
+                           (guint64)hf_hgraph_retained(g, v));
     hf_rv_pct(out, hf_hgraph_retained(g, v), hf_hgraph_retained(g, g->n));
     g_string_append(out, "%)");
 }
